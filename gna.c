@@ -1,0 +1,2206 @@
+/* gna.c - audit the Gather-and-Aggregate mechanism of language models on a plain CPU.
+ *
+ * One file: it loads Hugging Face checkpoints (Llama, Mamba, Falcon-Mamba, Mamba-2) straight from
+ * their folders, runs them in float32 faithfully to transformers, and is the whole program behind
+ * the `gna` command. The G&A mechanism is from Bick, Xing, Gu, "Understanding the Skill Gap in
+ * Recurrent Language Models: The Role of the Gather-and-Aggregate Mechanism" (ICML 2025,
+ * arXiv 2504.18574).
+ *
+ * The file reads in the order data flows:
+ *   1. build switches          6. kernels (matmul, rmsnorm, rope, conv, scans, threads)
+ *   2. utilities               7. models: config -> weights -> cache -> forward
+ *   3. JSON                    8. output (.npy)
+ *   4. safetensors checkpoint  9. command line
+ *   5. number formats
+ * Shapes in comments are row-major, [rows, cols]. T is the number of tokens in a chunk, D the model
+ * width (hidden_size), V the vocabulary size.
+ *
+ * Build: make (or cc -std=c11 -O2 -march=native -pthread gna.c -lm -o gna). MIT license.
+ */
+
+/* ----------------------------------------------------------------------------------------------
+ * 1. Build switches
+ *   GNA_THREADS   1 (default): kernels split work over POSIX threads; 0 builds without pthreads.
+ *   GNA_NO_MAIN   leave out main(), to use gna.c as a library (gna.h) or from the tests.
+ */
+#define _POSIX_C_SOURCE 200809L
+#ifndef GNA_THREADS
+#define GNA_THREADS 1
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#if GNA_THREADS
+#include <pthread.h>
+#endif
+
+#include "gna.h"
+
+#define GNA_PI 3.14159265358979323846 /* M_PI is not in C11 */
+
+/* ----------------------------------------------------------------------------------------------
+ * 2. Utilities: errors, allocation, time
+ *
+ * Every function that can fail returns GNA_OK, GNA_FAILURE or GNA_BAD_INPUT and leaves one line in
+ * error_message: "<file or option>: <what is wrong>". The command line prints it after "gna: error: "
+ * and exits with the status. Structs are built by build_* functions that may fail half-way; their
+ * free_* partners accept such half-built structs.
+ */
+static char error_message[1024];
+
+const char *gna_error(void) { return error_message; }
+
+static int report(int status, const char *where, const char *format, ...) {
+    char what[768];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(what, sizeof what, format, args);
+    va_end(args);
+    snprintf(error_message, sizeof error_message, "%s: %s", where, what);
+    /* names inside files (tensor names, JSON keys) must not break the one-line promise */
+    for (char *c = error_message; *c; c++)
+        if ((unsigned char)*c < 0x20) *c = '?';
+    return status;
+}
+#define bad_input(where, ...) report(GNA_BAD_INPUT, where, __VA_ARGS__)
+#define failure(where, ...) report(GNA_FAILURE, where, __VA_ARGS__)
+#define TRY(call)                                                                                  \
+    do {                                                                                           \
+        int status_ = (call);                                                                      \
+        if (status_ != GNA_OK) return status_;                                                     \
+    } while (0)
+
+/* Out of memory is not the user's input: say so and stop (as llama2.c does), never crash. */
+static void *checked_malloc(size_t bytes) {
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        fprintf(stderr, "gna: error: out of memory (asked for %zu bytes)\n", bytes);
+        exit(GNA_FAILURE);
+    }
+    return p;
+}
+static void *checked_calloc(size_t count, size_t size) {
+    void *p = calloc(count ? count : 1, size ? size : 1);
+    if (!p) {
+        fprintf(stderr, "gna: error: out of memory (asked for %zu x %zu bytes)\n", count, size);
+        exit(GNA_FAILURE);
+    }
+    return p;
+}
+
+static double seconds_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* dir + "/" + name into a fresh string */
+static char *path_join(const char *dir, const char *name) {
+    size_t a = strlen(dir), b = strlen(name);
+    char *path = checked_malloc(a + b + 2);
+    memcpy(path, dir, a);
+    path[a] = '/';
+    memcpy(path + a + 1, name, b + 1);
+    return path;
+}
+
+/* The whole of a (small) file into memory, NUL-terminated. */
+static int read_file(const char *path, char **text, size_t *size) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return bad_input(path, "cannot open (%s)", strerror(errno));
+    char *buffer = NULL;
+    size_t used = 0, capacity = 0;
+    for (;;) {
+        if (capacity - used < 65536) {
+            capacity = capacity ? 2 * capacity : 65536;
+            buffer = realloc(buffer, capacity + 1);
+            if (!buffer) {
+                fclose(f);
+                return failure(path, "out of memory reading the file");
+            }
+        }
+        size_t n = fread(buffer + used, 1, capacity - used, f);
+        used += n;
+        if (n == 0) break;
+    }
+    int read_error = ferror(f);
+    fclose(f);
+    if (read_error) {
+        free(buffer);
+        return bad_input(path, "read error");
+    }
+    buffer[used] = 0;
+    *text = buffer;
+    *size = used;
+    return GNA_OK;
+}
+
+/* ----------------------------------------------------------------------------------------------
+ * 3. JSON (RFC 8259), strict, for config.json, safetensors headers and index files.
+ *
+ * A document is parsed into a tree of JsonValue nodes held in one arena. Beyond RFC 8259 it accepts
+ * the tokens Infinity, -Infinity and NaN, which Python's json module writes for float('inf') (Mamba-2's
+ * time_step_limit in configs written by transformers 4.x). Errors name the byte offset.
+ */
+typedef enum { JSON_NULL, JSON_FALSE, JSON_TRUE, JSON_NUMBER, JSON_STRING, JSON_ARRAY, JSON_OBJECT } JsonType;
+
+typedef struct JsonValue JsonValue;
+struct JsonValue {
+    JsonType type;
+    double number;        /* JSON_NUMBER */
+    const char *string;   /* JSON_STRING: decoded UTF-8, NUL-terminated */
+    size_t length;        /* string bytes, or number of children */
+    const char *key;      /* this value's key, when it is an object member */
+    JsonValue *first;     /* first child (array element or object member) */
+    JsonValue *next;      /* next sibling */
+};
+
+typedef struct ArenaBlock ArenaBlock;
+struct ArenaBlock {
+    ArenaBlock *previous;
+    size_t used, capacity;
+    max_align_t data[];
+};
+
+typedef struct {
+    JsonValue *root;
+    ArenaBlock *arena;
+} JsonDocument;
+
+typedef struct {
+    const char *text, *where;
+    size_t size, at;
+    int depth;
+    JsonDocument *doc;
+} JsonParser;
+
+enum { JSON_MAX_DEPTH = 128 };
+
+static void *arena_alloc(JsonDocument *doc, size_t bytes) {
+    bytes = (bytes + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+    ArenaBlock *b = doc->arena;
+    if (!b || b->capacity - b->used < bytes) {
+        size_t capacity = bytes > (1u << 20) ? bytes : (1u << 20);
+        b = checked_malloc(sizeof(ArenaBlock) + capacity);
+        b->previous = doc->arena;
+        b->used = 0;
+        b->capacity = capacity;
+        doc->arena = b;
+    }
+    void *p = (char *)b->data + b->used;
+    b->used += bytes;
+    return p;
+}
+
+static void free_json(JsonDocument *doc) {
+    for (ArenaBlock *b = doc->arena; b;) {
+        ArenaBlock *previous = b->previous;
+        free(b);
+        b = previous;
+    }
+    doc->arena = NULL;
+    doc->root = NULL;
+}
+
+static int json_error(JsonParser *p, const char *what) {
+    return bad_input(p->where, "malformed JSON at byte %zu: %s", p->at, what);
+}
+
+static void json_skip_space(JsonParser *p) {
+    while (p->at < p->size) {
+        char c = p->text[p->at];
+        if (c != ' ' && c != '\t' && c != '\n' && c != '\r') break;
+        p->at++;
+    }
+}
+
+static int json_literal(JsonParser *p, const char *word) {
+    size_t n = strlen(word);
+    if (p->size - p->at < n || memcmp(p->text + p->at, word, n) != 0) return 0;
+    p->at += n;
+    return 1;
+}
+
+static int json_hex4(JsonParser *p, unsigned *out) {
+    if (p->size - p->at < 4) return json_error(p, "truncated \\u escape");
+    unsigned v = 0;
+    for (int i = 0; i < 4; i++) {
+        char c = p->text[p->at++];
+        v <<= 4;
+        if (c >= '0' && c <= '9') v |= (unsigned)(c - '0');
+        else if (c >= 'a' && c <= 'f') v |= (unsigned)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F') v |= (unsigned)(c - 'A' + 10);
+        else return json_error(p, "bad hex digit in \\u escape");
+    }
+    *out = v;
+    return GNA_OK;
+}
+
+static size_t utf8_encode(unsigned code, char *out) {
+    if (code < 0x80) { out[0] = (char)code; return 1; }
+    if (code < 0x800) {
+        out[0] = (char)(0xC0 | (code >> 6));
+        out[1] = (char)(0x80 | (code & 0x3F));
+        return 2;
+    }
+    if (code < 0x10000) {
+        out[0] = (char)(0xE0 | (code >> 12));
+        out[1] = (char)(0x80 | ((code >> 6) & 0x3F));
+        out[2] = (char)(0x80 | (code & 0x3F));
+        return 3;
+    }
+    out[0] = (char)(0xF0 | (code >> 18));
+    out[1] = (char)(0x80 | ((code >> 12) & 0x3F));
+    out[2] = (char)(0x80 | ((code >> 6) & 0x3F));
+    out[3] = (char)(0x80 | (code & 0x3F));
+    return 4;
+}
+
+/* A string, opening quote at p->at; decoded into the arena. Escapes shrink text, so the raw length
+ * bounds the decoded one. */
+static int json_string(JsonParser *p, const char **out, size_t *out_length) {
+    p->at++; /* opening quote */
+    size_t start = p->at;
+    while (p->at < p->size && p->text[p->at] != '"') p->at += p->text[p->at] == '\\' ? 2 : 1;
+    if (p->at >= p->size) { p->at = start - 1; return json_error(p, "unterminated string"); }
+    size_t raw_end = p->at;
+    char *decoded = arena_alloc(p->doc, raw_end - start + 1);
+    size_t n = 0;
+    p->at = start;
+    while (p->at < raw_end) {
+        unsigned char c = (unsigned char)p->text[p->at];
+        if (c < 0x20) return json_error(p, "control character inside a string");
+        if (c != '\\') { decoded[n++] = (char)c; p->at++; continue; }
+        p->at++;
+        char e = p->text[p->at++];
+        switch (e) {
+        case '"': decoded[n++] = '"'; break;
+        case '\\': decoded[n++] = '\\'; break;
+        case '/': decoded[n++] = '/'; break;
+        case 'b': decoded[n++] = '\b'; break;
+        case 'f': decoded[n++] = '\f'; break;
+        case 'n': decoded[n++] = '\n'; break;
+        case 'r': decoded[n++] = '\r'; break;
+        case 't': decoded[n++] = '\t'; break;
+        case 'u': {
+            unsigned code;
+            TRY(json_hex4(p, &code));
+            if (code >= 0xD800 && code < 0xDC00) { /* high surrogate: a low one must follow */
+                unsigned low;
+                if (p->at + 2 > raw_end || p->text[p->at] != '\\' || p->text[p->at + 1] != 'u')
+                    return json_error(p, "unpaired surrogate in \\u escape");
+                p->at += 2;
+                TRY(json_hex4(p, &low));
+                if (low < 0xDC00 || low >= 0xE000) return json_error(p, "unpaired surrogate in \\u escape");
+                code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+            } else if (code >= 0xDC00 && code < 0xE000) {
+                return json_error(p, "unpaired surrogate in \\u escape");
+            }
+            n += utf8_encode(code, decoded + n);
+            break;
+        }
+        default: p->at -= 2; return json_error(p, "unknown escape in string");
+        }
+    }
+    decoded[n] = 0;
+    p->at = raw_end + 1;
+    *out = decoded;
+    *out_length = n;
+    return GNA_OK;
+}
+
+/* number = [-] int [frac] [exp], checked against the grammar, then converted by strtod */
+static int json_number(JsonParser *p, double *out) {
+    size_t start = p->at;
+    const char *t = p->text;
+    if (p->at < p->size && t[p->at] == '-') p->at++;
+    if (json_literal(p, "Infinity")) { *out = t[start] == '-' ? -INFINITY : INFINITY; return GNA_OK; }
+    if (p->at >= p->size || t[p->at] < '0' || t[p->at] > '9') return json_error(p, "expected a value");
+    if (t[p->at] == '0') p->at++;
+    else while (p->at < p->size && t[p->at] >= '0' && t[p->at] <= '9') p->at++;
+    if (p->at < p->size && t[p->at] == '.') {
+        p->at++;
+        if (p->at >= p->size || t[p->at] < '0' || t[p->at] > '9') return json_error(p, "digit expected after '.'");
+        while (p->at < p->size && t[p->at] >= '0' && t[p->at] <= '9') p->at++;
+    }
+    if (p->at < p->size && (t[p->at] == 'e' || t[p->at] == 'E')) {
+        p->at++;
+        if (p->at < p->size && (t[p->at] == '+' || t[p->at] == '-')) p->at++;
+        if (p->at >= p->size || t[p->at] < '0' || t[p->at] > '9') return json_error(p, "digit expected in exponent");
+        while (p->at < p->size && t[p->at] >= '0' && t[p->at] <= '9') p->at++;
+    }
+    char buffer[64];
+    size_t n = p->at - start;
+    if (n >= sizeof buffer) { p->at = start; return json_error(p, "number too long"); }
+    memcpy(buffer, t + start, n);
+    buffer[n] = 0;
+    *out = strtod(buffer, NULL);
+    return GNA_OK;
+}
+
+static int json_value(JsonParser *p, JsonValue **out);
+
+static int json_container(JsonParser *p, JsonValue *v, char close) {
+    if (++p->depth > JSON_MAX_DEPTH) return json_error(p, "nested too deeply");
+    p->at++; /* '[' or '{' */
+    JsonValue **tail = &v->first;
+    json_skip_space(p);
+    if (p->at < p->size && p->text[p->at] == close) { p->at++; p->depth--; return GNA_OK; }
+    for (;;) {
+        const char *key = NULL;
+        size_t key_length;
+        json_skip_space(p);
+        if (close == '}') {
+            if (p->at >= p->size || p->text[p->at] != '"') return json_error(p, "expected a string key");
+            TRY(json_string(p, &key, &key_length));
+            json_skip_space(p);
+            if (p->at >= p->size || p->text[p->at] != ':') return json_error(p, "expected ':'");
+            p->at++;
+        }
+        JsonValue *child;
+        TRY(json_value(p, &child));
+        child->key = key;
+        *tail = child;
+        tail = &child->next;
+        v->length++;
+        json_skip_space(p);
+        if (p->at < p->size && p->text[p->at] == ',') { p->at++; continue; }
+        if (p->at < p->size && p->text[p->at] == close) { p->at++; break; }
+        return json_error(p, close == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
+    }
+    p->depth--;
+    return GNA_OK;
+}
+
+static int json_value(JsonParser *p, JsonValue **out) {
+    json_skip_space(p);
+    JsonValue *v = arena_alloc(p->doc, sizeof(JsonValue));
+    memset(v, 0, sizeof *v);
+    *out = v;
+    if (p->at >= p->size) return json_error(p, "unexpected end of input");
+    char c = p->text[p->at];
+    if (c == '{') { v->type = JSON_OBJECT; return json_container(p, v, '}'); }
+    if (c == '[') { v->type = JSON_ARRAY; return json_container(p, v, ']'); }
+    if (c == '"') { v->type = JSON_STRING; return json_string(p, &v->string, &v->length); }
+    if (json_literal(p, "null")) { v->type = JSON_NULL; return GNA_OK; }
+    if (json_literal(p, "true")) { v->type = JSON_TRUE; return GNA_OK; }
+    if (json_literal(p, "false")) { v->type = JSON_FALSE; return GNA_OK; }
+    v->type = JSON_NUMBER;
+    if (json_literal(p, "NaN")) { v->number = NAN; return GNA_OK; }
+    return json_number(p, &v->number);
+}
+
+/* Parse text[0..size) as one JSON document; `where` names it in errors. */
+static int parse_json(JsonDocument *doc, const char *text, size_t size, const char *where) {
+    JsonParser p = {text, where, size, 0, 0, doc};
+    doc->root = NULL;
+    doc->arena = NULL;
+    int status = json_value(&p, &doc->root);
+    if (status == GNA_OK) {
+        json_skip_space(&p);
+        if (p.at != size) status = json_error(&p, "unexpected text after the document");
+    }
+    if (status != GNA_OK) free_json(doc);
+    return status;
+}
+
+static int load_json(JsonDocument *doc, const char *path) {
+    char *text = NULL;
+    size_t size = 0;
+    TRY(read_file(path, &text, &size));
+    int status = parse_json(doc, text, size, path);
+    free(text);
+    return status;
+}
+
+/* the member `key` of an object, or NULL */
+static const JsonValue *json_get(const JsonValue *object, const char *key) {
+    if (!object || object->type != JSON_OBJECT) return NULL;
+    for (const JsonValue *m = object->first; m; m = m->next)
+        if (strcmp(m->key, key) == 0) return m;
+    return NULL;
+}
+
+/* ----------------------------------------------------------------------------------------------
+ * 4. Checkpoint: safetensors files, mmapped read-only
+ *
+ * File layout: u64 little-endian N | N bytes of JSON header | data. The header maps each tensor name
+ * to {"dtype", "shape", "data_offsets": [begin, end]}, offsets relative to the start of the data.
+ * A sharded checkpoint adds model.safetensors.index.json, whose "weight_map" names the file of each
+ * tensor; it is the authority. Weights stay in the mapping in their stored dtype, never copied.
+ */
+typedef enum { DTYPE_F32, DTYPE_BF16, DTYPE_F16, DTYPE_UNSUPPORTED } Dtype;
+
+typedef struct {
+    const char *name;       /* as in the header */
+    const char *file;       /* path of the file that holds it, for messages */
+    Dtype dtype;
+    const char *dtype_name; /* as in the header, e.g. "BF16" */
+    int ndim;
+    int64_t shape[8];       /* [ndim] */
+    const void *data;       /* into the mapping */
+    int64_t offset_begin, offset_end; /* within the file's data section */
+} Tensor;
+
+typedef struct {
+    char *path;
+    void *map;        /* the whole file, PROT_READ */
+    size_t size;
+    JsonDocument header;
+} SafetensorsFile;
+
+typedef struct {
+    int n_files;
+    SafetensorsFile *files; /* [n_files] */
+    int n_tensors;
+    Tensor *tensors;        /* [n_tensors], sorted by name */
+} Checkpoint;
+
+enum { SAFETENSORS_MAX_HEADER = 100 * 1000 * 1000 }; /* the format's own limit */
+
+static const struct { const char *name; Dtype dtype; int bytes; } safetensors_dtypes[] = {
+    {"F32", DTYPE_F32, 4}, {"BF16", DTYPE_BF16, 2}, {"F16", DTYPE_F16, 2},
+    /* valid safetensors dtypes gna does not compute with: fine in a file, an error if a model uses one */
+    {"F64", DTYPE_UNSUPPORTED, 8}, {"I64", DTYPE_UNSUPPORTED, 8}, {"U64", DTYPE_UNSUPPORTED, 8},
+    {"I32", DTYPE_UNSUPPORTED, 4}, {"U32", DTYPE_UNSUPPORTED, 4}, {"I16", DTYPE_UNSUPPORTED, 2},
+    {"U16", DTYPE_UNSUPPORTED, 2}, {"I8", DTYPE_UNSUPPORTED, 1}, {"U8", DTYPE_UNSUPPORTED, 1},
+    {"BOOL", DTYPE_UNSUPPORTED, 1}, {"F8_E4M3", DTYPE_UNSUPPORTED, 1}, {"F8_E5M2", DTYPE_UNSUPPORTED, 1},
+};
+
+static int compare_tensor_names(const void *a, const void *b) {
+    return strcmp(((const Tensor *)a)->name, ((const Tensor *)b)->name);
+}
+static int compare_tensor_offsets(const void *a, const void *b) {
+    const Tensor *x = *(const Tensor *const *)a, *y = *(const Tensor *const *)b;
+    return x->offset_begin < y->offset_begin ? -1 : x->offset_begin > y->offset_begin;
+}
+
+/* Map one file, parse and check its header, append its tensors to ck->tensors. */
+static int open_safetensors(Checkpoint *ck, const char *path) {
+    SafetensorsFile *f = &ck->files[ck->n_files++];
+    memset(f, 0, sizeof *f);
+    f->path = checked_malloc(strlen(path) + 1);
+    strcpy(f->path, path);
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return bad_input(path, "cannot open (%s)", strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) { close(fd); return bad_input(path, "not a regular file"); }
+    f->size = (size_t)st.st_size;
+    if (f->size < 8) { close(fd); return bad_input(path, "truncated: %zu bytes, not even a header length", f->size); }
+    f->map = mmap(NULL, f->size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (f->map == MAP_FAILED) { f->map = NULL; return failure(path, "mmap failed (%s)", strerror(errno)); }
+
+    const unsigned char *bytes = f->map;
+    uint64_t header_length = 0;
+    for (int i = 7; i >= 0; i--) header_length = header_length << 8 | bytes[i];
+    if (header_length > SAFETENSORS_MAX_HEADER)
+        return bad_input(path, "header length %llu is over the format's limit of 100 MB", (unsigned long long)header_length);
+    if (header_length > f->size - 8)
+        return bad_input(path, "header length %llu runs past the end of the file (%zu bytes)",
+                         (unsigned long long)header_length, f->size);
+    TRY(parse_json(&f->header, (const char *)bytes + 8, (size_t)header_length, path));
+    if (f->header.root->type != JSON_OBJECT) return bad_input(path, "header is not a JSON object");
+    const unsigned char *data = bytes + 8 + header_length;
+    int64_t data_size = (int64_t)(f->size - 8 - header_length);
+
+    int first = ck->n_tensors;
+    ck->tensors = realloc(ck->tensors, sizeof(Tensor) * (size_t)(ck->n_tensors + (int)f->header.root->length));
+    if (!ck->tensors) return failure(path, "out of memory");
+    for (const JsonValue *m = f->header.root->first; m; m = m->next) {
+        if (strcmp(m->key, "__metadata__") == 0) continue;
+        Tensor *t = &ck->tensors[ck->n_tensors];
+        memset(t, 0, sizeof *t);
+        t->name = m->key;
+        t->file = f->path;
+        const JsonValue *dtype = json_get(m, "dtype"), *shape = json_get(m, "shape"),
+                        *offsets = json_get(m, "data_offsets");
+        if (!dtype || dtype->type != JSON_STRING || !shape || shape->type != JSON_ARRAY || !offsets ||
+            offsets->type != JSON_ARRAY || offsets->length != 2)
+            return bad_input(path, "tensor %s: header entry needs dtype, shape and data_offsets [begin, end]", t->name);
+        int element_bytes = 0;
+        for (size_t i = 0; i < sizeof safetensors_dtypes / sizeof *safetensors_dtypes; i++)
+            if (strcmp(dtype->string, safetensors_dtypes[i].name) == 0) {
+                t->dtype = safetensors_dtypes[i].dtype;
+                t->dtype_name = safetensors_dtypes[i].name;
+                element_bytes = safetensors_dtypes[i].bytes;
+            }
+        if (!element_bytes) return bad_input(path, "tensor %s has unknown dtype \"%s\"", t->name, dtype->string);
+        if (shape->length > 8) return bad_input(path, "tensor %s has %zu dimensions (at most 8)", t->name, shape->length);
+        int64_t elements = 1;
+        for (const JsonValue *d = shape->first; d; d = d->next) {
+            if (d->type != JSON_NUMBER || d->number < 0 || d->number > 1e15 || d->number != floor(d->number))
+                return bad_input(path, "tensor %s: shape must hold non-negative integers", t->name);
+            t->shape[t->ndim++] = (int64_t)d->number;
+            elements *= (int64_t)d->number;
+            if (elements > (int64_t)1 << 50) return bad_input(path, "tensor %s: shape is impossibly large", t->name);
+        }
+        const JsonValue *b = offsets->first, *e = b->next;
+        if (b->type != JSON_NUMBER || e->type != JSON_NUMBER || b->number < 0 || e->number < b->number ||
+            b->number != floor(b->number) || e->number != floor(e->number) || e->number > 1e18)
+            return bad_input(path, "tensor %s: data_offsets must be integers with 0 <= begin <= end", t->name);
+        t->offset_begin = (int64_t)b->number;
+        t->offset_end = (int64_t)e->number;
+        if (t->offset_end > data_size)
+            return bad_input(path, "tensor %s: data_offsets [%lld, %lld] run past the end of the data (%lld bytes; truncated file?)",
+                             t->name, (long long)t->offset_begin, (long long)t->offset_end, (long long)data_size);
+        if (t->offset_end - t->offset_begin != elements * element_bytes)
+            return bad_input(path, "tensor %s: data_offsets span %lld bytes but shape and dtype need %lld", t->name,
+                             (long long)(t->offset_end - t->offset_begin), (long long)(elements * element_bytes));
+        t->data = data + t->offset_begin;
+        if ((uintptr_t)t->data % (uintptr_t)element_bytes != 0)
+            return bad_input(path, "tensor %s: data is not aligned to its %d-byte elements", t->name, element_bytes);
+        ck->n_tensors++;
+    }
+    /* no two tensors may share bytes */
+    int n = ck->n_tensors - first;
+    const Tensor **by_offset = checked_malloc(sizeof(Tensor *) * (size_t)(n ? n : 1));
+    for (int i = 0; i < n; i++) by_offset[i] = &ck->tensors[first + i];
+    qsort(by_offset, (size_t)n, sizeof *by_offset, compare_tensor_offsets);
+    for (int i = 1; i < n; i++)
+        if (by_offset[i]->offset_begin < by_offset[i - 1]->offset_end) {
+            int status = bad_input(path, "tensors %s and %s overlap in the data section", by_offset[i - 1]->name,
+                                   by_offset[i]->name);
+            free(by_offset);
+            return status;
+        }
+    free(by_offset);
+    return GNA_OK;
+}
+
+static void free_checkpoint(Checkpoint *ck) {
+    for (int i = 0; i < ck->n_files; i++) {
+        SafetensorsFile *f = &ck->files[i];
+        if (f->map) munmap(f->map, f->size);
+        free_json(&f->header);
+        free(f->path);
+    }
+    free(ck->files);
+    free(ck->tensors);
+    memset(ck, 0, sizeof *ck);
+}
+
+/* dir/model.safetensors, or the shards named by dir/model.safetensors.index.json */
+static int build_checkpoint(Checkpoint *ck, const char *dir) {
+    memset(ck, 0, sizeof *ck);
+    char *index_path = path_join(dir, "model.safetensors.index.json");
+    if (access(index_path, F_OK) != 0) {
+        free(index_path);
+        char *path = path_join(dir, "model.safetensors");
+        ck->files = checked_calloc(1, sizeof(SafetensorsFile));
+        int status = open_safetensors(ck, path);
+        free(path);
+        TRY(status);
+    } else {
+        JsonDocument index;
+        int status = load_json(&index, index_path);
+        if (status) { free(index_path); return status; }
+        const JsonValue *map = json_get(index.root, "weight_map");
+        if (!map || map->type != JSON_OBJECT || map->length == 0) {
+            free_json(&index);
+            status = bad_input(index_path, "no \"weight_map\" object");
+            free(index_path);
+            return status;
+        }
+        ck->files = checked_calloc(map->length, sizeof(SafetensorsFile));
+        /* open each distinct shard once, in order of first mention */
+        for (const JsonValue *m = map->first; m && status == GNA_OK; m = m->next) {
+            if (m->type != JSON_STRING || strchr(m->string, '/') || m->string[0] == 0) {
+                status = bad_input(index_path, "weight_map entry %s must name a file in the folder", m->key);
+                break;
+            }
+            int seen = 0;
+            for (int i = 0; i < ck->n_files; i++) {
+                const char *name = strrchr(ck->files[i].path, '/') + 1;
+                if (strcmp(name, m->string) == 0) seen = 1;
+            }
+            if (seen) continue;
+            char *path = path_join(dir, m->string);
+            status = open_safetensors(ck, path);
+            free(path);
+        }
+        qsort(ck->tensors, (size_t)ck->n_tensors, sizeof(Tensor), compare_tensor_names);
+        /* the index is the authority: each tensor it names must be in the file it names */
+        for (const JsonValue *m = map->first; m && status == GNA_OK; m = m->next) {
+            Tensor key = {.name = m->key};
+            const Tensor *t = bsearch(&key, ck->tensors, (size_t)ck->n_tensors, sizeof(Tensor), compare_tensor_names);
+            const char *file = t ? strrchr(t->file, '/') + 1 : NULL;
+            if (!t || strcmp(file, m->string) != 0)
+                status = bad_input(index_path, "weight_map puts %s in %s, which does not hold it", m->key, m->string);
+        }
+        free_json(&index);
+        free(index_path);
+        TRY(status);
+    }
+    qsort(ck->tensors, (size_t)ck->n_tensors, sizeof(Tensor), compare_tensor_names);
+    for (int i = 1; i < ck->n_tensors; i++)
+        if (strcmp(ck->tensors[i].name, ck->tensors[i - 1].name) == 0)
+            return bad_input(ck->tensors[i].file, "tensor %s is stored twice (also in %s)", ck->tensors[i].name,
+                             ck->tensors[i - 1].file);
+    return GNA_OK;
+}
+
+static const Tensor *find_tensor(const Checkpoint *ck, const char *name) {
+    Tensor key = {.name = name};
+    return bsearch(&key, ck->tensors, (size_t)ck->n_tensors, sizeof(Tensor), compare_tensor_names);
+}
+
+/* ----------------------------------------------------------------------------------------------
+ * 5. Number formats: bfloat16 and IEEE half widened exactly to float32
+ */
+static float bf16_to_f32(uint16_t h) {
+    uint32_t bits = (uint32_t)h << 16; /* bfloat16 is the top half of a float32 */
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+static float f16_to_f32(uint16_t h) {
+    uint32_t sign = (uint32_t)(h >> 15) << 31, exponent = (h >> 10) & 0x1F, mantissa = h & 0x3FF, bits;
+    if (exponent == 0x1F) {
+        bits = sign | 0x7F800000u | (mantissa << 13); /* inf, nan */
+    } else if (exponent == 0) {
+        if (mantissa == 0) {
+            bits = sign;
+        } else { /* subnormal: value = mantissa * 2^-24, exact in float32 */
+            float f = (float)mantissa * 5.9604644775390625e-8f;
+            return sign ? -f : f;
+        }
+    } else {
+        bits = sign | ((exponent + 112) << 23) | (mantissa << 13); /* rebias 15 -> 127 */
+    }
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+/* A view of a stored weight: a [rows, cols] matrix, or a vector (rows = 1), in its stored dtype.
+ * data == NULL means the weight is absent (an optional bias). */
+typedef struct {
+    const void *data;
+    Dtype dtype;
+    int rows, cols;
+} Weight;
+
+static float weight_at(Weight w, size_t i) {
+    switch (w.dtype) {
+    case DTYPE_F32: return ((const float *)w.data)[i];
+    case DTYPE_BF16: return bf16_to_f32(((const uint16_t *)w.data)[i]);
+    case DTYPE_F16: return f16_to_f32(((const uint16_t *)w.data)[i]);
+    default: return NAN; /* unreachable: load_weight refuses other dtypes */
+    }
+}
+
+/* elements [begin, begin + n) of a weight as a vector view of its own */
+static Weight weight_slice(Weight w, size_t begin, int n) {
+    w.data = (const char *)w.data + begin * (w.dtype == DTYPE_F32 ? 4 : 2);
+    w.rows = 1;
+    w.cols = n;
+    return w;
+}
+
+/* elements [begin, begin + n) of a weight widened into out[n] */
+static void widen(Weight w, size_t begin, int n, float *out) {
+    if (w.dtype == DTYPE_F32) { memcpy(out, (const float *)w.data + begin, sizeof(float) * (size_t)n); return; }
+    for (int i = 0; i < n; i++) out[i] = weight_at(w, begin + (size_t)i);
+}
+
+/* ----------------------------------------------------------------------------------------------
+ * 6. Kernels
+ *
+ * Each kernel is the plain definition of its equation. Work is split over threads by independent
+ * outputs (matrix rows, heads, channels), never inside one sum, so every thread count gives the
+ * same bits.
+ */
+static int n_threads_wanted = 0; /* 0: all cores */
+
+void gna_set_threads(int n_threads) { n_threads_wanted = n_threads > 0 ? n_threads : 0; }
+
+static int thread_count(void) {
+#if GNA_THREADS
+    if (n_threads_wanted > 0) return n_threads_wanted;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores > 0 ? (int)(cores < 64 ? cores : 64) : 1;
+#else
+    return 1;
+#endif
+}
+
+/* task(context, begin, end) over [0, n) cut into one contiguous range per thread */
+typedef void (*RangeTask)(void *context, int begin, int end);
+
+#if GNA_THREADS
+typedef struct {
+    RangeTask task;
+    void *context;
+    int begin, end;
+} ThreadRange;
+
+static void *run_thread_range(void *arg) {
+    ThreadRange *r = arg;
+    r->task(r->context, r->begin, r->end);
+    return NULL;
+}
+#endif
+
+static void parallel_for(int n, RangeTask task, void *context) {
+    int threads = thread_count();
+    if (threads > n) threads = n;
+#if GNA_THREADS
+    if (threads > 1) {
+        ThreadRange ranges[64];
+        pthread_t ids[64];
+        int started[64] = {0};
+        for (int i = 0; i < threads; i++) {
+            ranges[i] = (ThreadRange){task, context, (int)((int64_t)n * i / threads), (int)((int64_t)n * (i + 1) / threads)};
+            if (i > 0) started[i] = pthread_create(&ids[i], NULL, run_thread_range, &ranges[i]) == 0;
+        }
+        /* a thread that could not start has its range run here: slower, same result */
+        for (int i = 0; i < threads; i++)
+            if (i == 0 || !started[i]) task(context, ranges[i].begin, ranges[i].end);
+        for (int i = 1; i < threads; i++)
+            if (started[i]) pthread_join(ids[i], NULL);
+        return;
+    }
+#endif
+    if (n > 0) task(context, 0, n);
+}
+
+/* sum_i a[i] b[i], in eight interleaved partial sums (a fixed order, which compilers vectorise) */
+static float dot(const float *a, const float *b, int n) {
+    float lanes[8] = {0};
+    int i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int j = 0; j < 8; j++) lanes[j] += a[i + j] * b[i + j];
+    float sum = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+    for (; i < n; i++) sum += a[i] * b[i];
+    return sum;
+}
+
+/* out[T, W.rows] = in[T, W.cols] W^T + bias   (torch nn.Linear: weights stored [out, in])
+ * `in` rows are in_stride floats apart, so a column block of a wider matrix can be the input. */
+typedef struct {
+    float *out;
+    const float *in;
+    int in_stride, T;
+    Weight w, bias;
+} MatmulTask;
+
+static void matmul_rows(void *context, int begin, int end) {
+    const MatmulTask *m = context;
+    int cols = m->w.cols;
+    float *widened = m->w.dtype == DTYPE_F32 ? NULL : checked_malloc(sizeof(float) * (size_t)cols);
+    for (int r = begin; r < end; r++) {
+        const float *row = (const float *)m->w.data + (size_t)r * (size_t)cols;
+        if (widened) {
+            widen(m->w, (size_t)r * (size_t)cols, cols, widened);
+            row = widened;
+        }
+        float b = m->bias.data ? weight_at(m->bias, (size_t)r) : 0.0f;
+        for (int t = 0; t < m->T; t++)
+            m->out[(size_t)t * (size_t)m->w.rows + (size_t)r] = dot(m->in + (size_t)t * (size_t)m->in_stride, row, cols) + b;
+    }
+    free(widened);
+}
+
+static void matmul_strided(float *out, const float *in, int in_stride, int T, Weight w, Weight bias) {
+    MatmulTask task = {out, in, in_stride, T, w, bias};
+    parallel_for(w.rows, matmul_rows, &task);
+}
+
+static void matmul(float *out, const float *in, int T, Weight w, Weight bias) {
+    matmul_strided(out, in, w.cols, T, w, bias);
+}
+
+static const Weight no_weight = {NULL, DTYPE_F32, 0, 0};
+
+/* y = w * x / sqrt(mean(x^2) + eps)   (LlamaRMSNorm; the same in every family here)
+ * A weightless RMS (Falcon-Mamba's B, C, dt) passes no_weight. The mean of squares is summed in
+ * double: n additions per row cost nothing and remove the summation-order error. */
+static void rmsnorm(float *out, const float *x, int n, Weight w, float eps) {
+    double sum_squares = 0;
+    for (int i = 0; i < n; i++) sum_squares += (double)x[i] * (double)x[i];
+    float scale = 1.0f / sqrtf((float)(sum_squares / n) + eps);
+    for (int i = 0; i < n; i++) out[i] = w.data ? weight_at(w, (size_t)i) * (x[i] * scale) : x[i] * scale;
+}
+
+static float silu(float x) { return x / (1.0f + expf(-x)); }
+
+/* torch.nn.functional.softplus with its default threshold: linear above 20 */
+static float softplus(float x) { return x > 20.0f ? x : log1pf(expf(x)); }
+
+/* p = softmax(s) over n entries, in place (float32 exponentials, sum in double) */
+static void softmax(float *s, int n) {
+    float max = -INFINITY;
+    for (int i = 0; i < n; i++) max = s[i] > max ? s[i] : max;
+    double sum = 0;
+    for (int i = 0; i < n; i++) {
+        s[i] = expf(s[i] - max);
+        sum += s[i];
+    }
+    for (int i = 0; i < n; i++) s[i] = (float)(s[i] / sum);
+}
+
+/* Rotary position embedding in Hugging Face's layout (rotate_half, not interleaved pairs):
+ *   out[i]      = x[i] cos(a_i) - x[i + d/2] sin(a_i)
+ *   out[i+d/2]  = x[i + d/2] cos(a_i) + x[i] sin(a_i),      a_i = inv_freq[i] * position
+ * (transformers/models/llama/modeling_llama.py: rotate_half, apply_rotary_pos_emb). HF's q/k rows
+ * were permuted at conversion so that this equals Meta's interleaved rotation. */
+static void rope(float *x, int head_dim, const float *inv_freq, int position) {
+    int half = head_dim / 2;
+    for (int i = 0; i < half; i++) {
+        float angle = inv_freq[i] * (float)position; /* float32 product, as HF computes it */
+        float c = cosf(angle), s = sinf(angle);
+        float a = x[i], b = x[i + half];
+        x[i] = a * c - b * s;
+        x[i + half] = b * c + a * s;
+    }
+}
+
+/* Causal depthwise convolution (nn.Conv1d(C, C, K, groups=C, padding=K-1), first T outputs):
+ *   out[t, c] = bias[c] + sum_{k<K} W[c, 0, k] * in[t - (K-1) + k, c]
+ * Inputs before the chunk come from conv_state [K-1, C] (zeros at the start of a sequence), which
+ * then takes the last K-1 inputs. `in` rows are in_stride floats apart. */
+static void causal_conv1d(float *out, const float *in, int in_stride, int T, int C, Weight w, Weight bias,
+                          float *conv_state) {
+    int K = w.cols;
+    float *weights = checked_malloc(sizeof(float) * (size_t)K);
+    for (int c = 0; c < C; c++) {
+        widen(w, (size_t)c * (size_t)K, K, weights);
+        float b = bias.data ? weight_at(bias, (size_t)c) : 0.0f;
+        for (int t = 0; t < T; t++) {
+            float sum = b;
+            for (int k = 0; k < K; k++) {
+                int source = t - (K - 1) + k; /* < 0: from the state, whose row K-1+source it is */
+                float v = source >= 0 ? in[(size_t)source * (size_t)in_stride + (size_t)c]
+                                      : conv_state[(size_t)(K - 1 + source) * (size_t)C + (size_t)c];
+                sum += weights[k] * v;
+            }
+            out[(size_t)t * (size_t)C + (size_t)c] = sum;
+        }
+    }
+    free(weights);
+    /* the new state: the last K-1 rows of [state; in] */
+    for (int r = 0; r < K - 1; r++) {
+        int source = T - (K - 1) + r;
+        for (int c = 0; c < C; c++)
+            conv_state[(size_t)r * (size_t)C + (size_t)c] =
+                source >= 0 ? in[(size_t)source * (size_t)in_stride + (size_t)c]
+                            : conv_state[(size_t)(r + T) * (size_t)C + (size_t)c];
+    }
+}
+
+/* ----------------------------------------------------------------------------------------------
+ * 7. Models: config.json -> Config -> weights -> cache -> forward
+ */
+typedef enum { FAMILY_LLAMA, FAMILY_MAMBA, FAMILY_FALCON_MAMBA, FAMILY_MAMBA2 } Family;
+static const char *const family_names[] = {"llama", "mamba", "falcon_mamba", "mamba2"};
+
+typedef struct {
+    Family family;
+    int vocab_size;          /* V */
+    int hidden_size;         /* D */
+    int n_layers;
+    float norm_eps;          /* block and final RMSNorm: rms_norm_eps / layer_norm_epsilon */
+    int tie_embeddings;      /* lm_head is the embedding matrix */
+    int n_eos, eos_token_ids[8];
+    /* attention and MLP (llama) */
+    int n_heads;             /* H: query heads */
+    int n_kv_heads;          /* KV heads; query head h reads kv head h / (H / KV) */
+    int head_dim;            /* hd */
+    int intermediate_size;   /* MLP width */
+    int attention_bias, mlp_bias;
+    int rope_llama3;         /* rope_type "llama3"; otherwise "default" */
+    float rope_theta, rope_factor, rope_low_freq_factor, rope_high_freq_factor;
+    int rope_original_max_positions;
+    /* state-space mixers (mamba, falcon_mamba, mamba2) */
+    int ssm_inner;           /* di: mamba-1 intermediate_size; mamba-2 expand * D = heads * head_dim */
+    int ssm_state;           /* N: state_size */
+    int conv_kernel;         /* K */
+    int ssm_bias;            /* use_bias: in_proj and out_proj biases */
+    int conv_bias;           /* use_conv_bias */
+    int dt_rank;             /* R (mamba-1): time_step_rank */
+    float mixer_rms_eps;     /* falcon_mamba: eps of the weightless RMS on B, C and dt */
+    int ssm_heads;           /* mamba-2: num_heads */
+    int ssm_head_dim;        /* mamba-2: head_dim (P) */
+    int n_groups;            /* mamba-2: B/C groups (G); head h uses group h / (heads / G) */
+    float dt_min, dt_max;    /* mamba-2: time_step_limit, the clamp of dt */
+} Config;
+
+/* config.json values, each checked, with errors that name the file and the key */
+typedef struct {
+    const char *path;
+    const JsonValue *root;
+} ConfigFile;
+
+/* a JSON number, or transformers 5.x's spelling of a non-finite float: {"__float__": "Infinity"} */
+static int json_to_double(const JsonValue *v, double *out) {
+    if (v->type == JSON_NUMBER) { *out = v->number; return 1; }
+    const JsonValue *f = json_get(v, "__float__");
+    if (f && f->type == JSON_STRING) {
+        if (strcmp(f->string, "Infinity") == 0) { *out = INFINITY; return 1; }
+        if (strcmp(f->string, "-Infinity") == 0) { *out = -INFINITY; return 1; }
+        if (strcmp(f->string, "NaN") == 0) { *out = NAN; return 1; }
+    }
+    return 0;
+}
+
+/* object member `key` as a number; absent or null gives `fallback` (NAN: the key is required) */
+static int config_number(const ConfigFile *c, const JsonValue *object, const char *key, double fallback, double *out) {
+    const JsonValue *v = json_get(object, key);
+    if (!v || v->type == JSON_NULL) {
+        if (isnan(fallback)) return bad_input(c->path, "\"%s\" is missing", key);
+        *out = fallback;
+        return GNA_OK;
+    }
+    if (!json_to_double(v, out)) return bad_input(c->path, "\"%s\" must be a number", key);
+    return GNA_OK;
+}
+
+/* a positive integer; fallback 0 means required */
+static int config_int(const ConfigFile *c, const JsonValue *object, const char *key, int fallback, int *out) {
+    double v;
+    TRY(config_number(c, object, key, fallback > 0 ? fallback : NAN, &v));
+    if (!(v >= 1 && v <= 1e9 && v == floor(v))) return bad_input(c->path, "\"%s\" must be a positive integer", key);
+    *out = (int)v;
+    return GNA_OK;
+}
+
+static int config_bool(const ConfigFile *c, const JsonValue *object, const char *key, int fallback, int *out) {
+    const JsonValue *v = json_get(object, key);
+    if (!v || v->type == JSON_NULL) { *out = fallback; return GNA_OK; }
+    if (v->type != JSON_TRUE && v->type != JSON_FALSE) return bad_input(c->path, "\"%s\" must be true or false", key);
+    *out = v->type == JSON_TRUE;
+    return GNA_OK;
+}
+
+static int config_string_is(const ConfigFile *c, const char *key, const char *expected) {
+    const JsonValue *v = json_get(c->root, key);
+    if (v && v->type != JSON_NULL && (v->type != JSON_STRING || strcmp(v->string, expected) != 0))
+        return bad_input(c->path, "\"%s\" must be \"%s\" for this model type", key, expected);
+    return GNA_OK;
+}
+
+/* rope_theta and rope_scaling, in either layout:
+ *   transformers 5.x: "rope_parameters": {"rope_type", "rope_theta", "factor", ...}
+ *   transformers 4.x: top-level "rope_theta", "rope_scaling": null or {"rope_type" or "type", ...} */
+static int read_rope_config(const ConfigFile *c, Config *cfg) {
+    const JsonValue *params = json_get(c->root, "rope_parameters");
+    if (params && params->type == JSON_NULL) params = NULL;
+    const JsonValue *scaling = params ? params : json_get(c->root, "rope_scaling");
+    if (scaling && scaling->type != JSON_NULL && scaling->type != JSON_OBJECT)
+        return bad_input(c->path, "\"%s\" must be an object or null", params ? "rope_parameters" : "rope_scaling");
+    if (scaling && scaling->type == JSON_NULL) scaling = NULL;
+    double theta;
+    TRY(config_number(c, c->root, "rope_theta", 10000.0, &theta));
+    if (params) TRY(config_number(c, params, "rope_theta", theta, &theta));
+    if (!(theta > 1)) return bad_input(c->path, "\"rope_theta\" must be greater than 1");
+    cfg->rope_theta = (float)theta;
+    const JsonValue *type = json_get(scaling, "rope_type");
+    if (!type) type = json_get(scaling, "type");
+    const char *kind = type && type->type == JSON_STRING ? type->string : "default";
+    if (type && type->type != JSON_STRING) return bad_input(c->path, "rope type must be a string");
+    if (strcmp(kind, "llama3") == 0) {
+        double factor, low, high;
+        TRY(config_number(c, scaling, "factor", NAN, &factor));
+        TRY(config_number(c, scaling, "low_freq_factor", NAN, &low));
+        TRY(config_number(c, scaling, "high_freq_factor", NAN, &high));
+        TRY(config_int(c, scaling, "original_max_position_embeddings", 0, &cfg->rope_original_max_positions));
+        if (!(factor > 0) || !(low > 0) || !(high > low))
+            return bad_input(c->path, "llama3 rope needs factor > 0 and high_freq_factor > low_freq_factor > 0");
+        cfg->rope_llama3 = 1;
+        cfg->rope_factor = (float)factor;
+        cfg->rope_low_freq_factor = (float)low;
+        cfg->rope_high_freq_factor = (float)high;
+    } else if (strcmp(kind, "default") != 0) {
+        return bad_input(c->path, "rope type \"%s\" is not supported (gna reads \"default\" and \"llama3\")", kind);
+    }
+    double partial = 1.0;
+    if (params) TRY(config_number(c, params, "partial_rotary_factor", 1.0, &partial));
+    if (partial != 1.0) return bad_input(c->path, "partial_rotary_factor %g is not supported", partial);
+    return GNA_OK;
+}
+
+static int read_config(const char *path, Config *cfg) {
+    memset(cfg, 0, sizeof *cfg);
+    JsonDocument doc;
+    TRY(load_json(&doc, path));
+    ConfigFile c = {path, doc.root};
+    int status = GNA_OK;
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        if ((status = (call)) != GNA_OK) goto done;                                                \
+    } while (0)
+    if (doc.root->type != JSON_OBJECT) CHECK(bad_input(path, "not a JSON object"));
+    const JsonValue *type = json_get(doc.root, "model_type");
+    if (!type || type->type != JSON_STRING) CHECK(bad_input(path, "\"model_type\" is missing"));
+    int known = 0;
+    for (int f = 0; f < (int)(sizeof family_names / sizeof *family_names); f++)
+        if (strcmp(type->string, family_names[f]) == 0) { cfg->family = (Family)f; known = 1; }
+    if (!known)
+        CHECK(bad_input(path, "model_type \"%s\" is not supported (gna reads llama, mamba, falcon_mamba, mamba2)", type->string));
+
+    CHECK(config_int(&c, doc.root, "vocab_size", 0, &cfg->vocab_size));
+    CHECK(config_int(&c, doc.root, "hidden_size", 0, &cfg->hidden_size));
+    CHECK(config_int(&c, doc.root, "num_hidden_layers", 0, &cfg->n_layers));
+    CHECK(config_string_is(&c, "hidden_act", "silu"));
+    const JsonValue *eos = json_get(doc.root, "eos_token_id");
+    for (const JsonValue *e = eos && eos->type == JSON_ARRAY ? eos->first : eos; e && cfg->n_eos < 8;
+         e = eos->type == JSON_ARRAY ? e->next : NULL)
+        if (e->type == JSON_NUMBER && e->number >= 0 && e->number < 1e9) cfg->eos_token_ids[cfg->n_eos++] = (int)e->number;
+
+    double eps;
+    if (cfg->family == FAMILY_LLAMA) {
+        /* transformers LlamaConfig */
+        CHECK(config_number(&c, doc.root, "rms_norm_eps", 1e-6, &eps));
+        CHECK(config_int(&c, doc.root, "intermediate_size", 0, &cfg->intermediate_size));
+        CHECK(config_int(&c, doc.root, "num_attention_heads", 0, &cfg->n_heads));
+        CHECK(config_int(&c, doc.root, "num_key_value_heads", cfg->n_heads, &cfg->n_kv_heads));
+        if (cfg->hidden_size % cfg->n_heads != 0 && !json_get(doc.root, "head_dim"))
+            CHECK(bad_input(path, "hidden_size %d is not a multiple of num_attention_heads %d and head_dim is absent",
+                            cfg->hidden_size, cfg->n_heads));
+        CHECK(config_int(&c, doc.root, "head_dim", cfg->hidden_size / cfg->n_heads, &cfg->head_dim));
+        if (cfg->head_dim % 2) CHECK(bad_input(path, "head_dim %d must be even for rotary embeddings", cfg->head_dim));
+        if (cfg->n_heads % cfg->n_kv_heads)
+            CHECK(bad_input(path, "num_attention_heads %d is not a multiple of num_key_value_heads %d", cfg->n_heads,
+                            cfg->n_kv_heads));
+        CHECK(config_bool(&c, doc.root, "tie_word_embeddings", 0, &cfg->tie_embeddings));
+        CHECK(config_bool(&c, doc.root, "attention_bias", 0, &cfg->attention_bias));
+        CHECK(config_bool(&c, doc.root, "mlp_bias", 0, &cfg->mlp_bias));
+        CHECK(read_rope_config(&c, cfg));
+    } else if (cfg->family == FAMILY_MAMBA || cfg->family == FAMILY_FALCON_MAMBA) {
+        /* transformers MambaConfig / FalconMambaConfig. intermediate_size wins over expand: Falcon-Mamba-7B's
+         * config says expand 16 beside intermediate_size 8192 = 2 x 4096, and transformers uses the latter. */
+        double expand;
+        CHECK(config_number(&c, doc.root, "layer_norm_epsilon", 1e-5, &eps));
+        CHECK(config_int(&c, doc.root, "state_size", 16, &cfg->ssm_state));
+        CHECK(config_int(&c, doc.root, "conv_kernel", 4, &cfg->conv_kernel));
+        CHECK(config_number(&c, doc.root, "expand", 2, &expand));
+        CHECK(config_int(&c, doc.root, "intermediate_size", (int)(expand * cfg->hidden_size), &cfg->ssm_inner));
+        const JsonValue *rank = json_get(doc.root, "time_step_rank");
+        if (rank && rank->type == JSON_STRING && strcmp(rank->string, "auto") == 0)
+            cfg->dt_rank = (cfg->hidden_size + 15) / 16; /* "auto": ceil(hidden_size / 16) */
+        else
+            CHECK(config_int(&c, doc.root, "time_step_rank", (cfg->hidden_size + 15) / 16, &cfg->dt_rank));
+        CHECK(config_bool(&c, doc.root, "use_bias", 0, &cfg->ssm_bias));
+        CHECK(config_bool(&c, doc.root, "use_conv_bias", 1, &cfg->conv_bias));
+        CHECK(config_bool(&c, doc.root, "tie_word_embeddings", 1, &cfg->tie_embeddings));
+        double mixer_eps;
+        CHECK(config_number(&c, doc.root, "mixer_rms_eps", 1e-6, &mixer_eps));
+        cfg->mixer_rms_eps = (float)mixer_eps;
+    } else {
+        /* transformers Mamba2Config */
+        double expand, dt_min = 0, dt_max = INFINITY;
+        int rms_norm;
+        CHECK(config_number(&c, doc.root, "layer_norm_epsilon", 1e-5, &eps));
+        CHECK(config_int(&c, doc.root, "num_heads", 0, &cfg->ssm_heads));
+        CHECK(config_int(&c, doc.root, "head_dim", 64, &cfg->ssm_head_dim));
+        CHECK(config_int(&c, doc.root, "state_size", 128, &cfg->ssm_state));
+        CHECK(config_int(&c, doc.root, "n_groups", 1, &cfg->n_groups));
+        CHECK(config_int(&c, doc.root, "conv_kernel", 4, &cfg->conv_kernel));
+        CHECK(config_number(&c, doc.root, "expand", 2, &expand));
+        CHECK(config_bool(&c, doc.root, "use_bias", 0, &cfg->ssm_bias));
+        CHECK(config_bool(&c, doc.root, "use_conv_bias", 1, &cfg->conv_bias));
+        CHECK(config_bool(&c, doc.root, "tie_word_embeddings", 0, &cfg->tie_embeddings));
+        CHECK(config_bool(&c, doc.root, "rms_norm", 1, &rms_norm));
+        if (!rms_norm) CHECK(bad_input(path, "\"rms_norm\": false is not supported (no checkpoint uses it)"));
+        cfg->ssm_inner = (int)(expand * cfg->hidden_size); /* HF: int(config.expand * hidden_size) */
+        if (cfg->ssm_inner != cfg->ssm_heads * cfg->ssm_head_dim)
+            CHECK(bad_input(path, "expand x hidden_size = %d but num_heads x head_dim = %d", cfg->ssm_inner,
+                            cfg->ssm_heads * cfg->ssm_head_dim));
+        if (cfg->ssm_heads % cfg->n_groups)
+            CHECK(bad_input(path, "num_heads %d is not a multiple of n_groups %d", cfg->ssm_heads, cfg->n_groups));
+        const JsonValue *limit = json_get(doc.root, "time_step_limit");
+        if (limit && limit->type != JSON_NULL) {
+            if (limit->type != JSON_ARRAY || limit->length != 2 || !json_to_double(limit->first, &dt_min) ||
+                !json_to_double(limit->first->next, &dt_max) || !(dt_min <= dt_max))
+                CHECK(bad_input(path, "\"time_step_limit\" must be [min, max] with min <= max"));
+        }
+        cfg->dt_min = (float)dt_min;
+        cfg->dt_max = (float)dt_max;
+    }
+    if (!(eps > 0 && eps < 1)) CHECK(bad_input(path, "the RMSNorm epsilon must be in (0, 1)"));
+    cfg->norm_eps = (float)eps;
+done:
+#undef CHECK
+    free_json(&doc);
+    return status;
+}
+
+/* The layers. A layer is a mixer (the part that moves information between positions) with an
+ * optional MLP after it; Llama layers have both, Mamba layers only the mixer. */
+typedef struct { /* LlamaAttention */
+    Weight q_proj, k_proj, v_proj;   /* [H*hd, D], [KV*hd, D], [KV*hd, D] */
+    Weight o_proj;                   /* [D, H*hd] */
+    Weight q_bias, k_bias, v_bias, o_bias; /* present with attention_bias */
+} Attention;
+
+typedef struct { /* MambaMixer, FalconMambaMixer */
+    Weight in_proj, in_bias;         /* [2*di, D], [2*di] */
+    Weight conv_weight, conv_bias;   /* [di, 1, K] viewed as [di, K], [di] */
+    Weight x_proj;                   /* [R + 2N, di] */
+    Weight dt_proj, dt_bias;         /* [di, R], [di] */
+    Weight A_log;                    /* [di, N] */
+    Weight D;                        /* [di] */
+    Weight out_proj, out_bias;       /* [D, di], [D] */
+} Mamba1;
+
+typedef struct { /* Mamba2Mixer */
+    Weight in_proj, in_bias;         /* [di + conv_dim + heads, D]; conv_dim = di + 2 G N */
+    Weight conv_weight, conv_bias;   /* [conv_dim, 1, K] viewed as [conv_dim, K], [conv_dim] */
+    Weight dt_bias, A_log, D;        /* [heads] each */
+    Weight gated_norm;               /* [di] */
+    Weight out_proj, out_bias;       /* [D, di], [D] */
+} Mamba2;
+
+typedef struct { /* LlamaMLP: down(silu(gate(x)) * up(x)) */
+    Weight gate_proj, up_proj;       /* [I, D] */
+    Weight down_proj;                /* [D, I] */
+    Weight gate_bias, up_bias, down_bias; /* present with mlp_bias */
+} Mlp;
+
+typedef enum { MIXER_ATTENTION, MIXER_MAMBA1, MIXER_MAMBA2 } MixerKind;
+
+typedef struct {
+    Weight norm;                     /* [D]: input_layernorm, or the Mamba block's norm */
+    MixerKind kind;
+    union {
+        Attention attention;
+        Mamba1 mamba1;
+        Mamba2 mamba2;
+    } mixer;
+    Weight mlp_norm;                 /* [D]: post_attention_layernorm; absent without an MLP */
+    Mlp mlp;
+} Layer;
+
+struct gna_model {
+    char *dir;
+    Config config;
+    Checkpoint checkpoint;
+    const char *weights_source;      /* model.safetensors or its index: where missing tensors were looked for */
+    Weight embeddings;               /* [V, D] */
+    Layer *layers;                   /* [n_layers] */
+    Weight final_norm;               /* [D] */
+    Weight lm_head;                  /* [V, D]; the embeddings when tied */
+    float *rope_inv_freq;            /* [head_dim / 2] (attention) */
+};
+typedef struct gna_model Model;
+
+/* The tensor named by `format`, which must have the shape [d0] / [d0, d1] / [d0, d1, d2] that the
+ * config implies (trailing zero dims are absent). A missing optional tensor leaves *out absent. */
+static int load_weight(Model *m, Weight *out, int optional, int64_t d0, int64_t d1, int64_t d2, const char *format, ...) {
+    char name[256];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(name, sizeof name, format, args);
+    va_end(args);
+    *out = no_weight;
+    const Tensor *t = find_tensor(&m->checkpoint, name);
+    if (!t) {
+        if (optional) return GNA_OK;
+        return bad_input(m->weights_source, "tensor %s is missing (config.json says model_type %s)", name,
+                         family_names[m->config.family]);
+    }
+    int64_t want[3] = {d0, d1, d2};
+    int ndim = d2 ? 3 : d1 ? 2 : 1, same = t->ndim == ndim;
+    for (int i = 0; same && i < ndim; i++) same = t->shape[i] == want[i];
+    if (!same) {
+        char have[160] = "", need[64] = "";
+        for (int i = 0; i < t->ndim && strlen(have) < 120; i++)
+            snprintf(have + strlen(have), sizeof have - strlen(have), "%s%lld", i ? ", " : "", (long long)t->shape[i]);
+        for (int i = 0; i < ndim; i++)
+            snprintf(need + strlen(need), sizeof need - strlen(need), "%s%lld", i ? ", " : "", (long long)want[i]);
+        return bad_input(t->file, "tensor %s has shape [%s] but config.json implies [%s]", name, have, need);
+    }
+    if (t->dtype == DTYPE_UNSUPPORTED)
+        return bad_input(t->file, "tensor %s has dtype %s; gna computes with F32, BF16 and F16", name, t->dtype_name);
+    out->data = t->data;
+    out->dtype = t->dtype;
+    out->rows = ndim == 1 ? 1 : (int)d0;
+    out->cols = ndim == 1 ? (int)d0 : ndim == 2 ? (int)d1 : (int)d2;
+    return GNA_OK;
+}
+
+/* The first of several names a tensor goes by in different families' checkpoints. */
+static int load_weight_any(Model *m, Weight *out, int optional, int64_t d0, int64_t d1, const char *const *names) {
+    for (const char *const *n = names; *n; n++)
+        if (find_tensor(&m->checkpoint, *n)) return load_weight(m, out, 0, d0, d1, 0, "%s", *n);
+    if (optional) { *out = no_weight; return GNA_OK; }
+    return bad_input(m->weights_source, "tensor %s is missing (config.json says model_type %s)", names[0],
+                     family_names[m->config.family]);
+}
+
+/* RoPE inverse frequencies exactly as transformers computes them, in float32:
+ *   default: inv_freq[i] = 1 / theta^(2i / hd)   (modeling_rope_utils._compute_default_rope_parameters)
+ *   llama3:  wavelength w = 2 pi / inv_freq; w < orig / high_freq_factor keeps inv_freq, w > orig /
+ *            low_freq_factor divides it by factor, and between the two it is blended with
+ *            s = (orig / w - low) / (high - low):  (1 - s) inv_freq / factor + s inv_freq
+ *            (modeling_rope_utils._compute_llama3_parameters; Llama 3.1 paper, "RoPE scaling") */
+static float *build_rope_inv_freq(const Config *cfg) {
+    int half = cfg->head_dim / 2;
+    float *inv_freq = checked_malloc(sizeof(float) * (size_t)half);
+    for (int i = 0; i < half; i++) {
+        float exponent = (float)(2 * i) / (float)cfg->head_dim;
+        inv_freq[i] = 1.0f / powf(cfg->rope_theta, exponent);
+        if (!cfg->rope_llama3) continue;
+        float original = (float)cfg->rope_original_max_positions;
+        float low_freq_wavelength = (float)((double)cfg->rope_original_max_positions / cfg->rope_low_freq_factor);
+        float high_freq_wavelength = (float)((double)cfg->rope_original_max_positions / cfg->rope_high_freq_factor);
+        float wavelength = (float)(2.0 * GNA_PI) / inv_freq[i];
+        float scaled = wavelength > low_freq_wavelength ? inv_freq[i] / cfg->rope_factor : inv_freq[i];
+        if (!(wavelength < high_freq_wavelength) && !(wavelength > low_freq_wavelength)) {
+            float smooth = (original / wavelength - cfg->rope_low_freq_factor) /
+                           (float)((double)cfg->rope_high_freq_factor - cfg->rope_low_freq_factor);
+            scaled = (1.0f - smooth) * scaled / cfg->rope_factor + smooth * scaled;
+        }
+        inv_freq[i] = scaled;
+    }
+    return inv_freq;
+}
+
+static int load_llama_layer(Model *m, int l, Layer *layer) {
+    const Config *c = &m->config;
+    int64_t D = c->hidden_size, q = (int64_t)c->n_heads * c->head_dim, kv = (int64_t)c->n_kv_heads * c->head_dim;
+    int ab = !c->attention_bias, mb = !c->mlp_bias; /* biases are required exactly when the config says so */
+    Attention *a = &layer->mixer.attention;
+    layer->kind = MIXER_ATTENTION;
+    const char *p = "model.layers";
+    TRY(load_weight(m, &layer->norm, 0, D, 0, 0, "%s.%d.input_layernorm.weight", p, l));
+    TRY(load_weight(m, &a->q_proj, 0, q, D, 0, "%s.%d.self_attn.q_proj.weight", p, l));
+    TRY(load_weight(m, &a->k_proj, 0, kv, D, 0, "%s.%d.self_attn.k_proj.weight", p, l));
+    TRY(load_weight(m, &a->v_proj, 0, kv, D, 0, "%s.%d.self_attn.v_proj.weight", p, l));
+    TRY(load_weight(m, &a->o_proj, 0, D, q, 0, "%s.%d.self_attn.o_proj.weight", p, l));
+    if (c->attention_bias) {
+        TRY(load_weight(m, &a->q_bias, ab, q, 0, 0, "%s.%d.self_attn.q_proj.bias", p, l));
+        TRY(load_weight(m, &a->k_bias, ab, kv, 0, 0, "%s.%d.self_attn.k_proj.bias", p, l));
+        TRY(load_weight(m, &a->v_bias, ab, kv, 0, 0, "%s.%d.self_attn.v_proj.bias", p, l));
+        TRY(load_weight(m, &a->o_bias, ab, D, 0, 0, "%s.%d.self_attn.o_proj.bias", p, l));
+    }
+    TRY(load_weight(m, &layer->mlp_norm, 0, D, 0, 0, "%s.%d.post_attention_layernorm.weight", p, l));
+    int64_t I = c->intermediate_size;
+    TRY(load_weight(m, &layer->mlp.gate_proj, 0, I, D, 0, "%s.%d.mlp.gate_proj.weight", p, l));
+    TRY(load_weight(m, &layer->mlp.up_proj, 0, I, D, 0, "%s.%d.mlp.up_proj.weight", p, l));
+    TRY(load_weight(m, &layer->mlp.down_proj, 0, D, I, 0, "%s.%d.mlp.down_proj.weight", p, l));
+    if (c->mlp_bias) {
+        TRY(load_weight(m, &layer->mlp.gate_bias, mb, I, 0, 0, "%s.%d.mlp.gate_proj.bias", p, l));
+        TRY(load_weight(m, &layer->mlp.up_bias, mb, I, 0, 0, "%s.%d.mlp.up_proj.bias", p, l));
+        TRY(load_weight(m, &layer->mlp.down_bias, mb, D, 0, 0, "%s.%d.mlp.down_proj.bias", p, l));
+    }
+    return GNA_OK;
+}
+
+static int load_mamba1_layer(Model *m, int l, Layer *layer) {
+    const Config *c = &m->config;
+    int64_t D = c->hidden_size, di = c->ssm_inner, N = c->ssm_state, R = c->dt_rank, K = c->conv_kernel;
+    Mamba1 *x = &layer->mixer.mamba1;
+    layer->kind = MIXER_MAMBA1;
+    const char *p = "backbone.layers";
+    TRY(load_weight(m, &layer->norm, 0, D, 0, 0, "%s.%d.norm.weight", p, l));
+    TRY(load_weight(m, &x->in_proj, 0, 2 * di, D, 0, "%s.%d.mixer.in_proj.weight", p, l));
+    TRY(load_weight(m, &x->conv_weight, 0, di, 1, K, "%s.%d.mixer.conv1d.weight", p, l));
+    TRY(load_weight(m, &x->x_proj, 0, R + 2 * N, di, 0, "%s.%d.mixer.x_proj.weight", p, l));
+    TRY(load_weight(m, &x->dt_proj, 0, di, R, 0, "%s.%d.mixer.dt_proj.weight", p, l));
+    TRY(load_weight(m, &x->dt_bias, 0, di, 0, 0, "%s.%d.mixer.dt_proj.bias", p, l));
+    TRY(load_weight(m, &x->A_log, 0, di, N, 0, "%s.%d.mixer.A_log", p, l));
+    TRY(load_weight(m, &x->D, 0, di, 0, 0, "%s.%d.mixer.D", p, l));
+    TRY(load_weight(m, &x->out_proj, 0, D, di, 0, "%s.%d.mixer.out_proj.weight", p, l));
+    if (c->conv_bias) TRY(load_weight(m, &x->conv_bias, 0, di, 0, 0, "%s.%d.mixer.conv1d.bias", p, l));
+    if (c->ssm_bias) {
+        TRY(load_weight(m, &x->in_bias, 0, 2 * di, 0, 0, "%s.%d.mixer.in_proj.bias", p, l));
+        TRY(load_weight(m, &x->out_bias, 0, D, 0, 0, "%s.%d.mixer.out_proj.bias", p, l));
+    }
+    return GNA_OK;
+}
+
+static int load_mamba2_layer(Model *m, int l, Layer *layer) {
+    const Config *c = &m->config;
+    int64_t D = c->hidden_size, di = c->ssm_inner, H = c->ssm_heads, K = c->conv_kernel;
+    int64_t conv_dim = di + 2 * (int64_t)c->n_groups * c->ssm_state;
+    Mamba2 *x = &layer->mixer.mamba2;
+    layer->kind = MIXER_MAMBA2;
+    const char *p = "backbone.layers";
+    TRY(load_weight(m, &layer->norm, 0, D, 0, 0, "%s.%d.norm.weight", p, l));
+    TRY(load_weight(m, &x->in_proj, 0, di + conv_dim + H, D, 0, "%s.%d.mixer.in_proj.weight", p, l));
+    TRY(load_weight(m, &x->conv_weight, 0, conv_dim, 1, K, "%s.%d.mixer.conv1d.weight", p, l));
+    TRY(load_weight(m, &x->dt_bias, 0, H, 0, 0, "%s.%d.mixer.dt_bias", p, l));
+    TRY(load_weight(m, &x->A_log, 0, H, 0, 0, "%s.%d.mixer.A_log", p, l));
+    TRY(load_weight(m, &x->D, 0, H, 0, 0, "%s.%d.mixer.D", p, l));
+    TRY(load_weight(m, &x->gated_norm, 0, di, 0, 0, "%s.%d.mixer.norm.weight", p, l));
+    TRY(load_weight(m, &x->out_proj, 0, D, di, 0, "%s.%d.mixer.out_proj.weight", p, l));
+    if (c->conv_bias) TRY(load_weight(m, &x->conv_bias, 0, conv_dim, 0, 0, "%s.%d.mixer.conv1d.bias", p, l));
+    if (c->ssm_bias) {
+        TRY(load_weight(m, &x->in_bias, 0, di + conv_dim + H, 0, 0, "%s.%d.mixer.in_proj.bias", p, l));
+        TRY(load_weight(m, &x->out_bias, 0, D, 0, 0, "%s.%d.mixer.out_proj.bias", p, l));
+    }
+    return GNA_OK;
+}
+
+static int build_model(Model *m, const char *dir) {
+    memset(m, 0, sizeof *m);
+    m->dir = checked_malloc(strlen(dir) + 1);
+    strcpy(m->dir, dir);
+    struct stat st;
+    if (stat(dir, &st) != 0) return bad_input(dir, "no such folder");
+    if (!S_ISDIR(st.st_mode)) return bad_input(dir, "not a folder");
+    char *config_path = path_join(dir, "config.json");
+    int status = read_config(config_path, &m->config);
+    free(config_path);
+    TRY(status);
+    TRY(build_checkpoint(&m->checkpoint, dir));
+    m->weights_source = m->checkpoint.n_files == 1 ? m->checkpoint.files[0].path : dir;
+    const Config *c = &m->config;
+    int64_t V = c->vocab_size, D = c->hidden_size;
+
+    /* the same tensors go by different names across families (architectures.md, pitfall 19) */
+    static const char *const embedding_names[] = {"model.embed_tokens.weight", "backbone.embeddings.weight",
+                                                  "backbone.embedding.weight", NULL};
+    static const char *const final_norm_names[] = {"model.norm.weight", "backbone.norm_f.weight", NULL};
+    static const char *const lm_head_names[] = {"lm_head.weight", NULL};
+    TRY(load_weight_any(m, &m->embeddings, 0, V, D, embedding_names));
+    TRY(load_weight_any(m, &m->final_norm, 0, D, 0, final_norm_names));
+    if (c->tie_embeddings) m->lm_head = m->embeddings;
+    else TRY(load_weight_any(m, &m->lm_head, 0, V, D, lm_head_names));
+
+    m->layers = checked_calloc((size_t)c->n_layers, sizeof(Layer));
+    for (int l = 0; l < c->n_layers; l++) {
+        if (c->family == FAMILY_LLAMA) TRY(load_llama_layer(m, l, &m->layers[l]));
+        else if (c->family == FAMILY_MAMBA2) TRY(load_mamba2_layer(m, l, &m->layers[l]));
+        else TRY(load_mamba1_layer(m, l, &m->layers[l]));
+    }
+    if (c->family == FAMILY_LLAMA) m->rope_inv_freq = build_rope_inv_freq(c);
+    return GNA_OK;
+}
+
+static void free_model(Model *m) {
+    free_checkpoint(&m->checkpoint);
+    free(m->layers);
+    free(m->rope_inv_freq);
+    free(m->dir);
+    memset(m, 0, sizeof *m);
+}
+
+int gna_load(const char *dir, gna_model **model) {
+    Model *m = checked_calloc(1, sizeof(Model));
+    int status = build_model(m, dir);
+    if (status != GNA_OK) {
+        free_model(m);
+        free(m);
+        m = NULL;
+    }
+    *model = m;
+    return status;
+}
+
+void gna_free(gna_model *model) {
+    if (!model) return;
+    free_model(model);
+    free(model);
+}
+
+int gna_vocab_size(const gna_model *model) { return model->config.vocab_size; }
+
+/* What a sequence leaves behind for its next chunk, per layer:
+ *   attention: keys and values of every position so far      [max_tokens, KV*hd] each
+ *   mamba-1:   conv_state, the last K-1 conv inputs           [K-1, di]
+ *              ssm_state                                       [di, N]
+ *   mamba-2:   conv_state                                      [K-1, conv_dim]
+ *              ssm_state                                       [heads, P, N] */
+typedef struct {
+    float *keys, *values;
+    float *conv_state, *ssm_state;
+} LayerCache;
+
+struct gna_cache {
+    int max_tokens;      /* capacity of the attention caches */
+    int n_tokens;        /* positions consumed so far; the next token's position */
+    int n_layers;
+    LayerCache *layers;  /* [n_layers] */
+};
+typedef struct gna_cache Cache;
+
+int gna_cache_new(const gna_model *model, int max_tokens, gna_cache **out) {
+    const Config *c = &model->config;
+    if (max_tokens < 1) return bad_input("cache", "max_tokens must be at least 1");
+    Cache *cache = checked_calloc(1, sizeof(Cache));
+    cache->max_tokens = max_tokens;
+    cache->n_layers = c->n_layers;
+    cache->layers = checked_calloc((size_t)c->n_layers, sizeof(LayerCache));
+    for (int l = 0; l < c->n_layers; l++) {
+        LayerCache *lc = &cache->layers[l];
+        size_t K1 = (size_t)(c->conv_kernel - 1);
+        switch (model->layers[l].kind) {
+        case MIXER_ATTENTION:
+            lc->keys = checked_calloc((size_t)max_tokens * (size_t)(c->n_kv_heads * c->head_dim), sizeof(float));
+            lc->values = checked_calloc((size_t)max_tokens * (size_t)(c->n_kv_heads * c->head_dim), sizeof(float));
+            break;
+        case MIXER_MAMBA1:
+            lc->conv_state = checked_calloc(K1 * (size_t)c->ssm_inner, sizeof(float));
+            lc->ssm_state = checked_calloc((size_t)c->ssm_inner * (size_t)c->ssm_state, sizeof(float));
+            break;
+        case MIXER_MAMBA2:
+            lc->conv_state = checked_calloc(K1 * (size_t)(c->ssm_inner + 2 * c->n_groups * c->ssm_state), sizeof(float));
+            lc->ssm_state = checked_calloc((size_t)c->ssm_inner * (size_t)c->ssm_state, sizeof(float));
+            break;
+        }
+    }
+    *out = cache;
+    return GNA_OK;
+}
+
+void gna_cache_free(gna_cache *cache) {
+    if (!cache) return;
+    for (int l = 0; l < cache->n_layers; l++) {
+        free(cache->layers[l].keys);
+        free(cache->layers[l].values);
+        free(cache->layers[l].conv_state);
+        free(cache->layers[l].ssm_state);
+    }
+    free(cache->layers);
+    free(cache);
+}
+
+int gna_cache_length(const gna_cache *cache) { return cache->n_tokens; }
+
+/* -- The forward pass. Activations are float32 [T, D] for a chunk of T tokens; each mixer reads the
+ * normed input and returns its output, which the layer adds to the residual stream. */
+
+typedef struct {
+    const Config *config;
+    const float *q;           /* [T, H*hd], rotated */
+    const float *keys, *values; /* cache: [p0 + T, KV*hd], this chunk's rows included */
+    float *heads_out;         /* [T, H*hd]: each head's o_i in its column block */
+    int T, p0;
+} AttentionTask;
+
+static void attention_heads(void *context, int begin, int end) {
+    const AttentionTask *a = context;
+    const Config *c = a->config;
+    int hd = c->head_dim, q_width = c->n_heads * hd, kv_width = c->n_kv_heads * hd;
+    int group = c->n_heads / c->n_kv_heads; /* repeat_kv: query heads h*group .. share kv head h */
+    float scale = 1.0f / sqrtf((float)hd);   /* LlamaAttention.scaling = head_dim ** -0.5 */
+    float *scores = checked_malloc(sizeof(float) * (size_t)(a->p0 + a->T));
+    for (int h = begin; h < end; h++) {
+        int kv = h / group;
+        for (int i = 0; i < a->T; i++) {
+            const float *q = a->q + (size_t)i * (size_t)q_width + (size_t)h * (size_t)hd;
+            int n_keys = a->p0 + i + 1; /* causal: keys at positions 0 .. p0 + i */
+            for (int j = 0; j < n_keys; j++)
+                scores[j] = dot(q, a->keys + (size_t)j * (size_t)kv_width + (size_t)kv * (size_t)hd, hd) * scale;
+            softmax(scores, n_keys);
+            float *o = a->heads_out + (size_t)i * (size_t)q_width + (size_t)h * (size_t)hd;
+            for (int d = 0; d < hd; d++) o[d] = 0;
+            for (int j = 0; j < n_keys; j++) {
+                const float *v = a->values + (size_t)j * (size_t)kv_width + (size_t)kv * (size_t)hd;
+                for (int d = 0; d < hd; d++) o[d] += scores[j] * v[d];
+            }
+        }
+    }
+    free(scores);
+}
+
+/* LlamaAttention over positions p0 .. p0+T-1 (transformers modeling_llama.py: LlamaAttention.forward,
+ * eager_attention_forward, repeat_kv):
+ *   q = x Wq^T, k = x Wk^T, v = x Wv^T; q and k rotated at their positions (rope above)
+ *   for query head h, kv head g = h / (H / KV), query position i:
+ *       p_i = softmax_j( q_i . k_j / sqrt(hd) ),  j <= i;    o_i = sum_j p_ij v_j
+ *   out = concat_h(o) Wo^T                                                              */
+static void attention_forward(const Model *m, const Attention *a, LayerCache *lc, int p0, const float *x, int T,
+                              float *out) {
+    const Config *c = &m->config;
+    int hd = c->head_dim, q_width = c->n_heads * hd, kv_width = c->n_kv_heads * hd;
+    float *q = checked_malloc(sizeof(float) * (size_t)T * (size_t)q_width);
+    float *keys = lc->keys + (size_t)p0 * (size_t)kv_width, *values = lc->values + (size_t)p0 * (size_t)kv_width;
+    matmul(q, x, T, a->q_proj, a->q_bias);
+    matmul(keys, x, T, a->k_proj, a->k_bias); /* this chunk's keys and values go straight into the cache */
+    matmul(values, x, T, a->v_proj, a->v_bias);
+    for (int i = 0; i < T; i++) {
+        for (int h = 0; h < c->n_heads; h++) rope(q + (size_t)i * (size_t)q_width + (size_t)h * (size_t)hd, hd, m->rope_inv_freq, p0 + i);
+        for (int h = 0; h < c->n_kv_heads; h++) rope(keys + (size_t)i * (size_t)kv_width + (size_t)h * (size_t)hd, hd, m->rope_inv_freq, p0 + i);
+    }
+    float *heads_out = checked_malloc(sizeof(float) * (size_t)T * (size_t)q_width);
+    AttentionTask task = {c, q, lc->keys, lc->values, heads_out, T, p0};
+    parallel_for(c->n_heads, attention_heads, &task);
+    matmul(out, heads_out, T, a->o_proj, a->o_bias);
+    free(heads_out);
+    free(q);
+}
+
+/* LlamaMLP: out = (silu(x Wgate^T) * (x Wup^T)) Wdown^T */
+static void mlp_forward(const Mlp *w, const float *x, int T, float *out) {
+    int I = w->gate_proj.rows;
+    float *gate = checked_malloc(sizeof(float) * (size_t)T * (size_t)I);
+    float *up = checked_malloc(sizeof(float) * (size_t)T * (size_t)I);
+    matmul(gate, x, T, w->gate_proj, w->gate_bias);
+    matmul(up, x, T, w->up_proj, w->up_bias);
+    for (size_t i = 0; i < (size_t)T * (size_t)I; i++) gate[i] = silu(gate[i]) * up[i];
+    matmul(out, gate, T, w->down_proj, w->down_bias);
+    free(up);
+    free(gate);
+}
+
+/* The Mamba-1 selective scan, one channel d at a time (its state is its own):
+ *   S[d, n] <- exp(dt[d] A[d, n]) S[d, n] + dt[d] B[n] u[d]         A = -exp(A_log)
+ *   y[d]     = sum_n S[d, n] C[n] + D[d] u[d],  then  y[d] *= silu(z[d])
+ * (selective_scan_ref in state-spaces/mamba mamba_ssm/ops/selective_scan_interface.py; transformers
+ * MambaMixer.slow_forward. The D skip comes before the gate.) */
+typedef struct {
+    const Config *config;
+    const Mamba1 *w;
+    float *ssm_state;       /* [di, N] */
+    const float *u;         /* [T, di]: conv output after silu */
+    const float *dt;        /* [T, di]: after softplus */
+    const float *dt_B_C;    /* [T, R + 2N]: x_proj output; B at column R, C at R + N */
+    const float *z;         /* [T, .] gate, rows z_stride apart */
+    int z_stride, T;
+    float *y;               /* [T, di] */
+} Mamba1ScanTask;
+
+static void mamba1_scan_channels(void *context, int begin, int end) {
+    const Mamba1ScanTask *s = context;
+    int di = s->config->ssm_inner, N = s->config->ssm_state, R = s->config->dt_rank, row = R + 2 * N;
+    float *A = checked_malloc(sizeof(float) * (size_t)N);
+    for (int d = begin; d < end; d++) {
+        for (int n = 0; n < N; n++) A[n] = -expf(weight_at(s->w->A_log, (size_t)d * (size_t)N + (size_t)n));
+        float D = weight_at(s->w->D, (size_t)d);
+        float *S = s->ssm_state + (size_t)d * (size_t)N;
+        for (int t = 0; t < s->T; t++) {
+            float delta = s->dt[(size_t)t * (size_t)di + (size_t)d], u = s->u[(size_t)t * (size_t)di + (size_t)d];
+            const float *B = s->dt_B_C + (size_t)t * (size_t)row + R, *C = B + N;
+            float y = 0;
+            for (int n = 0; n < N; n++) {
+                S[n] = expf(delta * A[n]) * S[n] + (delta * B[n]) * u;
+                y += S[n] * C[n];
+            }
+            y += u * D;
+            s->y[(size_t)t * (size_t)di + (size_t)d] = y * silu(s->z[(size_t)t * (size_t)s->z_stride + (size_t)d]);
+        }
+    }
+    free(A);
+}
+
+/* MambaMixer / FalconMambaMixer (transformers modeling_mamba.py, modeling_falcon_mamba.py):
+ *   [u | z] = x Win^T                       (di each)
+ *   u = silu(causal_conv1d(u))
+ *   [dt | B | C] = u Wx^T                   (R, N, N)
+ *   falcon_mamba only: dt, B, C each divided by their RMS (no weight, eps mixer_rms_eps), dt BEFORE
+ *                      dt_proj (architectures.md section 3: the inference path, not the training kernel)
+ *   dt = softplus(dt Wdt^T + b_dt)          (the bias is inside the softplus)
+ *   y = selective scan (above);  out = y Wout^T                                          */
+static void mamba1_forward(const Model *m, const Mamba1 *w, LayerCache *lc, const float *x, int T, float *out) {
+    const Config *c = &m->config;
+    int di = c->ssm_inner, N = c->ssm_state, R = c->dt_rank, row = R + 2 * N;
+    float *u_z = checked_malloc(sizeof(float) * (size_t)T * (size_t)(2 * di));
+    float *u = checked_malloc(sizeof(float) * (size_t)T * (size_t)di);
+    float *dt_B_C = checked_malloc(sizeof(float) * (size_t)T * (size_t)row);
+    float *dt = checked_malloc(sizeof(float) * (size_t)T * (size_t)di);
+    float *y = checked_malloc(sizeof(float) * (size_t)T * (size_t)di);
+    matmul(u_z, x, T, w->in_proj, w->in_bias);
+    causal_conv1d(u, u_z, 2 * di, T, di, w->conv_weight, w->conv_bias, lc->conv_state);
+    for (size_t i = 0; i < (size_t)T * (size_t)di; i++) u[i] = silu(u[i]);
+    matmul(dt_B_C, u, T, w->x_proj, no_weight);
+    if (c->family == FAMILY_FALCON_MAMBA)
+        for (int t = 0; t < T; t++) {
+            float *r = dt_B_C + (size_t)t * (size_t)row;
+            rmsnorm(r, r, R, no_weight, c->mixer_rms_eps);
+            rmsnorm(r + R, r + R, N, no_weight, c->mixer_rms_eps);
+            rmsnorm(r + R + N, r + R + N, N, no_weight, c->mixer_rms_eps);
+        }
+    matmul_strided(dt, dt_B_C, row, T, w->dt_proj, w->dt_bias);
+    for (size_t i = 0; i < (size_t)T * (size_t)di; i++) dt[i] = softplus(dt[i]);
+    Mamba1ScanTask scan = {c, w, lc->ssm_state, u, dt, dt_B_C, u_z + di, 2 * di, T, y};
+    parallel_for(di, mamba1_scan_channels, &scan);
+    matmul(out, y, T, w->out_proj, w->out_bias);
+    free(y);
+    free(dt);
+    free(dt_B_C);
+    free(u);
+    free(u_z);
+}
+
+/* The Mamba-2 (SSD) scan, one head h at a time, over its P channels and the N states of its group
+ * g = h / (heads / G) (consecutive heads share a group: repeat_interleave in transformers):
+ *   S[p, n] <- exp(dt A) S[p, n] + dt x[p] B[g, n]              A = -exp(A_log[h]), a scalar
+ *   y[p]     = sum_n S[p, n] C[g, n] + D[h] x[p]
+ * (Dao & Gu 2024, "Transformers are SSMs", eq. for the selective SSM with scalar A; the sequential
+ * form of transformers Mamba2Mixer.torch_forward and mamba_ssm's ssd_minimal_discrete.) */
+typedef struct {
+    const Config *config;
+    const Mamba2 *w;
+    float *ssm_state;        /* [heads, P, N] */
+    const float *xBC;        /* [T, conv_dim]: x | B (G x N) | C (G x N), after conv and silu */
+    const float *dt;         /* [T, heads]: after softplus and clamp */
+    int T;
+    float *y;                /* [T, di] */
+} Mamba2ScanTask;
+
+static void mamba2_scan_heads(void *context, int begin, int end) {
+    const Mamba2ScanTask *s = context;
+    const Config *c = s->config;
+    int P = c->ssm_head_dim, N = c->ssm_state, H = c->ssm_heads, G = c->n_groups, di = c->ssm_inner;
+    int conv_dim = di + 2 * G * N;
+    for (int h = begin; h < end; h++) {
+        int g = h / (H / G);
+        float A = -expf(weight_at(s->w->A_log, (size_t)h)), D = weight_at(s->w->D, (size_t)h);
+        float *S = s->ssm_state + (size_t)h * (size_t)P * (size_t)N;
+        for (int t = 0; t < s->T; t++) {
+            const float *row = s->xBC + (size_t)t * (size_t)conv_dim;
+            const float *x = row + (size_t)h * (size_t)P, *B = row + di + (size_t)g * (size_t)N,
+                        *C = row + di + (size_t)(G + g) * (size_t)N;
+            float delta = s->dt[(size_t)t * (size_t)H + (size_t)h], decay = expf(delta * A);
+            for (int p = 0; p < P; p++) {
+                float *Sp = S + (size_t)p * (size_t)N, input = delta * x[p], y = 0;
+                for (int n = 0; n < N; n++) {
+                    Sp[n] = decay * Sp[n] + input * B[n];
+                    y += Sp[n] * C[n];
+                }
+                s->y[(size_t)t * (size_t)di + (size_t)h * (size_t)P + (size_t)p] = y + D * x[p];
+            }
+        }
+    }
+}
+
+/* Mamba2Mixer (transformers modeling_mamba2.py, torch_forward):
+ *   [z | xBC | dt] = x Win^T                   (di, conv_dim = di + 2 G N, heads)
+ *   xBC = silu(causal_conv1d(xBC));  [x | B | C] = xBC
+ *   dt = clamp(softplus(dt + dt_bias), time_step_limit)
+ *   y = SSD scan (above)
+ *   y = gated RMSNorm: y * silu(z), then y / rms(y) * w, the RMS taken per group of di / G channels
+ *   out = y Wout^T
+ * The gated norm: mamba_ssm, which trained the checkpoints, normalises each group on its own
+ * (RMSNormGated(d_ssm, group_size=d_ssm // ngroups), mamba_ssm/modules/mamba2.py), and so does Zamba2;
+ * transformers' Mamba2 normalises over the full width. The two agree when n_groups = 1 (every
+ * state-spaces/mamba2-* checkpoint); gna follows the training code. */
+static void mamba2_forward(const Model *m, const Mamba2 *w, LayerCache *lc, const float *x, int T, float *out) {
+    const Config *c = &m->config;
+    int di = c->ssm_inner, H = c->ssm_heads, G = c->n_groups, conv_dim = di + 2 * G * c->ssm_state;
+    int width = di + conv_dim + H, group_size = di / G;
+    float *z_xBC_dt = checked_malloc(sizeof(float) * (size_t)T * (size_t)width);
+    float *xBC = checked_malloc(sizeof(float) * (size_t)T * (size_t)conv_dim);
+    float *dt = checked_malloc(sizeof(float) * (size_t)T * (size_t)H);
+    float *y = checked_malloc(sizeof(float) * (size_t)T * (size_t)di);
+    matmul(z_xBC_dt, x, T, w->in_proj, w->in_bias);
+    causal_conv1d(xBC, z_xBC_dt + di, width, T, conv_dim, w->conv_weight, w->conv_bias, lc->conv_state);
+    for (size_t i = 0; i < (size_t)T * (size_t)conv_dim; i++) xBC[i] = silu(xBC[i]);
+    for (int t = 0; t < T; t++)
+        for (int h = 0; h < H; h++) {
+            float v = softplus(z_xBC_dt[(size_t)t * (size_t)width + (size_t)(di + conv_dim + h)] + weight_at(w->dt_bias, (size_t)h));
+            dt[(size_t)t * (size_t)H + (size_t)h] = fminf(fmaxf(v, c->dt_min), c->dt_max);
+        }
+    Mamba2ScanTask scan = {c, w, lc->ssm_state, xBC, dt, T, y};
+    parallel_for(H, mamba2_scan_heads, &scan);
+    for (int t = 0; t < T; t++) {
+        float *yt = y + (size_t)t * (size_t)di;
+        const float *z = z_xBC_dt + (size_t)t * (size_t)width;
+        for (int i = 0; i < di; i++) yt[i] *= silu(z[i]);
+        for (int g = 0; g < G; g++) {
+            float *group = yt + (size_t)g * (size_t)group_size;
+            rmsnorm(group, group, group_size, weight_slice(w->gated_norm, (size_t)g * (size_t)group_size, group_size), c->norm_eps);
+        }
+    }
+    matmul(out, y, T, w->out_proj, w->out_bias);
+    free(y);
+    free(dt);
+    free(xBC);
+    free(z_xBC_dt);
+}
+
+/* The whole model over a chunk of T tokens that continues the sequence in `cache`:
+ *   h = E[tokens]
+ *   per layer:  h = h + mixer(RMSNorm(h));   with an MLP also  h = h + mlp(RMSNorm(h))
+ *   logits = RMSNorm(h) Wlm^T                 for rows first_logit_row .. T-1 only
+ * (LlamaDecoderLayer, MambaBlock, Mamba2Block: pre-norm residual blocks, residual kept in float32.) */
+static int forward(const Model *m, Cache *cache, const int *tokens, int T, float *logits, int first_logit_row) {
+    const Config *c = &m->config;
+    int D = c->hidden_size, p0 = cache->n_tokens;
+    if (T < 1) return bad_input("tokens", "nothing to run: no tokens");
+    for (int t = 0; t < T; t++)
+        if (tokens[t] < 0 || tokens[t] >= c->vocab_size)
+            return bad_input("tokens", "token id %d is out of range for vocab_size %d", tokens[t], c->vocab_size);
+    if (c->family == FAMILY_LLAMA && p0 + T > cache->max_tokens)
+        return bad_input("tokens", "%d tokens overflow the cache of %d positions", p0 + T, cache->max_tokens);
+    float *h = checked_malloc(sizeof(float) * (size_t)T * (size_t)D);
+    float *normed = checked_malloc(sizeof(float) * (size_t)T * (size_t)D);
+    float *mixed = checked_malloc(sizeof(float) * (size_t)T * (size_t)D);
+    for (int t = 0; t < T; t++) widen(m->embeddings, (size_t)tokens[t] * (size_t)D, D, h + (size_t)t * (size_t)D);
+    for (int l = 0; l < c->n_layers; l++) {
+        const Layer *layer = &m->layers[l];
+        LayerCache *lc = &cache->layers[l];
+        for (int t = 0; t < T; t++) rmsnorm(normed + (size_t)t * D, h + (size_t)t * D, D, layer->norm, c->norm_eps);
+        switch (layer->kind) {
+        case MIXER_ATTENTION: attention_forward(m, &layer->mixer.attention, lc, p0, normed, T, mixed); break;
+        case MIXER_MAMBA1: mamba1_forward(m, &layer->mixer.mamba1, lc, normed, T, mixed); break;
+        case MIXER_MAMBA2: mamba2_forward(m, &layer->mixer.mamba2, lc, normed, T, mixed); break;
+        }
+        for (size_t i = 0; i < (size_t)T * (size_t)D; i++) h[i] += mixed[i];
+        if (layer->mlp_norm.data) {
+            for (int t = 0; t < T; t++) rmsnorm(normed + (size_t)t * D, h + (size_t)t * D, D, layer->mlp_norm, c->norm_eps);
+            mlp_forward(&layer->mlp, normed, T, mixed);
+            for (size_t i = 0; i < (size_t)T * (size_t)D; i++) h[i] += mixed[i];
+        }
+    }
+    if (logits) {
+        int rows = T - first_logit_row;
+        for (int t = 0; t < rows; t++)
+            rmsnorm(normed + (size_t)t * D, h + (size_t)(first_logit_row + t) * D, D, m->final_norm, c->norm_eps);
+        matmul(logits, normed, rows, m->lm_head, no_weight);
+    }
+    cache->n_tokens += T;
+    free(mixed);
+    free(normed);
+    free(h);
+    return GNA_OK;
+}
+
+int gna_forward(const gna_model *model, gna_cache *cache, const int *tokens, int n_tokens, float *logits) {
+    return forward(model, cache, tokens, n_tokens, logits, 0);
+}
+
+/* ----------------------------------------------------------------------------------------------
+ * 8. Output. Files are written under a temporary name and renamed when complete, so a failed or
+ * interrupted run never leaves half a file behind.
+ */
+typedef struct {
+    const char *path;
+    char *temporary_path;
+    FILE *file;
+} OutputFile;
+
+static int open_output(OutputFile *o, const char *path) {
+    o->path = path;
+    o->temporary_path = checked_malloc(strlen(path) + 32);
+    sprintf(o->temporary_path, "%s.tmp-%ld", path, (long)getpid());
+    o->file = fopen(o->temporary_path, "wb");
+    if (!o->file) {
+        int status = bad_input(path, "cannot write (%s)", strerror(errno));
+        free(o->temporary_path);
+        return status;
+    }
+    return GNA_OK;
+}
+
+/* ok: rename into place; otherwise (or if writing failed) remove the temporary file */
+static int close_output(OutputFile *o, int ok) {
+    int status = GNA_OK;
+    if (ferror(o->file)) status = failure(o->path, "write failed");
+    if (fclose(o->file) != 0 && status == GNA_OK) status = failure(o->path, "write failed (%s)", strerror(errno));
+    if (ok && status == GNA_OK && rename(o->temporary_path, o->path) != 0)
+        status = failure(o->path, "cannot rename the finished file into place (%s)", strerror(errno));
+    if (!ok || status != GNA_OK) remove(o->temporary_path);
+    free(o->temporary_path);
+    return status;
+}
+
+/* NumPy .npy, format version 1.0: "\x93NUMPY", bytes 1 0, u16 little-endian header length, a Python
+ * dict literal padded with spaces and ended by '\n' so that the data starts at a multiple of 64,
+ * then the float32 values, little-endian, C order. */
+static int write_npy(const char *path, const float *data, int ndim, const int64_t *shape) {
+    char header[256];
+    int n = snprintf(header, sizeof header, "{'descr': '<f4', 'fortran_order': False, 'shape': (");
+    size_t count = 1;
+    for (int i = 0; i < ndim; i++) {
+        /* Python's tuple syntax, as numpy writes it: (5,) and (2, 3) */
+        n += snprintf(header + n, sizeof header - (size_t)n, "%s%lld%s", i ? ", " : "", (long long)shape[i], ndim == 1 ? "," : "");
+        count *= (size_t)shape[i];
+    }
+    n += snprintf(header + n, sizeof header - (size_t)n, "), }");
+    int total = (10 + n + 1 + 63) / 64 * 64; /* magic, version, length; header; '\n' */
+    while (10 + n + 1 < total) header[n++] = ' ';
+    header[n++] = '\n';
+    OutputFile out;
+    TRY(open_output(&out, path));
+    unsigned char preamble[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(n & 0xFF), (unsigned char)(n >> 8)};
+    fwrite(preamble, 1, 10, out.file);
+    fwrite(header, 1, (size_t)n, out.file);
+    fwrite(data, sizeof(float), count, out.file);
+    return close_output(&out, 1);
+}
+
+/* ----------------------------------------------------------------------------------------------
+ * 9. Command line: gna_main(), which main() calls (compiled out with -DGNA_NO_MAIN, so that a
+ * program or the tests can include gna.c and call gna_main themselves).
+ */
+static const char *const usage_text =
+    "gna - audit the Gather-and-Aggregate mechanism of language models on a CPU\n"
+    "\n"
+    "usage: gna <command> [options]      gna <command> --help for its options\n"
+    "\n"
+    "commands:\n"
+    "  info      -m DIR                             what a model folder holds\n"
+    "  logits    -m DIR --tokens IDS [-o OUT.npy]   next-token logits at every position\n"
+    "  generate  -m DIR --tokens IDS [-n N]         continue a sequence of token ids\n"
+    "\n"
+    "DIR is a Hugging Face model folder (config.json + model.safetensors, or shards with\n"
+    "model.safetensors.index.json) of model_type llama, mamba, falcon_mamba or mamba2.\n"
+    "Exit status: 0 done, 1 failure while running, 2 bad input or usage (one line on stderr).\n";
+
+static const char *const common_help =
+    "  --threads N      worker threads (default: all cores); results are identical for any N\n"
+    "  -q               quiet: no timing lines on stderr\n"
+    "  -h, --help       this text\n";
+
+static const struct {
+    const char *name, *help;
+} command_help[] = {
+    {"info", "usage: gna info -m DIR\n"
+             "Prints the family, dimensions, tensor dtypes, parameter count and files of a model folder.\n"
+             "  -m DIR           the model folder\n"},
+    {"logits", "usage: gna logits -m DIR --tokens IDS [-o OUT.npy] [--top K]\n"
+               "Runs the tokens through the model (one chunk) and gives the logits of the next token at\n"
+               "every position.\n"
+               "  -m DIR           the model folder\n"
+               "  --tokens IDS     token ids, separated by commas or spaces: 1,2,3\n"
+               "  -o OUT.npy       write float32 [T, V] logits as a NumPy .npy file\n"
+               "  --top K          without -o: print the K highest logits at each position (default 5)\n"},
+    {"generate", "usage: gna generate -m DIR --tokens IDS [-n N] [--temp T] [--seed S] [--ignore-eos]\n"
+                 "Continues the sequence token by token and prints all ids (prompt, then continuation)\n"
+                 "on one line.\n"
+                 "  -m DIR           the model folder\n"
+                 "  --tokens IDS     the prompt's token ids, separated by commas or spaces\n"
+                 "  -n N             tokens to add (default 16)\n"
+                 "  --temp T         0 (default): greedy argmax; T > 0: sample from softmax(logits / T)\n"
+                 "  --seed S         random seed for sampling (default 0)\n"
+                 "  --ignore-eos     keep going past the model's end-of-sequence token\n"},
+};
+
+typedef struct {
+    const char *command;
+    const char *model_dir;    /* -m */
+    const char *tokens_text;  /* --tokens */
+    const char *output;       /* -o */
+    int top;                  /* --top */
+    int n_new;                /* -n */
+    double temperature;       /* --temp */
+    unsigned long long seed;  /* --seed */
+    int ignore_eos;           /* --ignore-eos */
+    int threads;              /* --threads */
+    int quiet;                /* -q */
+    int help;                 /* -h, --help */
+} Options;
+
+static int parse_long(const char *option, const char *text, long long min, long long max, long long *out) {
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (errno || end == text || *end || v < min || v > max)
+        return bad_input(option, "expected a whole number from %lld to %lld, got \"%s\"", min, max, text);
+    *out = v;
+    return GNA_OK;
+}
+
+static int parse_double(const char *option, const char *text, double min, double *out) {
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || *end || !(v >= min) || !isfinite(v))
+        return bad_input(option, "expected a number >= %g, got \"%s\"", min, text);
+    *out = v;
+    return GNA_OK;
+}
+
+/* "1,2,3" or "1 2 3" into a fresh array */
+static int parse_tokens(const char *text, int **tokens, int *n_tokens) {
+    size_t length = strlen(text);
+    int *ids = checked_malloc(sizeof(int) * (length / 2 + 1));
+    int n = 0;
+    const char *p = text;
+    for (;;) {
+        while (*p == ' ' || *p == '\t' || *p == '\n') p++;
+        if (!*p) break;
+        if (*p < '0' || *p > '9') {
+            free(ids);
+            return bad_input("--tokens", "expected token ids separated by commas or spaces, got \"%s\"", text);
+        }
+        long long v = 0;
+        while (*p >= '0' && *p <= '9' && v <= INT_MAX) v = v * 10 + (*p++ - '0');
+        if (v > INT_MAX) {
+            free(ids);
+            return bad_input("--tokens", "token id out of range in \"%s\"", text);
+        }
+        ids[n++] = (int)v;
+        while (*p == ' ' || *p == '\t' || *p == '\n') p++;
+        if (*p == ',') {
+            p++;
+            while (*p == ' ' || *p == '\t') p++;
+            if (!*p || *p == ',') {
+                free(ids);
+                return bad_input("--tokens", "empty entry in \"%s\"", text);
+            }
+        }
+    }
+    if (n == 0) {
+        free(ids);
+        return bad_input("--tokens", "no token ids given");
+    }
+    *tokens = ids;
+    *n_tokens = n;
+    return GNA_OK;
+}
+
+static void print_help(const char *command) {
+    for (size_t i = 0; i < sizeof command_help / sizeof *command_help; i++)
+        if (strcmp(command, command_help[i].name) == 0) {
+            printf("%s%s", command_help[i].help, common_help);
+            return;
+        }
+    printf("%s", usage_text);
+}
+
+/* options of every command; which ones a command takes is checked here, so that a misplaced
+ * option is an error rather than silently ignored */
+static int parse_options(int argc, char **argv, Options *o) {
+    const char *command = o->command;
+    int is_logits = strcmp(command, "logits") == 0, is_generate = strcmp(command, "generate") == 0;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+        long long number;
+        int takes_value = strcmp(a, "-m") == 0 || strcmp(a, "--tokens") == 0 || strcmp(a, "-o") == 0 ||
+                          strcmp(a, "--top") == 0 || strcmp(a, "-n") == 0 || strcmp(a, "--temp") == 0 ||
+                          strcmp(a, "--seed") == 0 || strcmp(a, "--threads") == 0;
+        if (takes_value && !value) return bad_input(a, "needs a value");
+        int allowed = 1;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            o->help = 1;
+            return GNA_OK;
+        } else if (strcmp(a, "-m") == 0) {
+            o->model_dir = value;
+        } else if (strcmp(a, "--threads") == 0) {
+            TRY(parse_long(a, value, 1, 64, &number));
+            o->threads = (int)number;
+        } else if (strcmp(a, "-q") == 0) {
+            o->quiet = 1;
+        } else if (strcmp(a, "--tokens") == 0) {
+            allowed = is_logits || is_generate;
+            o->tokens_text = value;
+        } else if (strcmp(a, "-o") == 0) {
+            allowed = is_logits;
+            o->output = value;
+        } else if (strcmp(a, "--top") == 0) {
+            allowed = is_logits;
+            TRY(parse_long(a, value, 1, 1000000, &number));
+            o->top = (int)number;
+        } else if (strcmp(a, "-n") == 0) {
+            allowed = is_generate;
+            TRY(parse_long(a, value, 0, 1000000, &number));
+            o->n_new = (int)number;
+        } else if (strcmp(a, "--temp") == 0) {
+            allowed = is_generate;
+            TRY(parse_double(a, value, 0, &o->temperature));
+        } else if (strcmp(a, "--seed") == 0) {
+            allowed = is_generate;
+            TRY(parse_long(a, value, 0, LLONG_MAX, &number));
+            o->seed = (unsigned long long)number;
+        } else if (strcmp(a, "--ignore-eos") == 0) {
+            allowed = is_generate;
+            o->ignore_eos = 1;
+        } else {
+            return bad_input(a, "unknown option for 'gna %s' (see gna %s --help)", command, command);
+        }
+        if (!allowed) return bad_input(a, "not an option of 'gna %s' (see gna %s --help)", command, command);
+        if (takes_value) i++;
+    }
+    if (!o->model_dir) return bad_input("-m", "missing: give the model folder with -m DIR");
+    if ((is_logits || is_generate) && !o->tokens_text) return bad_input("--tokens", "missing: give token ids with --tokens 1,2,3");
+    return GNA_OK;
+}
+
+static int command_info(const Model *m) {
+    const Config *c = &m->config;
+    const Checkpoint *ck = &m->checkpoint;
+    static const char *const class_names[] = {"LlamaForCausalLM", "MambaForCausalLM", "FalconMambaForCausalLM",
+                                              "Mamba2ForCausalLM"};
+    printf("model        %s\n", m->dir);
+    printf("family       %s (%s)\n", family_names[c->family], class_names[c->family]);
+    printf("layers       %d\n", c->n_layers);
+    printf("hidden_size  %d\nvocab_size   %d\n", c->hidden_size, c->vocab_size);
+    if (c->family == FAMILY_LLAMA) {
+        printf("attention    %d heads, %d kv heads, head_dim %d%s\n", c->n_heads, c->n_kv_heads, c->head_dim,
+               c->attention_bias ? ", with biases" : "");
+        if (c->rope_llama3)
+            printf("rope         llama3, theta %g, factor %g, low_freq_factor %g, high_freq_factor %g, original %d\n",
+                   c->rope_theta, c->rope_factor, c->rope_low_freq_factor, c->rope_high_freq_factor,
+                   c->rope_original_max_positions);
+        else
+            printf("rope         default, theta %g\n", c->rope_theta);
+        printf("mlp          %d%s\n", c->intermediate_size, c->mlp_bias ? ", with biases" : "");
+    } else if (c->family == FAMILY_MAMBA2) {
+        printf("ssm          %d heads x head_dim %d (inner %d), state %d, groups %d, conv %d, dt limit [%g, %g]\n",
+               c->ssm_heads, c->ssm_head_dim, c->ssm_inner, c->ssm_state, c->n_groups, c->conv_kernel, c->dt_min, c->dt_max);
+    } else {
+        printf("ssm          inner %d channels, state %d, dt_rank %d, conv %d%s\n", c->ssm_inner, c->ssm_state,
+               c->dt_rank, c->conv_kernel, c->family == FAMILY_FALCON_MAMBA ? ", RMS on B, C, dt" : "");
+    }
+    printf("norm_eps     %g\n", c->norm_eps);
+    printf("lm_head      %s\n", c->tie_embeddings ? "tied to the embeddings" : "its own matrix");
+    long long parameters = 0;
+    int per_dtype[4] = {0};
+    for (int i = 0; i < ck->n_tensors; i++) {
+        long long n = 1;
+        for (int d = 0; d < ck->tensors[i].ndim; d++) n *= ck->tensors[i].shape[d];
+        parameters += n;
+        per_dtype[ck->tensors[i].dtype]++;
+    }
+    printf("parameters   %lld in %d tensors\n", parameters, ck->n_tensors);
+    printf("dtypes      ");
+    static const char *const dtype_names[] = {"F32", "BF16", "F16", "other"};
+    for (int d = 0; d < 4; d++)
+        if (per_dtype[d]) printf(" %s x %d", dtype_names[d], per_dtype[d]);
+    printf("\n");
+    for (int i = 0; i < ck->n_files; i++) printf("file         %s (%zu bytes)\n", ck->files[i].path, ck->files[i].size);
+    return GNA_OK;
+}
+
+static int check_tokens(const Model *m, const int *tokens, int n) {
+    for (int i = 0; i < n; i++)
+        if (tokens[i] >= m->config.vocab_size)
+            return bad_input("--tokens", "token id %d is out of range: the model's vocab_size is %d", tokens[i],
+                             m->config.vocab_size);
+    return GNA_OK;
+}
+
+static int command_logits(const Model *m, const Options *o, const int *tokens, int T) {
+    int V = m->config.vocab_size;
+    Cache *cache;
+    TRY(gna_cache_new(m, T, &cache));
+    float *logits = checked_malloc(sizeof(float) * (size_t)T * (size_t)V);
+    double start = seconds_now();
+    int status = forward(m, cache, tokens, T, logits, 0);
+    if (status == GNA_OK && !o->quiet)
+        fprintf(stderr, "gna: %d tokens in %.3f s\n", T, seconds_now() - start);
+    if (status == GNA_OK && o->output) {
+        int64_t shape[2] = {T, V};
+        status = write_npy(o->output, logits, 2, shape);
+    } else if (status == GNA_OK) {
+        int top = o->top < V ? o->top : V;
+        for (int t = 0; t < T; t++) {
+            const float *row = logits + (size_t)t * (size_t)V;
+            printf("%4d  token %6d  next:", t, tokens[t]);
+            /* the top-k by repeated selection: k is small, and ties go to the lower id, like argmax */
+            int chosen[64];
+            for (int k = 0; k < top && k < 64; k++) {
+                int best = -1;
+                for (int v = 0; v < V; v++) {
+                    int taken = 0;
+                    for (int j = 0; j < k; j++) taken |= chosen[j] == v;
+                    if (!taken && (best < 0 || row[v] > row[best])) best = v;
+                }
+                chosen[k] = best;
+                printf("  %d (%.4f)", best, row[best]);
+            }
+            printf("\n");
+        }
+    }
+    free(logits);
+    gna_cache_free(cache);
+    return status;
+}
+
+/* splitmix64 (Steele, Lea, Flood 2014): a small, well-mixed generator; same seed, same samples */
+static uint64_t random_next(uint64_t *state) {
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* greedy: the first index of the largest logit (torch.argmax); else a draw from softmax(logits / temperature) */
+static int sample(const float *logits, int V, double temperature, uint64_t *rng) {
+    int best = 0;
+    for (int v = 1; v < V; v++)
+        if (logits[v] > logits[best]) best = v;
+    if (temperature == 0) return best;
+    double sum = 0, r = (double)(random_next(rng) >> 11) * 0x1.0p-53;
+    for (int v = 0; v < V; v++) sum += exp((logits[v] - logits[best]) / temperature);
+    double target = r * sum, running = 0;
+    for (int v = 0; v < V; v++) {
+        running += exp((logits[v] - logits[best]) / temperature);
+        if (running > target) return v;
+    }
+    return best;
+}
+
+static int command_generate(const Model *m, const Options *o, const int *prompt, int n_prompt) {
+    const Config *c = &m->config;
+    int V = c->vocab_size;
+    Cache *cache;
+    TRY(gna_cache_new(m, n_prompt + o->n_new, &cache));
+    float *logits = checked_malloc(sizeof(float) * (size_t)V);
+    uint64_t rng = o->seed;
+    for (int i = 0; i < n_prompt; i++) printf("%s%d", i ? " " : "", prompt[i]);
+    fflush(stdout);
+    double start = seconds_now();
+    int status = forward(m, cache, prompt, n_prompt, logits, n_prompt - 1), made = 0;
+    while (status == GNA_OK && made < o->n_new) {
+        int next = sample(logits, V, o->temperature, &rng);
+        printf(" %d", next);
+        fflush(stdout);
+        made++;
+        int is_eos = 0;
+        for (int e = 0; e < c->n_eos; e++) is_eos |= next == c->eos_token_ids[e];
+        if ((is_eos && !o->ignore_eos) || made == o->n_new) break;
+        status = forward(m, cache, &next, 1, logits, 0);
+    }
+    printf("\n");
+    if (status == GNA_OK && !o->quiet)
+        fprintf(stderr, "gna: %d prompt tokens, %d generated in %.3f s\n", n_prompt, made, seconds_now() - start);
+    free(logits);
+    gna_cache_free(cache);
+    return status;
+}
+
+static int run_command(int argc, char **argv) {
+    if (argc < 2) {
+        fprintf(stderr, "%s", usage_text);
+        return bad_input("gna", "no command given");
+    }
+    const char *command = argv[1];
+    if (strcmp(command, "-h") == 0 || strcmp(command, "--help") == 0 || strcmp(command, "help") == 0) {
+        printf("%s", usage_text);
+        return GNA_OK;
+    }
+    int known = 0;
+    for (size_t i = 0; i < sizeof command_help / sizeof *command_help; i++) known |= strcmp(command, command_help[i].name) == 0;
+    if (!known) return bad_input(command, "unknown command (gna --help lists them)");
+    Options o = {.command = command, .top = 5, .n_new = 16};
+    TRY(parse_options(argc, argv, &o));
+    if (o.help) {
+        print_help(command);
+        return GNA_OK;
+    }
+    gna_set_threads(o.threads);
+    int *tokens = NULL, n_tokens = 0;
+    if (o.tokens_text) TRY(parse_tokens(o.tokens_text, &tokens, &n_tokens));
+    Model *m;
+    int status = gna_load(o.model_dir, &m);
+    if (status == GNA_OK) {
+        if (strcmp(command, "info") == 0) status = command_info(m);
+        else if ((status = check_tokens(m, tokens, n_tokens)) != GNA_OK) {
+        } else if (strcmp(command, "logits") == 0) status = command_logits(m, &o, tokens, n_tokens);
+        else status = command_generate(m, &o, tokens, n_tokens);
+        gna_free(m);
+    }
+    free(tokens);
+    return status;
+}
+
+int gna_main(int argc, char **argv) {
+    int status = run_command(argc, argv);
+    if (status != GNA_OK) fprintf(stderr, "gna: error: %s\n", error_message);
+    return status;
+}
+
+#ifndef GNA_NO_MAIN
+int main(int argc, char **argv) { return gna_main(argc, argv); }
+#endif

@@ -1,0 +1,378 @@
+/* gna_test.c - gna's C tests. Includes gna.c itself, so the tests reach its internals.
+ *
+ *   gna_test unit                     unit tests: JSON, number formats, RoPE, safetensors, .npy
+ *   gna_test compare REF.npy OUT.npy  OUT within the fidelity tolerance of REF (float32 or float64 .npy)
+ *   gna_test chunks DIR               one chunk = several chunks = token by token; any thread count, same bits
+ *
+ * Each check prints "ok <name>" or "FAIL <name>: <detail>"; test/run_tests.sh counts them. Exit
+ * status: 0 when every check passed.
+ */
+#define GNA_NO_MAIN
+#include "../gna.c"
+
+static int n_failed = 0;
+
+static void check(int ok, const char *name, const char *format, ...) {
+    if (ok) {
+        printf("ok   %s\n", name);
+        return;
+    }
+    n_failed++;
+    char detail[1024];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(detail, sizeof detail, format, args);
+    va_end(args);
+    printf("FAIL %s: %s\n", name, detail);
+}
+
+/* ---- .npy reading (gna only writes them; the tests read both float32 and float64) */
+typedef struct {
+    int ndim;
+    int64_t shape[4];
+    size_t count;
+    double *values;
+} Array;
+
+static int read_npy(const char *path, Array *a) {
+    char *text;
+    size_t size;
+    memset(a, 0, sizeof *a);
+    if (read_file(path, &text, &size) != GNA_OK) return 0;
+    const unsigned char *b = (const unsigned char *)text;
+    if (size < 10 || memcmp(b, "\x93NUMPY", 6) != 0 || b[6] != 1) { free(text); return 0; }
+    size_t header_length = (size_t)b[8] | (size_t)b[9] << 8;
+    if (10 + header_length > size) { free(text); return 0; }
+    char header[512];
+    if (header_length >= sizeof header) { free(text); return 0; }
+    memcpy(header, text + 10, header_length);
+    header[header_length] = 0;
+    int is_f8 = strstr(header, "'descr': '<f8'") != NULL, is_f4 = strstr(header, "'descr': '<f4'") != NULL;
+    const char *shape = strstr(header, "'shape': (");
+    if ((!is_f8 && !is_f4) || !strstr(header, "'fortran_order': False") || !shape) { free(text); return 0; }
+    shape += strlen("'shape': (");
+    a->count = 1;
+    while (*shape && *shape != ')') {
+        char *end;
+        long long d = strtoll(shape, &end, 10);
+        if (end == shape) break;
+        a->shape[a->ndim++] = d;
+        a->count *= (size_t)d;
+        shape = end;
+        while (*shape == ',' || *shape == ' ') shape++;
+    }
+    size_t element = is_f8 ? 8 : 4;
+    if (10 + header_length + a->count * element != size) { free(text); return 0; }
+    a->values = checked_malloc(sizeof(double) * (a->count ? a->count : 1));
+    const char *data = text + 10 + header_length;
+    for (size_t i = 0; i < a->count; i++) {
+        if (is_f8) memcpy(&a->values[i], data + 8 * i, 8);
+        else {
+            float f;
+            memcpy(&f, data + 4 * i, 4);
+            a->values[i] = f;
+        }
+    }
+    free(text);
+    return 1;
+}
+
+/* The fidelity rule (DEVELOPERS.md): max |out - ref| <= 1e-4 * max(1, max |ref|), and the same argmax
+ * in every row unless the reference's two best are closer than that tolerance (a true near-tie). */
+static int compare_logits(const double *ref, const double *out, int rows, int cols, char *detail, size_t detail_size) {
+    double max_ref = 0, max_diff = 0;
+    size_t worst = 0;
+    for (size_t i = 0; i < (size_t)rows * (size_t)cols; i++) {
+        max_ref = fmax(max_ref, fabs(ref[i]));
+        double d = fabs(ref[i] - out[i]);
+        if (!(d <= max_diff)) { max_diff = d; worst = i; } /* NaN counts as worst */
+    }
+    double tolerance = 1e-4 * fmax(1.0, max_ref);
+    int argmax_mismatch = -1;
+    for (int r = 0; r < rows && argmax_mismatch < 0; r++) {
+        const double *a = ref + (size_t)r * (size_t)cols, *b = out + (size_t)r * (size_t)cols;
+        int best_ref = 0, best_out = 0;
+        for (int c = 1; c < cols; c++) {
+            if (a[c] > a[best_ref]) best_ref = c;
+            if (b[c] > b[best_out]) best_out = c;
+        }
+        if (best_ref != best_out && a[best_ref] - a[best_out] > tolerance) argmax_mismatch = r;
+    }
+    int ok = max_diff <= tolerance && argmax_mismatch < 0;
+    snprintf(detail, detail_size, "max |diff| %.3g (tolerance %.3g, at row %zu col %zu: ref %.6f got %.6f)%s",
+             max_diff, tolerance, worst / (size_t)cols, worst % (size_t)cols, ref[worst], out[worst],
+             argmax_mismatch >= 0 ? ", argmax differs" : "");
+    return ok;
+}
+
+static int command_compare(const char *ref_path, const char *out_path) {
+    Array ref, out;
+    if (!read_npy(ref_path, &ref)) { check(0, out_path, "cannot read %s", ref_path); return 1; }
+    if (!read_npy(out_path, &out)) { check(0, out_path, "cannot read it as .npy"); free(ref.values); return 1; }
+    int same_shape = ref.ndim == 2 && out.ndim == 2 && ref.shape[0] == out.shape[0] && ref.shape[1] == out.shape[1];
+    char detail[512] = "shapes differ";
+    int ok = same_shape && compare_logits(ref.values, out.values, (int)ref.shape[0], (int)ref.shape[1], detail, sizeof detail);
+    printf("     %s\n", detail);
+    free(ref.values);
+    free(out.values);
+    return ok ? 0 : 1;
+}
+
+/* ---- one chunk = several chunks = token by token, for every thread count */
+static float *run_in_chunks(const Model *m, const int *tokens, int T, const int *chunk_sizes, int threads) {
+    int V = m->config.vocab_size;
+    gna_set_threads(threads);
+    Cache *cache;
+    if (gna_cache_new(m, T, &cache) != GNA_OK) return NULL;
+    float *logits = checked_malloc(sizeof(float) * (size_t)T * (size_t)V);
+    int done = 0;
+    for (int i = 0; done < T; i++) {
+        int n = chunk_sizes ? chunk_sizes[i] : 1;
+        if (n > T - done) n = T - done;
+        if (gna_forward(m, cache, tokens + done, n, logits + (size_t)done * (size_t)V) != GNA_OK) break;
+        done += n;
+    }
+    gna_cache_free(cache);
+    gna_set_threads(0);
+    if (done != T) { free(logits); return NULL; }
+    return logits;
+}
+
+static int command_chunks(const char *dir) {
+    char name[512];
+    Model *m;
+    if (gna_load(dir, &m) != GNA_OK) { check(0, dir, "load: %s", gna_error()); return 1; }
+    char *tokens_path = path_join(dir, "tokens.txt"), *text;
+    size_t size;
+    int *tokens, T;
+    if (read_file(tokens_path, &text, &size) != GNA_OK || parse_tokens(text, &tokens, &T) != GNA_OK) {
+        check(0, dir, "tokens.txt: %s", gna_error());
+        return 1;
+    }
+    free(text);
+    free(tokens_path);
+    int V = m->config.vocab_size;
+    int whole[] = {T}, pieces[] = {5, 1, 7, 2, 1000000};
+    float *one = run_in_chunks(m, tokens, T, whole, 1);
+    float *several = run_in_chunks(m, tokens, T, pieces, 1);
+    float *single = run_in_chunks(m, tokens, T, NULL, 1);
+    float *threaded = run_in_chunks(m, tokens, T, whole, 3);
+    float *threaded_single = run_in_chunks(m, tokens, T, NULL, 2);
+    size_t n = (size_t)T * (size_t)V;
+    double *a = checked_malloc(sizeof(double) * n), *b = checked_malloc(sizeof(double) * n);
+    char detail[512];
+    if (!one || !several || !single || !threaded || !threaded_single) {
+        check(0, dir, "forward failed: %s", gna_error());
+    } else {
+        for (size_t i = 0; i < n; i++) a[i] = one[i];
+        for (size_t i = 0; i < n; i++) b[i] = several[i];
+        snprintf(name, sizeof name, "%s: chunks 5,1,7,2,rest = one chunk", dir);
+        check(compare_logits(a, b, T, V, detail, sizeof detail), name, "%s", detail);
+        for (size_t i = 0; i < n; i++) b[i] = single[i];
+        snprintf(name, sizeof name, "%s: token by token = one chunk", dir);
+        check(compare_logits(a, b, T, V, detail, sizeof detail), name, "%s", detail);
+        snprintf(name, sizeof name, "%s: 3 threads = 1 thread, bit for bit", dir);
+        check(memcmp(one, threaded, n * sizeof(float)) == 0, name, "logits differ");
+        snprintf(name, sizeof name, "%s: token by token, 2 threads = 1 thread, bit for bit", dir);
+        check(memcmp(single, threaded_single, n * sizeof(float)) == 0, name, "logits differ");
+    }
+    free(one); free(several); free(single); free(threaded); free(threaded_single);
+    free(a); free(b); free(tokens);
+    gna_free(m);
+    return n_failed ? 1 : 0;
+}
+
+/* ---- unit tests */
+static int json_fails(const char *text, const char *expected) {
+    JsonDocument doc;
+    int status = parse_json(&doc, text, strlen(text), "t.json");
+    if (status == GNA_OK) { free_json(&doc); return 0; }
+    return status == GNA_BAD_INPUT && strstr(gna_error(), expected) != NULL && strstr(gna_error(), "t.json: ") == gna_error();
+}
+
+static void test_json(void) {
+    const char *text = "{\"a\": [1, -2.5e3, true, false, null], \"s\": \"x\\n\\u00e9\\ud83d\\ude00\\\"\","
+                       " \"inf\": [Infinity, -Infinity, NaN], \"o\": {\"__float__\": \"Infinity\"}, \"e\": {}}";
+    JsonDocument doc;
+    int status = parse_json(&doc, text, strlen(text), "t.json");
+    check(status == GNA_OK, "json: parses a document with every kind of value", "%s", gna_error());
+    if (status != GNA_OK) return;
+    const JsonValue *a = json_get(doc.root, "a");
+    check(a && a->type == JSON_ARRAY && a->length == 5 && a->first->number == 1 && a->first->next->number == -2500 &&
+              a->first->next->next->type == JSON_TRUE && a->first->next->next->next->next->type == JSON_NULL,
+          "json: arrays, numbers, literals", "wrong values");
+    const JsonValue *s = json_get(doc.root, "s");
+    check(s && s->length == 9 && memcmp(s->string, "x\n\xc3\xa9\xf0\x9f\x98\x80\"", 9) == 0,
+          "json: escapes, \\u, surrogate pairs to UTF-8", "got %zu bytes", s ? s->length : 0);
+    const JsonValue *inf = json_get(doc.root, "inf");
+    check(inf && isinf(inf->first->number) && inf->first->number > 0 && inf->first->next->number < 0 &&
+              isinf(inf->first->next->number) && isnan(inf->first->next->next->number),
+          "json: Python's Infinity, -Infinity, NaN", "wrong values");
+    double v = 0;
+    check(json_to_double(json_get(doc.root, "o"), &v) && isinf(v), "json: transformers 5.x {\"__float__\": \"Infinity\"}", "not read");
+    check(json_get(doc.root, "e")->length == 0 && !json_get(doc.root, "missing"), "json: empty object, absent key", "");
+    free_json(&doc);
+
+    check(json_fails("{\"a\": 1,}", "at byte 8"), "json: trailing comma is an error at its byte", "%s", gna_error());
+    check(json_fails("{\"a\" 1}", "expected ':'"), "json: missing colon", "%s", gna_error());
+    check(json_fails("{\"a\": \"abc", "unterminated string"), "json: unterminated string", "%s", gna_error());
+    check(json_fails("[\"\\x\"]", "unknown escape"), "json: unknown escape", "%s", gna_error());
+    check(json_fails("[\"a\tb\"]", "control character"), "json: raw control character in a string", "%s", gna_error());
+    check(json_fails("[\"\\ud800\"]", "unpaired surrogate"), "json: lone surrogate", "%s", gna_error());
+    check(json_fails("[1] x", "after the document"), "json: text after the document", "%s", gna_error());
+    check(json_fails("[01]", "expected ',' or ']'"), "json: leading zero", "%s", gna_error());
+    check(json_fails("[1.]", "digit expected"), "json: bare decimal point", "%s", gna_error());
+    check(json_fails("", "unexpected end"), "json: empty input", "%s", gna_error());
+    check(json_fails("[tru]", "expected a value"), "json: misspelt literal", "%s", gna_error());
+    char deep[400];
+    memset(deep, '[', 200);
+    memset(deep + 200, ']', 200);
+    deep[399] = 0;
+    check(json_fails(deep, "nested too deeply"), "json: depth limit", "%s", gna_error());
+}
+
+static void test_number_formats(void) {
+    check(f16_to_f32(0x3C00) == 1.0f && f16_to_f32(0xC000) == -2.0f && f16_to_f32(0x7BFF) == 65504.0f &&
+              f16_to_f32(0x0001) == 5.9604644775390625e-8f && f16_to_f32(0x03FF) == 6.09755516052246094e-5f &&
+              f16_to_f32(0x8000) == 0.0f && signbit(f16_to_f32(0x8000)) && isinf(f16_to_f32(0x7C00)) &&
+              f16_to_f32(0xFC00) < 0 && isnan(f16_to_f32(0x7E00)) && f16_to_f32(0x3555) == 0.333251953125f,
+          "f16: normal, subnormal, zero, inf, nan widen exactly", "");
+    check(bf16_to_f32(0x3F80) == 1.0f && bf16_to_f32(0xC0A0) == -5.0f && bf16_to_f32(0x0001) > 0 &&
+              isinf(bf16_to_f32(0x7F80)) && isnan(bf16_to_f32(0x7FC0)),
+          "bf16: widen exactly", "");
+}
+
+/* Llama-3.1-8B's 64 inverse frequencies as transformers 5.17 computes them (architectures.md,
+ * appendix A): theta 500000, head_dim 128, llama3 scaling factor 8, 1, 4, 8192. */
+static void test_rope(void) {
+    static const double hf[64] = {
+        1.0, 0.8146172166, 0.6636012793, 0.5405809879, 0.4403666258, 0.3587302268, 0.2922278345, 0.2380538136,
+        0.1939227581, 0.1579728127, 0.1286873817, 0.1048309505, 0.08539710194, 0.06956595182, 0.05666961893,
+        0.0461640507, 0.0376060307, 0.03063452058, 0.02495540865, 0.02032910474, 0.01656044088, 0.01349041983,
+        0.01098952908, 0.008952259086, 0.007292665076, 0.005940730684, 0.00483942125, 0.003942275885,
+        0.003211446106, 0.00216657063, 0.001371893683, 0.0008567514597, 0.000524846022, 0.0003126936499,
+        0.0001785077911, 9.556212171e-05, 7.784655463e-05, 6.341514381e-05, 5.165906987e-05, 4.208236714e-05,
+        3.428102355e-05, 2.792590931e-05, 2.274892904e-05, 1.853166941e-05, 1.509621779e-05, 1.229763893e-05,
+        1.001786859e-05, 8.160727702e-06, 6.647869668e-06, 5.415469332e-06, 4.411534519e-06, 3.593711881e-06,
+        2.927499736e-06, 2.384791742e-06, 1.942692506e-06, 1.582550794e-06, 1.289173156e-06, 1.050182618e-06,
+        8.554969213e-07, 6.969025321e-07, 5.677088097e-07, 4.624653798e-07, 3.767322596e-07, 3.068925878e-07};
+    Config c = {.head_dim = 128, .rope_theta = 500000.0f, .rope_llama3 = 1, .rope_factor = 8.0f,
+                .rope_low_freq_factor = 1.0f, .rope_high_freq_factor = 4.0f, .rope_original_max_positions = 8192};
+    float *inv_freq = build_rope_inv_freq(&c);
+    double worst = 0;
+    int at = 0;
+    for (int i = 0; i < 64; i++) {
+        double e = fabs(inv_freq[i] - hf[i]) / hf[i];
+        if (e > worst) { worst = e; at = i; }
+    }
+    check(worst < 1e-6, "rope: llama3 inv_freq of Llama-3.1-8B equals transformers' (all 3 bands)",
+          "relative error %.3g at i = %d", worst, at);
+    free(inv_freq);
+    /* rotate_half: rotating by a then by -a is the identity; position 0 changes nothing */
+    float x[8] = {1, 2, 3, 4, 5, 6, 7, 8}, y[8], f[4] = {1, 0.1f, 0.01f, 0.001f};
+    memcpy(y, x, sizeof x);
+    rope(y, 8, f, 0);
+    check(memcmp(x, y, sizeof x) == 0, "rope: position 0 is the identity", "");
+    rope(y, 8, f, 3);
+    check(fabsf(y[0] - (1 * cosf(3) - 5 * sinf(3))) < 1e-6f && fabsf(y[4] - (5 * cosf(3) + 1 * sinf(3))) < 1e-6f,
+          "rope: pairs i and i + d/2 (rotate_half), not neighbours", "y0 %g y4 %g", y[0], y[4]);
+}
+
+static void put_u64(FILE *f, uint64_t v) {
+    for (int i = 0; i < 8; i++) fputc((int)(v >> (8 * i)) & 0xFF, f);
+}
+
+/* a file with tensors a (F32 [2]) and b (BF16 [2]), the header padded with `pad` spaces */
+static void write_unit_safetensors(const char *path, int pad) {
+    char header[512];
+    int n = snprintf(header, sizeof header,
+                     "{\"__metadata__\":{\"format\":\"pt\"},\"b\":{\"dtype\":\"BF16\",\"shape\":[2],\"data_offsets\":[8,12]},"
+                     "\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}");
+    for (int i = 0; i < pad; i++) header[n++] = ' ';
+    FILE *f = fopen(path, "wb");
+    put_u64(f, (uint64_t)n);
+    fwrite(header, 1, (size_t)n, f);
+    float a[2] = {1.5f, -2.0f};
+    uint16_t b[2] = {0x3F80, 0xC000};
+    fwrite(a, 4, 2, f);
+    fwrite(b, 2, 2, f);
+    fclose(f);
+}
+
+static void test_safetensors(const char *tmp) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/unit.safetensors", tmp);
+    int length = (int)strlen("{\"__metadata__\":{\"format\":\"pt\"},\"b\":{\"dtype\":\"BF16\",\"shape\":[2],\"data_offsets\":[8,12]},"
+                             "\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}");
+    int pad = (8 - length % 8) % 8; /* safetensors writers pad the header to a multiple of 8 */
+    for (int misaligned = 0; misaligned < 2; misaligned++) {
+        write_unit_safetensors(path, pad + misaligned);
+        Checkpoint ck;
+        memset(&ck, 0, sizeof ck);
+        ck.files = checked_calloc(1, sizeof(SafetensorsFile));
+        int status = open_safetensors(&ck, path);
+        if (misaligned) {
+            check(status == GNA_BAD_INPUT && strstr(gna_error(), "not aligned"), "safetensors: misaligned F32 data is refused",
+                  "%s", gna_error());
+        } else {
+            check(status == GNA_OK && ck.n_tensors == 2, "safetensors: reads a header with metadata and padding", "%s", gna_error());
+            qsort(ck.tensors, (size_t)ck.n_tensors, sizeof(Tensor), compare_tensor_names);
+            const Tensor *ta = find_tensor(&ck, "a"), *tb = find_tensor(&ck, "b");
+            int ok = ta && tb;
+            if (ok) {
+                Weight wa = {ta->data, ta->dtype, 1, 2}, wb = {tb->data, tb->dtype, 1, 2};
+                ok = weight_at(wa, 1) == -2.0f && weight_at(wb, 0) == 1.0f && weight_at(wb, 1) == -2.0f &&
+                     (const char *)ta->data == (const char *)ck.files[0].map + 8 + length + pad;
+            }
+            check(ok, "safetensors: F32 and BF16 tensors read in place from the mapping", "");
+        }
+        free_checkpoint(&ck);
+    }
+}
+
+static void test_npy(const char *tmp) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/unit.npy", tmp);
+    float values[6] = {1, -2, 3.5f, 1e-30f, 0, 7};
+    int64_t shape[2] = {2, 3};
+    int status = write_npy(path, values, 2, shape);
+    Array a;
+    int ok = status == GNA_OK && read_npy(path, &a) && a.ndim == 2 && a.shape[0] == 2 && a.shape[1] == 3;
+    for (int i = 0; ok && i < 6; i++) ok = a.values[i] == values[i];
+    check(ok, "npy: written float32 [2, 3] reads back", "%s", gna_error());
+    if (ok) free(a.values);
+    char text[256];
+    FILE *f = fopen(path, "rb");
+    size_t n = fread(text, 1, sizeof text, f);
+    fclose(f);
+    check(n >= 128 && text[127] == '\n' && memcmp(text + 10, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", 59) == 0,
+          "npy: header as numpy writes it, data at byte 128", "");
+    snprintf(path, sizeof path, "%s/no/such/dir/x.npy", tmp);
+    check(write_npy(path, values, 2, shape) == GNA_BAD_INPUT, "npy: unwritable path is an error", "");
+}
+
+static void test_tokens(void) {
+    int *t, n;
+    check(parse_tokens("1,2, 3 4", &t, &n) == GNA_OK && n == 4 && t[3] == 4, "tokens: commas and spaces", "");
+    if (n == 4) free(t);
+    check(parse_tokens("1,,2", &t, &n) == GNA_BAD_INPUT && strstr(gna_error(), "--tokens: "), "tokens: empty entry", "");
+    check(parse_tokens("-1", &t, &n) == GNA_BAD_INPUT, "tokens: negative id", "");
+    check(parse_tokens("99999999999", &t, &n) == GNA_BAD_INPUT, "tokens: id past int range", "");
+    check(parse_tokens(" ", &t, &n) == GNA_BAD_INPUT, "tokens: nothing", "");
+}
+
+int main(int argc, char **argv) {
+    if (argc == 3 && strcmp(argv[1], "unit") == 0) {
+        test_json();
+        test_number_formats();
+        test_rope();
+        test_safetensors(argv[2]);
+        test_npy(argv[2]);
+        test_tokens();
+        return n_failed ? 1 : 0;
+    }
+    if (argc == 4 && strcmp(argv[1], "compare") == 0) return command_compare(argv[2], argv[3]);
+    if (argc == 3 && strcmp(argv[1], "chunks") == 0) return command_chunks(argv[2]);
+    fprintf(stderr, "usage: gna_test unit TMPDIR | compare REF.npy OUT.npy | chunks DIR\n");
+    return 2;
+}

@@ -1,0 +1,301 @@
+#!/usr/bin/env python3
+"""Make gna's golden fixtures: tiny random-weight checkpoints saved by Hugging Face transformers,
+with reference logits computed by transformers in float64 on the CPU from the saved files.
+
+Run where torch and transformers are installed (CI never runs this; its output is committed):
+
+    python3 weights_tools/make_fixtures.py test/fixtures
+
+Every fixture is a folder that transformers and gna both load:
+
+    config.json, model.safetensors (or shards + model.safetensors.index.json)   as saved by transformers
+    tokens.txt         the input token ids, comma-separated
+    logits.npy         float64 [T, V]: transformers' logits for tokens.txt, float64 arithmetic on the CPU
+    generate.txt       prompt ids (the first 8 of tokens.txt) and the greedy continuation, space-separated
+    config_v4.json     (llama) the same config in the layout transformers 4.x wrote (top-level rope_theta,
+                       rope_scaling), which the published checkpoints use; the test suite swaps it in
+
+Seeds are fixed: re-running this script reproduces the same files with the same library versions.
+The float64 reference is computed from the files as saved (bf16/f16 weights widen exactly), so the
+only difference left between gna (float32 arithmetic) and the reference is gna's own rounding.
+"""
+import json, math, os, shutil, sys
+
+import torch
+import transformers
+from torch.overrides import TorchFunctionMode
+
+torch.set_grad_enabled(False)
+VERSIONS = {"torch": torch.__version__, "transformers": transformers.__version__}
+
+
+# ---------------------------------------------------------------------------------------------
+# Random weights that make every code path matter.
+# HF's own init (std 0.02, unit norms, D = 1) makes tiny models nearly linear and their logits tiny,
+# so a wrong formula can hide under the tolerance. We draw weights with unit-scale activations,
+# norm weights away from 1, and per-family SSM parameters in their working ranges.
+
+def randomise(model, seed):
+    g = torch.Generator().manual_seed(seed)
+    for name, p in model.named_parameters():
+        shape = tuple(p.shape)
+        leaf = name.split(".")[-1]
+        if leaf == "A_log":                       # keep A = -exp(A_log) negative and of order 1
+            p.copy_(torch.log(torch.rand(shape, generator=g) * 2.0 + 0.25))
+        elif leaf == "D":
+            p.copy_(torch.randn(shape, generator=g) * 0.5 + 1.0)
+        elif leaf == "dt_bias" or name.endswith("dt_proj.bias"):
+            # inverse softplus of dt drawn log-uniformly in [1e-3, 1e-1], as the Mamba inits do, then
+            # a few large values to pass softplus' threshold of 20
+            dt = torch.exp(torch.rand(shape, generator=g) * (math.log(0.1) - math.log(1e-3)) + math.log(1e-3))
+            b = dt + torch.log(-torch.expm1(-dt))
+            b[0] = 25.0
+            p.copy_(b)
+        elif "norm" in name and p.dim() == 1:
+            p.copy_(1.0 + 0.3 * torch.randn(shape, generator=g))
+        elif leaf == "bias":
+            p.copy_(0.2 * torch.randn(shape, generator=g))
+        elif "embed" in name:
+            p.copy_(torch.randn(shape, generator=g))
+        elif p.dim() == 3:                        # conv1d weight [C, 1, K]
+            p.copy_(torch.randn(shape, generator=g) / math.sqrt(shape[-1]))
+        elif name.endswith("dt_proj.weight"):     # keep dt in range: small projection
+            p.copy_(0.3 * torch.randn(shape, generator=g) / math.sqrt(shape[1]))
+        elif p.dim() == 2:
+            p.copy_(torch.randn(shape, generator=g) / math.sqrt(shape[1]))
+        else:
+            p.copy_(torch.randn(shape, generator=g))
+
+
+# ---------------------------------------------------------------------------------------------
+# Mamba-2's gated norm with n_groups > 1. transformers' MambaRMSNormGated normalises over the full
+# inner width; mamba_ssm (which trained the checkpoints: RMSNormGated(..., group_size=d_ssm//ngroups),
+# reference rms_norm_ref in mamba_ssm/ops/triton/layernorm_gated.py) and Zamba2 normalise per group.
+# gna follows the training code, so the n_groups > 1 reference swaps in the per-group norm.
+
+def grouped_gated_norm_forward(self, hidden_states, gate=None):
+    input_dtype = hidden_states.dtype
+    x = hidden_states.to(torch.float32)
+    if gate is not None:
+        x = x * torch.nn.functional.silu(gate.to(x.dtype))
+    groups = self.gna_n_groups
+    shape = x.shape
+    xg = x.view(*shape[:-1], groups, shape[-1] // groups)
+    var = xg.pow(2).mean(-1, keepdim=True)
+    xg = xg * torch.rsqrt(var + self.variance_epsilon)
+    return self.weight * xg.view(shape).to(input_dtype)
+
+
+# ---------------------------------------------------------------------------------------------
+# A true float64 reference. transformers computes some steps in float32 on purpose even when the
+# model is float64 (RMSNorm does `.to(torch.float32)`, the Mamba scans `.float()`). Inside this mode
+# every request for float32 becomes float64, and any arithmetic op that still returns a float32/16
+# tensor is recorded, so the reference can prove that it never left float64. The one float32 input
+# left is RoPE's inv_freq buffer, which transformers computes in float32 at init by definition (gna
+# computes it the same way); reading it (indexing, expand) is not arithmetic.
+
+DATA_MOVEMENT = {"__getitem__", "expand", "view", "reshape", "transpose", "contiguous", "clone", "to",
+                 "__get__", "unsqueeze", "squeeze", "permute", "detach"}
+
+class Float64Everywhere(TorchFunctionMode):
+    def __init__(self):
+        super().__init__()
+        self.low_precision_ops = set()
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func is torch.Tensor.float:
+            func = torch.Tensor.double
+        swap = lambda a: torch.float64 if a is torch.float32 else a
+        args = tuple(swap(a) for a in args)
+        kwargs = {k: swap(v) for k, v in kwargs.items()}
+        out = func(*args, **kwargs)
+        name = getattr(func, "__name__", str(func))
+        if (isinstance(out, torch.Tensor) and out.dtype in (torch.float32, torch.float16, torch.bfloat16)
+                and name not in DATA_MOVEMENT):
+            self.low_precision_ops.add(name)
+        return out
+
+
+def forward_f64(model, ids):
+    with Float64Everywhere() as mode:
+        logits = model(ids, use_cache=False).logits[0]
+    assert logits.dtype == torch.float64
+    assert not mode.low_precision_ops, f"reference left float64 in {sorted(mode.low_precision_ops)}"
+    return logits
+
+
+# ---------------------------------------------------------------------------------------------
+
+def v4_llama_config(cfg, legacy_type_key):
+    """The config.json layout of transformers 4.x: top-level rope_theta, rope_scaling (or null)."""
+    cfg = dict(cfg)
+    rp = dict(cfg.pop("rope_parameters", None) or {})
+    theta = rp.pop("rope_theta", 10000.0)
+    cfg["rope_theta"] = theta
+    kind = rp.get("rope_type", "default")
+    if kind == "default":
+        cfg["rope_scaling"] = None
+    else:
+        if legacy_type_key:                      # the oldest form: {"type": ...}
+            rp["type"] = rp.pop("rope_type")
+        cfg["rope_scaling"] = rp
+    cfg["torch_dtype"] = cfg.pop("dtype", "float32")
+    cfg["transformers_version"] = "4.43.0"
+    return cfg
+
+
+def build(family, cfg_kwargs, seed):
+    torch.manual_seed(seed)
+    if family == "llama":
+        cfg = transformers.LlamaConfig(**cfg_kwargs)
+        cfg._attn_implementation = "eager"
+        model = transformers.LlamaForCausalLM(cfg)
+    elif family == "mamba":
+        model = transformers.MambaForCausalLM(transformers.MambaConfig(**cfg_kwargs))
+    elif family == "falcon_mamba":
+        model = transformers.FalconMambaForCausalLM(transformers.FalconMambaConfig(**cfg_kwargs))
+    elif family == "mamba2":
+        model = transformers.Mamba2ForCausalLM(transformers.Mamba2Config(**cfg_kwargs))
+    else:
+        raise ValueError(family)
+    model.eval()
+    randomise(model, seed)
+    return model
+
+
+def load_f64(family, path):
+    cls = {"llama": transformers.LlamaForCausalLM, "mamba": transformers.MambaForCausalLM,
+           "falcon_mamba": transformers.FalconMambaForCausalLM,
+           "mamba2": transformers.Mamba2ForCausalLM}[family]
+    kw = {"attn_implementation": "eager"} if family == "llama" else {}
+    m = cls.from_pretrained(path, dtype=torch.float64, **kw)
+    m.eval()
+    return m
+
+
+def write_npy(path, array):
+    import numpy as np
+    np.save(path, np.ascontiguousarray(array))
+
+
+def make(outdir, name, family, cfg_kwargs, dtype, seed, T, shard=None, grouped_norm=False,
+         legacy_type_key=False, log=None):
+    path = os.path.join(outdir, name)
+    shutil.rmtree(path, ignore_errors=True)
+    model = build(family, cfg_kwargs, seed)
+    model = model.to(dtype)
+    kw = {"max_shard_size": shard} if shard else {}
+    model.save_pretrained(path, **kw)
+    with open(os.path.join(path, "config.json")) as f:
+        saved_cfg = json.load(f)
+
+    ref = load_f64(family, path)
+    if grouped_norm:
+        for layer in ref.backbone.layers:
+            norm = layer.mixer.norm
+            norm.gna_n_groups = saved_cfg["n_groups"]
+            norm.forward = grouped_gated_norm_forward.__get__(norm)
+    V = saved_cfg["vocab_size"]
+    g = torch.Generator().manual_seed(seed + 1000)
+    tokens = torch.randint(0, V, (T,), generator=g)
+    tokens[-1] = V - 1                                  # the largest valid id
+    ids = tokens[None, :]
+    logits = forward_f64(ref, ids)
+    write_npy(os.path.join(path, "logits.npy"), logits.numpy())
+    with open(os.path.join(path, "tokens.txt"), "w") as f:
+        f.write(",".join(str(int(t)) for t in tokens) + "\n")
+
+    # greedy continuation of the first 8 tokens, token by token in float64 (no cache: plain forwards)
+    seq = tokens[:8].tolist()
+    gaps = []
+    for _ in range(8):
+        lg = forward_f64(ref, torch.tensor([seq]))[-1]
+        top = torch.topk(lg, 2)
+        gaps.append(float(top.values[0] - top.values[1]))
+        seq.append(int(top.indices[0]))
+    with open(os.path.join(path, "generate.txt"), "w") as f:
+        f.write(" ".join(str(t) for t in seq) + "\n")
+
+    # how far float32 transformers is from the float64 reference: the scale of honest rounding
+    f32 = load_f64(family, path).to(torch.float32)
+    if grouped_norm:
+        for layer in f32.backbone.layers:
+            norm = layer.mixer.norm
+            norm.gna_n_groups = saved_cfg["n_groups"]
+            norm.forward = grouped_gated_norm_forward.__get__(norm)
+    l32 = f32(ids, use_cache=False).logits[0].double()
+    scale = max(1.0, logits.abs().max().item())
+    msg = (f"{name}: family {family} dtype {dtype} T {T} V {V} max|logit| {logits.abs().max().item():.3f} "
+           f"hf-f32 vs f64 {((l32 - logits).abs().max().item() / scale):.2e} (relative), "
+           f"greedy min top-2 gap {min(gaps):.2e}")
+    print(msg)
+    if log is not None:
+        log.write(msg + "\n")
+
+    if family == "llama":
+        with open(os.path.join(path, "config_v4.json"), "w") as f:
+            json.dump(v4_llama_config(saved_cfg, legacy_type_key), f, indent=2)
+    return path
+
+
+def main():
+    outdir = sys.argv[1] if len(sys.argv) > 1 else "test/fixtures"
+    os.makedirs(outdir, exist_ok=True)
+    log = open(os.path.join(outdir, "MANIFEST.txt"), "w")
+    log.write(f"made by weights_tools/make_fixtures.py with {VERSIONS}\n")
+
+    # llama3 rope bands at this size: theta 10000, head_dim 16 gives wavelengths 6.3, 20, 63, 199, 628, ...
+    # With original_max_position_embeddings 256 and factors 1/4, the band edges are 64 and 256:
+    # dims 0-2 keep their frequency, dim 3 is smoothed, dims 4-7 are divided by the factor; all three
+    # bands turn by visibly different angles over the 48 test positions.
+    llama3 = {"rope_type": "llama3", "rope_theta": 10000.0, "factor": 8.0, "low_freq_factor": 1.0,
+              "high_freq_factor": 4.0, "original_max_position_embeddings": 256}
+    base = dict(vocab_size=128, hidden_size=64, intermediate_size=96, num_hidden_layers=2,
+                num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512,
+                rms_norm_eps=1e-5, tie_word_embeddings=False)
+
+    make(outdir, "llama_gqa_llama3", "llama", dict(base, rope_parameters=llama3),
+         torch.float32, seed=1, T=48, log=log)
+    make(outdir, "llama_tied_bf16", "llama",
+         dict(base, hidden_size=48, num_attention_heads=6, num_key_value_heads=3, tie_word_embeddings=True,
+              rope_parameters={"rope_type": "default", "rope_theta": 500000.0}, rms_norm_eps=1e-6),
+         torch.bfloat16, seed=2, T=40, log=log)
+    make(outdir, "llama_headdim_f16_bias", "llama",
+         dict(base, head_dim=24, num_attention_heads=4, num_key_value_heads=1, attention_bias=True,
+              mlp_bias=True, rope_parameters=dict(llama3, rope_theta=2000.0)),
+         torch.float16, seed=3, T=33, legacy_type_key=True, log=log)
+    make(outdir, "llama_sharded", "llama",
+         dict(base, num_hidden_layers=3, num_key_value_heads=4, vocab_size=96,
+              rope_parameters={"rope_type": "default", "rope_theta": 10000.0}),
+         torch.float32, seed=4, T=24, shard="60KB", log=log)
+
+    # Mamba-1 (HF MambaForCausalLM): dt rank 5 does not divide the width 64
+    mamba = dict(vocab_size=96, hidden_size=32, intermediate_size=64, state_size=8, num_hidden_layers=2,
+                 conv_kernel=4, time_step_rank=5, use_bias=False, use_conv_bias=True, layer_norm_epsilon=1e-5,
+                 residual_in_fp32=True, tie_word_embeddings=True)
+    make(outdir, "mamba_f32", "mamba", mamba, torch.float32, seed=11, T=40, log=log)
+    make(outdir, "mamba_bf16_bias_k3", "mamba",
+         dict(mamba, use_bias=True, conv_kernel=3, tie_word_embeddings=False, time_step_rank=7),
+         torch.bfloat16, seed=12, T=37, log=log)
+
+    # Falcon-Mamba: expand 16 over intermediate_size 64 = 2 x hidden, as in falcon-mamba-7b's config
+    falcon = dict(mamba, expand=16, tie_word_embeddings=False, time_step_rank=6, mixer_rms_eps=1e-6)
+    make(outdir, "falcon_mamba_f32", "falcon_mamba", falcon, torch.float32, seed=21, T=40, log=log)
+    make(outdir, "falcon_mamba_bf16_k3", "falcon_mamba", dict(falcon, conv_kernel=3, use_bias=True),
+         torch.bfloat16, seed=22, T=35, log=log)
+
+    # Mamba-2: 8 heads of 8 channels (d_inner 64 = expand 2 x hidden 32), chunk_size 8 < T, not a multiple
+    mamba2 = dict(vocab_size=96, hidden_size=32, expand=2, num_heads=8, head_dim=8, state_size=16, n_groups=1,
+                  num_hidden_layers=2, conv_kernel=4, chunk_size=8, use_bias=False, use_conv_bias=True,
+                  layer_norm_epsilon=1e-5, residual_in_fp32=True, tie_word_embeddings=False)
+    make(outdir, "mamba2_f32", "mamba2", mamba2, torch.float32, seed=31, T=37, log=log)
+    make(outdir, "mamba2_bf16_g2_k3", "mamba2",
+         dict(mamba2, n_groups=2, conv_kernel=3, use_bias=True, tie_word_embeddings=True,
+              time_step_limit=(0.0, 0.05)),
+         torch.bfloat16, seed=32, T=29, grouped_norm=True, log=log)
+    log.close()
+
+
+if __name__ == "__main__":
+    main()
