@@ -1805,7 +1805,7 @@ static int close_output(OutputFile *o, int ok) {
 /* NumPy .npy, format version 1.0: "\x93NUMPY", bytes 1 0, u16 little-endian header length, a Python
  * dict literal padded with spaces and ended by '\n' so that the data starts at a multiple of 64,
  * then the float32 values, little-endian, C order. */
-static int write_npy(const char *path, const float *data, int ndim, const int64_t *shape) {
+static void write_npy(FILE *file, const float *data, int ndim, const int64_t *shape) {
     char header[256];
     int n = snprintf(header, sizeof header, "{'descr': '<f4', 'fortran_order': False, 'shape': (");
     size_t count = 1;
@@ -1818,13 +1818,10 @@ static int write_npy(const char *path, const float *data, int ndim, const int64_
     int total = (10 + n + 1 + 63) / 64 * 64; /* magic, version, length; header; '\n' */
     while (10 + n + 1 < total) header[n++] = ' ';
     header[n++] = '\n';
-    OutputFile out;
-    TRY(open_output(&out, path));
     unsigned char preamble[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(n & 0xFF), (unsigned char)(n >> 8)};
-    fwrite(preamble, 1, 10, out.file);
-    fwrite(header, 1, (size_t)n, out.file);
-    fwrite(data, sizeof(float), count, out.file);
-    return close_output(&out, 1);
+    fwrite(preamble, 1, 10, file);
+    fwrite(header, 1, (size_t)n, file);
+    fwrite(data, sizeof(float), count, file);
 }
 
 /* ----------------------------------------------------------------------------------------------
@@ -2074,14 +2071,24 @@ static int command_logits(const Model *m, const Options *o, const int *tokens, i
     int V = m->config.vocab_size;
     Cache *cache;
     TRY(gna_cache_new(m, T, &cache));
+    OutputFile out = {0};
+    if (o->output) { /* opened first: an unwritable path should fail before a long run, not after */
+        int status = open_output(&out, o->output);
+        if (status != GNA_OK) {
+            gna_cache_free(cache);
+            return status;
+        }
+    }
     float *logits = checked_malloc(sizeof(float) * (size_t)T * (size_t)V);
     double start = seconds_now();
     int status = forward(m, cache, tokens, T, logits, 0);
     if (status == GNA_OK && !o->quiet)
         fprintf(stderr, "gna: %d tokens in %.3f s\n", T, seconds_now() - start);
-    if (status == GNA_OK && o->output) {
+    if (o->output) {
         int64_t shape[2] = {T, V};
-        status = write_npy(o->output, logits, 2, shape);
+        if (status == GNA_OK) write_npy(out.file, logits, 2, shape);
+        int closed = close_output(&out, status == GNA_OK);
+        if (status == GNA_OK) status = closed;
     } else if (status == GNA_OK) {
         int top = o->top < V ? o->top : V;
         for (int t = 0; t < T; t++) {
@@ -2161,10 +2168,7 @@ static int command_generate(const Model *m, const Options *o, const int *prompt,
 }
 
 static int run_command(int argc, char **argv) {
-    if (argc < 2) {
-        fprintf(stderr, "%s", usage_text);
-        return bad_input("gna", "no command given");
-    }
+    if (argc < 2) return bad_input("command", "missing (gna --help lists the commands)");
     const char *command = argv[1];
     if (strcmp(command, "-h") == 0 || strcmp(command, "--help") == 0 || strcmp(command, "help") == 0) {
         printf("%s", usage_text);

@@ -335,7 +335,12 @@ static void test_npy(const char *tmp) {
     snprintf(path, sizeof path, "%s/unit.npy", tmp);
     float values[6] = {1, -2, 3.5f, 1e-30f, 0, 7};
     int64_t shape[2] = {2, 3};
-    int status = write_npy(path, values, 2, shape);
+    OutputFile out;
+    int status = open_output(&out, path);
+    if (status == GNA_OK) {
+        write_npy(out.file, values, 2, shape);
+        status = close_output(&out, 1);
+    }
     Array a;
     int ok = status == GNA_OK && read_npy(path, &a) && a.ndim == 2 && a.shape[0] == 2 && a.shape[1] == 3;
     for (int i = 0; ok && i < 6; i++) ok = a.values[i] == values[i];
@@ -348,7 +353,7 @@ static void test_npy(const char *tmp) {
     check(n >= 128 && text[127] == '\n' && memcmp(text + 10, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", 59) == 0,
           "npy: header as numpy writes it, data at byte 128", "");
     snprintf(path, sizeof path, "%s/no/such/dir/x.npy", tmp);
-    check(write_npy(path, values, 2, shape) == GNA_BAD_INPUT, "npy: unwritable path is an error", "");
+    check(open_output(&out, path) == GNA_BAD_INPUT, "npy: unwritable path is an error", "");
 }
 
 static void test_tokens(void) {

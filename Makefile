@@ -1,0 +1,64 @@
+# gna - build, test, demo.
+#   make            build ./gna
+#   make run        build and run the demo on the bundled model (README's first command)
+#   make test       build and run the whole test suite twice: plain, and under AddressSanitizer and
+#                   UndefinedBehaviorSanitizer; the last line is "N passed, N failed"
+#   make san        the suite under the sanitizers only
+#   make clean
+# Knobs: CC=clang, SIMD=none (portable build, no -march=native), THREADS=0 (no pthreads).
+
+CC ?= cc
+SIMD ?= native
+THREADS ?= 1
+
+WARNINGS = -Wall -Wextra -Wpedantic
+ifeq ($(SIMD),native)
+ARCH = -march=native
+else
+ARCH =
+endif
+ifeq ($(THREADS),0)
+THREAD_FLAGS = -DGNA_THREADS=0
+else
+THREAD_FLAGS = -pthread
+endif
+CFLAGS ?= -O2
+ALL_CFLAGS = -std=c11 $(CFLAGS) $(WARNINGS) $(ARCH) $(THREAD_FLAGS)
+SAN_CFLAGS = -std=c11 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all \
+             $(WARNINGS) $(ARCH) $(THREAD_FLAGS)
+DEMO = test/fixtures/llama_gqa_llama3
+
+.PHONY: all run test san clean
+
+all: gna
+
+gna: gna.c gna.h
+	$(CC) $(ALL_CFLAGS) gna.c -lm -o $@
+
+build/gna_test: test/gna_test.c gna.c gna.h
+	@mkdir -p build
+	$(CC) $(ALL_CFLAGS) test/gna_test.c -lm -o $@
+
+# The demo, for now: what the bundled checkpoint is, and its next-token logits for a short sequence.
+run: gna
+	./gna info -m $(DEMO)
+	./gna logits -m $(DEMO) --tokens 1,17,42,99,7,3 --top 5
+
+SAN_ENV = ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+test: gna build/gna_test build/san/gna build/san/gna_test
+	@$(SAN_ENV) sh test/run_tests.sh ./gna build/gna_test build/san/gna build/san/gna_test
+
+build/san/gna: gna.c gna.h
+	@mkdir -p build/san
+	$(CC) $(SAN_CFLAGS) gna.c -lm -o $@
+
+build/san/gna_test: test/gna_test.c gna.c gna.h
+	@mkdir -p build/san
+	$(CC) $(SAN_CFLAGS) test/gna_test.c -lm -o $@
+
+san: build/san/gna build/san/gna_test
+	@$(SAN_ENV) sh test/run_tests.sh build/san/gna build/san/gna_test
+
+clean:
+	rm -rf gna build

@@ -1,0 +1,136 @@
+#!/bin/sh
+# gna's test suite, run by `make test` and `make san`.
+#   test/run_tests.sh GNA GNA_TEST [GNA GNA_TEST ...]
+# Each pair is a build to test: GNA the gna program, GNA_TEST the C test program (test/gna_test.c);
+# `make test` passes the plain build and the ASan+UBSan build. Prints one line per check and ends
+# with "N passed, N failed" over all builds; exits 1 if anything failed.
+set -u
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+passed=0
+failed=0
+LABEL=""
+
+pass() { passed=$((passed + 1)); printf 'ok   %s%s\n' "$LABEL" "$1"; }
+fail() { failed=$((failed + 1)); printf 'FAIL %s%s\n' "$LABEL" "$1"; [ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/     /'; }
+
+# Counts the ok/FAIL lines a C test run printed; a crash or a silent exit is a failure of its own.
+count_c_checks() { # name, status, output file
+    sed "s/^\(ok  \|FAIL\) /\1 $LABEL/" "$3"
+    p=$(grep -c '^ok ' "$3")
+    f=$(grep -c '^FAIL ' "$3")
+    passed=$((passed + p))
+    failed=$((failed + f))
+    if [ "$2" -ne 0 ] && [ "$f" -eq 0 ]; then fail "$1" "exited with status $2 and no failed check (crashed?)"; fi
+}
+
+run_suite() {
+GNA=$1
+GNA_TEST=$2
+
+# 1. Unit tests of gna.c's parts
+"$GNA_TEST" unit "$TMP" >"$TMP/unit.txt" 2>&1
+count_c_checks "unit tests" $? "$TMP/unit.txt"
+
+# 2. Every fixture against transformers' float64 logits, through the command line, then the chunk and
+#    thread checks through the library.
+for dir in test/fixtures/*/; do
+    dir=${dir%/}
+    name=$(basename "$dir")
+    tokens=$(cat "$dir/tokens.txt")
+    if "$GNA" logits -q -m "$dir" --tokens "$tokens" -o "$TMP/logits.npy" 2>"$TMP/err" &&
+        "$GNA_TEST" compare "$dir/logits.npy" "$TMP/logits.npy" >"$TMP/cmp" 2>&1; then
+        pass "$name: logits equal transformers' float64 logits ($(sed 's/^ *//' "$TMP/cmp"))"
+    else
+        fail "$name: logits equal transformers' float64 logits" "$(cat "$TMP/err" "$TMP/cmp" 2>/dev/null)"
+    fi
+    rm -f "$TMP/logits.npy"
+
+    # The layout published checkpoints have: config.json as transformers 4.x wrote it.
+    if [ -f "$dir/config_v4.json" ]; then
+        rm -rf "$TMP/v4" && mkdir "$TMP/v4"
+        cp "$dir/config_v4.json" "$TMP/v4/config.json"
+        for f in "$dir"/*.safetensors "$dir"/model.safetensors.index.json; do
+            [ -f "$f" ] && ln -s "$PWD/$f" "$TMP/v4/$(basename "$f")"
+        done
+        if "$GNA" logits -q -m "$TMP/v4" --tokens "$tokens" -o "$TMP/logits.npy" 2>"$TMP/err" &&
+            "$GNA_TEST" compare "$dir/logits.npy" "$TMP/logits.npy" >"$TMP/cmp" 2>&1; then
+            pass "$name: same logits with config.json in the transformers 4.x layout"
+        else
+            fail "$name: same logits with config.json in the transformers 4.x layout" "$(cat "$TMP/err" "$TMP/cmp")"
+        fi
+        rm -f "$TMP/logits.npy"
+    fi
+
+    # Greedy generation: transformers' float64 argmax continuation of the first 8 tokens.
+    expected=$(cat "$dir/generate.txt")
+    prompt=$(echo "$expected" | cut -d' ' -f1-8)
+    got=$("$GNA" generate -q -m "$dir" --tokens "$prompt" -n 8 --ignore-eos 2>"$TMP/err")
+    if [ "$got" = "$expected" ]; then
+        pass "$name: greedy generation equals transformers'"
+    else
+        fail "$name: greedy generation equals transformers'" "expected: $expected
+got:      $got $(cat "$TMP/err")"
+    fi
+
+    "$GNA_TEST" chunks "$dir" >"$TMP/chunks.txt" 2>&1
+    count_c_checks "$name: chunk checks" $? "$TMP/chunks.txt"
+done
+
+# 3. Sampling is reproducible from its seed, and differs across seeds.
+dir=test/fixtures/llama_gqa_llama3
+a=$("$GNA" generate -q -m $dir --tokens 1,2,3 -n 12 --temp 1.5 --seed 7 --ignore-eos)
+b=$("$GNA" generate -q -m $dir --tokens 1,2,3 -n 12 --temp 1.5 --seed 7 --ignore-eos)
+c=$("$GNA" generate -q -m $dir --tokens 1,2,3 -n 12 --temp 1.5 --seed 8 --ignore-eos)
+if [ "$a" = "$b" ] && [ "$a" != "$c" ] && [ "$(echo "$a" | wc -w)" -eq 15 ]; then
+    pass "generate: --temp sampling is reproducible from --seed"
+else
+    fail "generate: --temp sampling is reproducible from --seed" "seed 7: $a / $b; seed 8: $c"
+fi
+
+# 4. --help describes every command's options
+for cmd in info logits generate; do
+    if "$GNA" "$cmd" --help >"$TMP/help" 2>&1 && grep -q "usage: gna $cmd" "$TMP/help" && grep -q -- "--threads" "$TMP/help"; then
+        pass "gna $cmd --help"
+    else
+        fail "gna $cmd --help" "$(cat "$TMP/help")"
+    fi
+done
+
+# 5. The bad-input corpus (test/bad, made by weights_tools/make_bad_inputs.py): each case exits with
+#    its status; an error is exactly one line, "gna: error: ...", holding the expected text; no output
+#    file is left behind by a failed run.
+BAD=test/bad
+tab=$(printf '\t')
+while IFS="$tab" read -r name status expected args; do
+    [ -z "$name" ] && continue
+    rm -f "$TMP"/*.npy
+    args=$(printf '%s' "$args" | sed "s|\$BAD|$BAD|g; s|\$TMP|$TMP|g")
+    # shellcheck disable=SC2086 # the arguments are words on purpose
+    "$GNA" $args >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    [ "$expected" = "-" ] && expected=""
+    expected=$(printf '%s' "$expected" | sed "s|\$BAD|$BAD|g")
+    lines=$(wc -l <"$TMP/err")
+    leftover=$(ls "$TMP"/*.npy "$TMP"/*.tmp-* 2>/dev/null | grep -v good.npy)
+    if [ "$status" = 0 ]; then
+        if [ $rc -eq 0 ] && [ -s "$TMP/good.npy" ]; then pass "bad input: $name (the valid base) runs"
+        else fail "bad input: $name (the valid base) runs" "status $rc: $(cat "$TMP/err")"; fi
+    elif [ $rc -eq "$status" ] && [ "$lines" -eq 1 ] && grep -q '^gna: error: ' "$TMP/err" &&
+        grep -qF -- "$expected" "$TMP/err" && [ -z "$leftover" ]; then
+        pass "bad input: $name -> $(cat "$TMP/err")"
+    else
+        fail "bad input: $name" "expected status $status and one line with: $expected
+got status $rc, $lines line(s): $(cat "$TMP/err")${leftover:+
+left behind: $leftover}"
+    fi
+done <"$BAD/cases.tsv"
+}
+
+while [ $# -ge 2 ]; do
+    case "$1" in *san*) LABEL="[asan+ubsan] " ;; *) LABEL="" ;; esac
+    run_suite "$1" "$2"
+    shift 2
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

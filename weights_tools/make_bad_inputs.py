@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""Make gna's bad-input corpus: small broken model folders, each paired with the one-line error that
+gna must give for it (exit status 2). Standard library only.
+
+    python3 weights_tools/make_bad_inputs.py test/bad
+
+Writes one folder per broken input and cases.tsv, read by test/run_tests.sh. Each line of cases.tsv is
+    name <TAB> expected exit status <TAB> text the error line must contain <TAB> gna arguments
+where the arguments may use $BAD (this folder) and $TMP (a scratch folder of the test run). The
+folders `good_llama` and `good_mamba` are valid, so that each broken variant fails for the one reason
+it was broken for.
+"""
+import json, os, random, shutil, struct, sys
+
+rng = random.Random(7)
+
+
+def f32(n):
+    return struct.pack(f"<{n}f", *[rng.uniform(-0.5, 0.5) for _ in range(n)])
+
+
+def safetensors(tensors, header_edit=None):
+    """tensors: list of (name, dtype, shape, data bytes). Returns the file bytes."""
+    header, offset = {"__metadata__": {"format": "pt"}}, 0
+    for name, dtype, shape, data in tensors:
+        header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [offset, offset + len(data)]}
+        offset += len(data)
+    if header_edit:
+        header_edit(header)
+    text = json.dumps(header).encode()
+    text += b" " * ((8 - len(text) % 8) % 8)
+    return struct.pack("<Q", len(text)) + text + b"".join(t[3] for t in tensors)
+
+
+LLAMA_CONFIG = {"model_type": "llama", "vocab_size": 16, "hidden_size": 8, "intermediate_size": 8,
+                "num_hidden_layers": 1, "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 4,
+                "rms_norm_eps": 1e-5, "rope_theta": 10000.0, "rope_scaling": None, "tie_word_embeddings": False,
+                "hidden_act": "silu"}
+
+
+def llama_tensors():
+    shapes = [("model.embed_tokens.weight", [16, 8]), ("model.layers.0.input_layernorm.weight", [8]),
+              ("model.layers.0.self_attn.q_proj.weight", [8, 8]), ("model.layers.0.self_attn.k_proj.weight", [4, 8]),
+              ("model.layers.0.self_attn.v_proj.weight", [4, 8]), ("model.layers.0.self_attn.o_proj.weight", [8, 8]),
+              ("model.layers.0.post_attention_layernorm.weight", [8]), ("model.layers.0.mlp.gate_proj.weight", [8, 8]),
+              ("model.layers.0.mlp.up_proj.weight", [8, 8]), ("model.layers.0.mlp.down_proj.weight", [8, 8]),
+              ("model.norm.weight", [8]), ("lm_head.weight", [16, 8])]
+    out = []
+    for name, shape in shapes:
+        n = 1
+        for d in shape:
+            n *= d
+        out.append((name, "F32", shape, f32(n)))
+    return out
+
+
+MAMBA_CONFIG = {"model_type": "mamba", "vocab_size": 16, "hidden_size": 8, "intermediate_size": 16, "state_size": 4,
+                "num_hidden_layers": 1, "conv_kernel": 4, "time_step_rank": 2, "use_bias": False,
+                "use_conv_bias": True, "layer_norm_epsilon": 1e-5, "tie_word_embeddings": True}
+
+
+def mamba_tensors(conv_kernel=4, drop=()):
+    shapes = [("backbone.embeddings.weight", [16, 8]), ("backbone.layers.0.norm.weight", [8]),
+              ("backbone.layers.0.mixer.in_proj.weight", [32, 8]),
+              ("backbone.layers.0.mixer.conv1d.weight", [16, 1, conv_kernel]),
+              ("backbone.layers.0.mixer.conv1d.bias", [16]), ("backbone.layers.0.mixer.x_proj.weight", [10, 16]),
+              ("backbone.layers.0.mixer.dt_proj.weight", [16, 2]), ("backbone.layers.0.mixer.dt_proj.bias", [16]),
+              ("backbone.layers.0.mixer.A_log", [16, 4]), ("backbone.layers.0.mixer.D", [16]),
+              ("backbone.layers.0.mixer.out_proj.weight", [8, 16]), ("backbone.norm_f.weight", [8])]
+    out = []
+    for name, shape in shapes:
+        if any(d in name for d in drop):
+            continue
+        n = 1
+        for d in shape:
+            n *= d
+        out.append((name, "F32", shape, f32(n)))
+    return out
+
+
+def folder(root, name, config, files):
+    path = os.path.join(root, name)
+    os.makedirs(path, exist_ok=True)
+    if config is not None:
+        with open(os.path.join(path, "config.json"), "w") as f:
+            f.write(config if isinstance(config, str) else json.dumps(config, indent=1))
+    for file_name, data in files.items():
+        with open(os.path.join(path, file_name), "wb") as f:
+            f.write(data)
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else "test/bad"
+    shutil.rmtree(root, ignore_errors=True)
+    os.makedirs(root)
+    cases = []
+
+    def case(name, expected, args, status=2):
+        cases.append(f"{name}\t{status}\t{expected or '-'}\t{args}")
+
+    good = safetensors(llama_tensors())
+    folder(root, "good_llama", LLAMA_CONFIG, {"model.safetensors": good})
+    case("good_llama", "", "logits -q -m $BAD/good_llama --tokens 1,2,15 -o $TMP/good.npy", status=0)
+    folder(root, "good_mamba", MAMBA_CONFIG, {"model.safetensors": safetensors(mamba_tensors())})
+    case("good_mamba", "", "logits -q -m $BAD/good_mamba --tokens 1,2,15 -o $TMP/good.npy", status=0)
+
+    def broken(name, expected, data=None, config=LLAMA_CONFIG, args="logits -q -m $BAD/{} --tokens 1,2 -o $TMP/out.npy",
+               files=None):
+        folder(root, name, config, files if files is not None else {"model.safetensors": data})
+        case(name, expected, args.format(name))
+
+    # safetensors files
+    broken("truncated_data", "run past the end of the data (", good[:-100])
+    broken("truncated_to_5_bytes", "truncated: 5 bytes", good[:5])
+    broken("header_past_end", "header length 1000000 runs past the end of the file",
+           struct.pack("<Q", 1000000) + good[8:])
+    broken("header_over_limit", "is over the format's limit", struct.pack("<Q", 1 << 40) + good[8:])
+    broken("header_not_json", "model.safetensors: malformed JSON at byte 5: expected ':'",
+           struct.pack("<Q", 8) + b'{"a" 1} ' + good[8:])
+    broken("header_not_object", "header is not a JSON object", struct.pack("<Q", 8) + b"[1, 2]  " + good[8:])
+
+    def edit(fn):
+        return safetensors(llama_tensors(), fn)
+
+    broken("offsets_past_data", "data_offsets [0, 99999] run past the end of the data",
+           edit(lambda h: h["model.embed_tokens.weight"].update(data_offsets=[0, 99999])))
+    broken("offsets_overlap", "overlap in the data section",
+           edit(lambda h: h["model.norm.weight"].update(data_offsets=h["lm_head.weight"]["data_offsets"][:1] +
+                                                         [h["lm_head.weight"]["data_offsets"][0] + 32])))
+    broken("offsets_size_disagree", "span 36 bytes but shape and dtype need 32",
+           edit(lambda h: h["model.norm.weight"].update(
+               data_offsets=[h["model.norm.weight"]["data_offsets"][0], h["model.norm.weight"]["data_offsets"][0] + 36])))
+    broken("offsets_reversed", "data_offsets must be integers with 0 <= begin <= end",
+           edit(lambda h: h["model.norm.weight"].update(data_offsets=[40, 8])))
+    broken("unknown_dtype", "has unknown dtype \"F7\"", edit(lambda h: h["model.norm.weight"].update(dtype="F7")))
+    broken("entry_without_dtype", "header entry needs dtype, shape and data_offsets",
+           edit(lambda h: h["model.norm.weight"].pop("dtype")))
+    broken("negative_shape", "shape must hold non-negative integers",
+           edit(lambda h: h["model.norm.weight"].update(shape=[-8])))
+    t = llama_tensors()
+    t[-2] = ("model.norm.weight", "I32", [8], t[-2][3])
+    broken("unsupported_dtype_used", "tensor model.norm.weight has dtype I32; gna computes with F32, BF16 and F16",
+           safetensors(t))
+    t = llama_tensors()
+    t[2] = ("model.layers.0.self_attn.q_proj.weight", "F32", [8, 6], f32(48))
+    broken("shape_disagrees_with_config",
+           "tensor model.layers.0.self_attn.q_proj.weight has shape [8, 6] but config.json implies [8, 8]", safetensors(t))
+    broken("missing_tensor", "tensor model.norm.weight is missing",
+           safetensors([x for x in llama_tensors() if x[0] != "model.norm.weight"]))
+    t = llama_tensors()
+    broken("tensor_stored_twice", "is stored twice", None, files={
+        "model.safetensors.index.json": json.dumps({"weight_map": {**{x[0]: "a.safetensors" for x in t},
+                                                                   "lm_head.weight": "b.safetensors"}}).encode(),
+        "a.safetensors": safetensors(t), "b.safetensors": safetensors([t[-1]])})
+
+    # sharded checkpoints
+    first, second = llama_tensors()[:6], llama_tensors()[6:]
+    index = {"metadata": {"total_size": 0}, "weight_map": {**{x[0]: "model-1.safetensors" for x in first},
+                                                           **{x[0]: "model-2.safetensors" for x in second}}}
+    folder(root, "good_sharded", LLAMA_CONFIG, {"model.safetensors.index.json": json.dumps(index).encode(),
+                                                "model-1.safetensors": safetensors(first),
+                                                "model-2.safetensors": safetensors(second)})
+    case("good_sharded", "", "logits -q -m $BAD/good_sharded --tokens 3 -o $TMP/good.npy", status=0)
+    broken("shard_missing", "model-2.safetensors: cannot open", files={
+        "model.safetensors.index.json": json.dumps(index).encode(), "model-1.safetensors": safetensors(first)})
+    wrong = json.loads(json.dumps(index))
+    wrong["weight_map"]["model.norm.weight"] = "model-1.safetensors"
+    broken("index_names_wrong_shard", "weight_map puts model.norm.weight in model-1.safetensors, which does not hold it",
+           files={"model.safetensors.index.json": json.dumps(wrong).encode(),
+                  "model-1.safetensors": safetensors(first), "model-2.safetensors": safetensors(second)})
+    broken("index_without_weight_map", "no \"weight_map\" object", files={
+        "model.safetensors.index.json": b'{"metadata": {}}', "model-1.safetensors": safetensors(first)})
+    escape = json.loads(json.dumps(index))
+    escape["weight_map"]["model.norm.weight"] = "../good_llama/model.safetensors"
+    broken("index_leaves_folder", "must name a file in the folder", files={
+        "model.safetensors.index.json": json.dumps(escape).encode(), "model-1.safetensors": safetensors(first),
+        "model-2.safetensors": safetensors(second)})
+
+    # config.json
+    broken("config_malformed", "config.json: malformed JSON at byte 23: expected a string key", good, config='{"model_type": "llama",, }')
+    broken("config_unknown_family", "model_type \"gpt2\" is not supported", good, config={**LLAMA_CONFIG, "model_type": "gpt2"})
+    broken("config_missing_vocab", "\"vocab_size\" is missing", good,
+           config={k: v for k, v in LLAMA_CONFIG.items() if k != "vocab_size"})
+    broken("config_heads_not_multiple", "num_attention_heads 2 is not a multiple of num_key_value_heads 3", good,
+           config={**LLAMA_CONFIG, "num_key_value_heads": 3})
+    broken("config_negative_layers", "\"num_hidden_layers\" must be a positive integer", good,
+           config={**LLAMA_CONFIG, "num_hidden_layers": -1})
+    broken("config_rope_yarn", "rope type \"yarn\" is not supported", good,
+           config={**LLAMA_CONFIG, "rope_scaling": {"rope_type": "yarn", "factor": 4.0}})
+    broken("config_llama3_incomplete", "\"low_freq_factor\" is missing", good,
+           config={**LLAMA_CONFIG, "rope_scaling": {"rope_type": "llama3", "factor": 8.0}})
+    broken("config_wrong_activation", "\"hidden_act\" must be \"silu\"", good, config={**LLAMA_CONFIG, "hidden_act": "gelu"})
+    broken("config_vocab_disagrees", "model.embed_tokens.weight has shape [16, 8] but config.json implies [17, 8]", good,
+           config={**LLAMA_CONFIG, "vocab_size": 17})
+    broken("config_missing", "config.json: cannot open", config=None, files={"model.safetensors": good})
+    broken("weights_missing", "model.safetensors: cannot open", files={})
+
+    # the state-space families
+    broken("mamba_config_over_llama_tensors", "tensor backbone.layers.0.norm.weight is missing (config.json says model_type mamba)",
+           good, config=MAMBA_CONFIG)
+    broken("mamba_missing_A_log", "tensor backbone.layers.0.mixer.A_log is missing",
+           safetensors(mamba_tensors(drop=("A_log",))), config=MAMBA_CONFIG)
+    broken("mamba_conv_kernel_disagrees",
+           "backbone.layers.0.mixer.conv1d.weight has shape [16, 1, 3] but config.json implies [16, 1, 4]",
+           safetensors(mamba_tensors(conv_kernel=3)), config=MAMBA_CONFIG)
+    broken("mamba2_bad_time_step_limit", "\"time_step_limit\" must be [min, max]", good,
+           config={"model_type": "mamba2", "vocab_size": 16, "hidden_size": 8, "num_heads": 4, "head_dim": 4,
+                   "num_hidden_layers": 1, "time_step_limit": [0.0]})
+    broken("mamba2_heads_disagree", "expand x hidden_size = 16 but num_heads x head_dim = 12", good,
+           config={"model_type": "mamba2", "vocab_size": 16, "hidden_size": 8, "num_heads": 3, "head_dim": 4,
+                   "num_hidden_layers": 1})
+
+    # arguments
+    case("no_such_folder", "$BAD/does_not_exist: no such folder", "info -m $BAD/does_not_exist")
+    case("token_out_of_range", "--tokens: token id 16 is out of range: the model's vocab_size is 16",
+         "logits -m $BAD/good_llama --tokens 1,16 -o $TMP/half.npy")
+    case("tokens_empty_entry", "--tokens: empty entry", "logits -m $BAD/good_llama --tokens 1,,2")
+    case("tokens_not_numbers", "--tokens: expected token ids", "logits -m $BAD/good_llama --tokens one,two")
+    case("tokens_missing", "--tokens: missing", "logits -m $BAD/good_llama")
+    case("model_missing", "-m: missing", "info")
+    case("unknown_option", "--bogus: unknown option for 'gna logits'", "logits -m $BAD/good_llama --bogus")
+    case("option_of_another_command", "-o: not an option of 'gna info'", "info -m $BAD/good_llama -o $TMP/x.npy")
+    case("option_without_value", "--tokens: needs a value", "logits -m $BAD/good_llama --tokens")
+    case("threads_zero", "--threads: expected a whole number from 1 to 64", "info -m $BAD/good_llama --threads 0")
+    case("negative_temperature", "--temp: expected a number >= 0", "generate -m $BAD/good_llama --tokens 1 --temp -1")
+    case("unknown_command", "frobnicate: unknown command", "frobnicate")
+    case("no_command", "command: missing", "")
+    case("output_folder_missing", "cannot write", "logits -m $BAD/good_llama --tokens 1 -o $TMP/no/such/folder/x.npy")
+
+    with open(os.path.join(root, "cases.tsv"), "w") as f:
+        f.write("\n".join(cases) + "\n")
+    print(f"{len(cases)} cases in {root}")
+
+
+if __name__ == "__main__":
+    main()
