@@ -171,6 +171,16 @@ static int command_chunks(const char *dir) {
         for (size_t i = 0; i < n; i++) b[i] = single[i];
         snprintf(name, sizeof name, "%s: token by token = one chunk", dir);
         check(compare_logits(a, b, T, V, detail, sizeof detail), name, "%s", detail);
+        if (m->config.family == FAMILY_MAMBA2) {
+            mamba2_prefill_chunked = !mamba2_prefill_chunked;
+            float *other = run_in_chunks(m, tokens, T, whole, 1);
+            mamba2_prefill_chunked = !mamba2_prefill_chunked;
+            for (size_t i = 0; i < n; i++) b[i] = other ? other[i] : NAN;
+            snprintf(name, sizeof name, "%s: chunked SSD scan = sequential scan (chunk_size %d, T %d)", dir,
+                     m->config.chunk_size, T);
+            check(compare_logits(a, b, T, V, detail, sizeof detail), name, "%s", detail);
+            free(other);
+        }
         snprintf(name, sizeof name, "%s: 3 threads = 1 thread, bit for bit", dir);
         check(memcmp(one, threaded, n * sizeof(float)) == 0, name, "logits differ");
         snprintf(name, sizeof name, "%s: token by token, 2 threads = 1 thread, bit for bit", dir);
