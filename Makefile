@@ -15,7 +15,7 @@ WARNINGS = -Wall -Wextra -Wpedantic
 ifeq ($(SIMD),native)
 ARCH = -march=native
 else
-ARCH =
+ARCH = -DGNA_NO_SIMD
 endif
 ifeq ($(THREADS),0)
 THREAD_FLAGS = -DGNA_THREADS=0

@@ -22,6 +22,10 @@
  * 1. Build switches
  *   GNA_THREADS   1 (default): kernels split work over POSIX threads; 0 builds without pthreads.
  *   GNA_NO_MAIN   leave out main(), to use gna.c as a library (gna.h) or from the tests.
+ *   SIMD          chosen from the compiler's own macros, i.e. from -march: AVX-512 (__AVX512F__),
+ *                 AVX2 (__AVX2__ with __FMA__ and __F16C__), NEON (__ARM_NEON on aarch64); else, or
+ *                 with GNA_NO_SIMD, only the scalar kernels. The scalar kernels are always compiled:
+ *                 they are the definitions the SIMD ones are tested against.
  */
 #define _POSIX_C_SOURCE 200809L
 #ifndef GNA_THREADS
@@ -44,6 +48,27 @@
 #include <unistd.h>
 #if GNA_THREADS
 #include <pthread.h>
+#endif
+
+#if defined(GNA_NO_SIMD)
+#define GNA_SIMD "scalar"
+#elif defined(__AVX512F__)
+#define GNA_AVX512 1
+#define GNA_SIMD "avx512"
+#include <immintrin.h>
+#elif defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+#define GNA_AVX2 1
+#define GNA_SIMD "avx2"
+#include <immintrin.h>
+#elif defined(__ARM_NEON) && defined(__aarch64__)
+#define GNA_NEON 1
+#define GNA_SIMD "neon"
+#include <arm_neon.h>
+#else
+#define GNA_SIMD "scalar"
+#endif
+#if defined(GNA_AVX512) && defined(__AVX512BF16__)
+#define GNA_AVX512_BF16 1 /* vdpbf16ps: bfloat16 pairs multiplied and summed into float32 */
 #endif
 
 #include "gna.h"
@@ -720,10 +745,17 @@ static void widen(Weight w, size_t begin, int n, float *out) {
 /* ----------------------------------------------------------------------------------------------
  * 6. Kernels
  *
- * Each kernel is the plain definition of its equation. Work is split over threads by independent
- * outputs (matrix rows, heads, channels), never inside one sum, so every thread count gives the
- * same bits.
+ * Each kernel is first the plain definition of its equation, in scalar C. Where a kernel has a SIMD
+ * version, it follows right after the definition it must equal (to rounding: the SIMD versions use
+ * fused multiply-adds and their own order of sums) and the unit tests check the two against each
+ * other. The scalar definitions are always compiled; `make SIMD=none` runs on them alone.
+ *
+ * Work is split over threads by independent outputs (matrix rows, heads, channels), never inside
+ * one sum, so every thread count gives the same bits.
  */
+
+/* -- Threads. A pool of workers, started on first use and kept: a forward pass runs a few hundred
+ * parallel loops, and creating threads for each costs more than a small loop does. */
 static int n_threads_wanted = 0; /* 0: all cores */
 
 void gna_set_threads(int n_threads) { n_threads_wanted = n_threads > 0 ? n_threads : 0; }
@@ -741,16 +773,44 @@ static int thread_count(void) {
 /* task(context, begin, end) over [0, n) cut into one contiguous range per thread */
 typedef void (*RangeTask)(void *context, int begin, int end);
 
-#if GNA_THREADS
-typedef struct {
-    RangeTask task;
-    void *context;
-    int begin, end;
-} ThreadRange;
+/* the i-th of `threads` contiguous ranges that cut [0, n) */
+static void run_range(RangeTask task, void *context, int n, int threads, int i) {
+    task(context, (int)((int64_t)n * i / threads), (int)((int64_t)n * (i + 1) / threads));
+}
 
-static void *run_thread_range(void *arg) {
-    ThreadRange *r = arg;
-    r->task(r->context, r->begin, r->end);
+#if GNA_THREADS
+enum { MAX_THREADS = 64 };
+
+/* Worker i runs range i of each job; the thread that posts the job runs range 0 and then waits for
+ * the others. One job at a time: gna runs one forward pass at a time. */
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t job_posted, job_finished;
+    RangeTask task; /* the current job: task over [0, n) in `threads` ranges */
+    void *context;
+    int n, threads;
+    unsigned long jobs_posted;            /* a worker runs each job it has not seen, if it has a range in it */
+    int n_running;                        /* workers still on the current job */
+    int n_workers;                        /* started so far */
+    unsigned long jobs_before[MAX_THREADS]; /* jobs_posted when worker i started: those are not its own */
+} pool = {.lock = PTHREAD_MUTEX_INITIALIZER, .job_posted = PTHREAD_COND_INITIALIZER, .job_finished = PTHREAD_COND_INITIALIZER};
+
+static void *pool_worker(void *arg) {
+    int index = (int)(intptr_t)arg;
+    pthread_mutex_lock(&pool.lock);
+    unsigned long seen = pool.jobs_before[index];
+    for (;;) {
+        while (pool.jobs_posted == seen) pthread_cond_wait(&pool.job_posted, &pool.lock);
+        seen = pool.jobs_posted;
+        if (index >= pool.threads) continue; /* a job for fewer threads */
+        RangeTask task = pool.task;
+        void *context = pool.context;
+        int n = pool.n, threads = pool.threads;
+        pthread_mutex_unlock(&pool.lock);
+        run_range(task, context, n, threads, index);
+        pthread_mutex_lock(&pool.lock);
+        if (--pool.n_running == 0) pthread_cond_signal(&pool.job_finished);
+    }
     return NULL;
 }
 #endif
@@ -760,22 +820,172 @@ static void parallel_for(int n, RangeTask task, void *context) {
     if (threads > n) threads = n;
 #if GNA_THREADS
     if (threads > 1) {
-        ThreadRange ranges[64];
-        pthread_t ids[64];
-        int started[64] = {0};
-        for (int i = 0; i < threads; i++) {
-            ranges[i] = (ThreadRange){task, context, (int)((int64_t)n * i / threads), (int)((int64_t)n * (i + 1) / threads)};
-            if (i > 0) started[i] = pthread_create(&ids[i], NULL, run_thread_range, &ranges[i]) == 0;
+        pthread_mutex_lock(&pool.lock);
+        while (pool.n_workers < threads - 1) {
+            pthread_t id;
+            int index = pool.n_workers + 1;
+            pool.jobs_before[index] = pool.jobs_posted;
+            if (pthread_create(&id, NULL, pool_worker, (void *)(intptr_t)index) != 0) break;
+            pthread_detach(id);
+            pool.n_workers++;
         }
-        /* a thread that could not start has its range run here: slower, same result */
-        for (int i = 0; i < threads; i++)
-            if (i == 0 || !started[i]) task(context, ranges[i].begin, ranges[i].end);
-        for (int i = 1; i < threads; i++)
-            if (started[i]) pthread_join(ids[i], NULL);
+        if (threads > pool.n_workers + 1) threads = pool.n_workers + 1; /* could not start more: larger ranges, same bits */
+        pool.task = task;
+        pool.context = context;
+        pool.n = n;
+        pool.threads = threads;
+        pool.n_running = threads - 1;
+        pool.jobs_posted++;
+        pthread_cond_broadcast(&pool.job_posted);
+        pthread_mutex_unlock(&pool.lock);
+        run_range(task, context, n, threads, 0);
+        pthread_mutex_lock(&pool.lock);
+        while (pool.n_running > 0) pthread_cond_wait(&pool.job_finished, &pool.lock);
+        pthread_mutex_unlock(&pool.lock);
         return;
     }
 #endif
     if (n > 0) task(context, 0, n);
+}
+
+/* -- SIMD vocabulary: Vec holds VEC floats. The kernels below are written once in these words; each
+ * instruction set defines them in a few lines. */
+#if defined(GNA_AVX512) || defined(GNA_AVX2) || defined(GNA_NEON)
+#define GNA_VECTORS 1
+#endif
+
+/* 1: run the SIMD version of a kernel where there is one; 0: the scalar definitions (the tests run
+ * both). RUN_KERNEL(k, ...) calls k_simd or k accordingly. */
+#if GNA_VECTORS
+static int simd_enabled = 1;
+#define RUN_KERNEL(kernel, ...) (simd_enabled ? kernel##_simd(__VA_ARGS__) : kernel(__VA_ARGS__))
+#else
+#define RUN_KERNEL(kernel, ...) kernel(__VA_ARGS__)
+#endif
+
+#if GNA_AVX512
+typedef __m512 Vec;
+enum { VEC = 16 };
+static inline Vec vec_load(const float *p) { return _mm512_loadu_ps(p); }
+static inline void vec_store(float *p, Vec v) { _mm512_storeu_ps(p, v); }
+static inline Vec vec_set1(float x) { return _mm512_set1_ps(x); }
+static inline Vec vec_add(Vec a, Vec b) { return _mm512_add_ps(a, b); }
+static inline Vec vec_mul(Vec a, Vec b) { return _mm512_mul_ps(a, b); }
+static inline Vec vec_fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); } /* a b + c, rounded once */
+static inline Vec vec_min(Vec a, Vec b) { return _mm512_min_ps(a, b); }
+static inline Vec vec_max(Vec a, Vec b) { return _mm512_max_ps(a, b); }
+static inline Vec vec_round(Vec a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+static inline float vec_sum(Vec v) { return _mm512_reduce_add_ps(v); }
+/* 2^n for whole numbers n in [-126, 127]: n + 127 in the exponent field */
+static inline Vec vec_pow2(Vec n) {
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23));
+}
+static inline Vec vec_load_bf16(const uint16_t *p) { /* bfloat16 is the top half of a float32 */
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p)), 16));
+}
+static inline Vec vec_load_f16(const uint16_t *p) { return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)p)); }
+/* round to nearest even at 8 significant bits, as round_to_bf16 below (NaN payloads aside) */
+static inline Vec vec_round_bf16(Vec v) {
+    __m512i bits = _mm512_castps_si512(v);
+    __m512i odd = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
+    bits = _mm512_add_epi32(bits, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7FFF)));
+    return _mm512_castsi512_ps(_mm512_and_si512(bits, _mm512_set1_epi32((int)0xFFFF0000u)));
+}
+#elif GNA_AVX2
+typedef __m256 Vec;
+enum { VEC = 8 };
+static inline Vec vec_load(const float *p) { return _mm256_loadu_ps(p); }
+static inline void vec_store(float *p, Vec v) { _mm256_storeu_ps(p, v); }
+static inline Vec vec_set1(float x) { return _mm256_set1_ps(x); }
+static inline Vec vec_add(Vec a, Vec b) { return _mm256_add_ps(a, b); }
+static inline Vec vec_mul(Vec a, Vec b) { return _mm256_mul_ps(a, b); }
+static inline Vec vec_fma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
+static inline Vec vec_min(Vec a, Vec b) { return _mm256_min_ps(a, b); }
+static inline Vec vec_max(Vec a, Vec b) { return _mm256_max_ps(a, b); }
+static inline Vec vec_round(Vec a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+static inline float vec_sum(Vec v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
+}
+static inline Vec vec_pow2(Vec n) {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23));
+}
+static inline Vec vec_load_bf16(const uint16_t *p) {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p)), 16));
+}
+static inline Vec vec_load_f16(const uint16_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
+static inline Vec vec_round_bf16(Vec v) {
+    __m256i bits = _mm256_castps_si256(v);
+    __m256i odd = _mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(1));
+    bits = _mm256_add_epi32(bits, _mm256_add_epi32(odd, _mm256_set1_epi32(0x7FFF)));
+    return _mm256_castsi256_ps(_mm256_and_si256(bits, _mm256_set1_epi32((int)0xFFFF0000u)));
+}
+#elif GNA_NEON
+typedef float32x4_t Vec;
+enum { VEC = 4 };
+static inline Vec vec_load(const float *p) { return vld1q_f32(p); }
+static inline void vec_store(float *p, Vec v) { vst1q_f32(p, v); }
+static inline Vec vec_set1(float x) { return vdupq_n_f32(x); }
+static inline Vec vec_add(Vec a, Vec b) { return vaddq_f32(a, b); }
+static inline Vec vec_mul(Vec a, Vec b) { return vmulq_f32(a, b); }
+static inline Vec vec_fma(Vec a, Vec b, Vec c) { return vfmaq_f32(c, a, b); }
+static inline Vec vec_min(Vec a, Vec b) { return vminq_f32(a, b); }
+static inline Vec vec_max(Vec a, Vec b) { return vmaxq_f32(a, b); }
+static inline Vec vec_round(Vec a) { return vrndnq_f32(a); }
+static inline float vec_sum(Vec v) { return vaddvq_f32(v); }
+static inline Vec vec_pow2(Vec n) {
+    return vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(vcvtnq_s32_f32(n), vdupq_n_s32(127)), 23));
+}
+static inline Vec vec_load_bf16(const uint16_t *p) { return vreinterpretq_f32_u32(vshll_n_u16(vld1_u16(p), 16)); }
+static inline Vec vec_load_f16(const uint16_t *p) { return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p))); }
+static inline Vec vec_round_bf16(Vec v) {
+    uint32x4_t bits = vreinterpretq_u32_f32(v);
+    uint32x4_t odd = vandq_u32(vshrq_n_u32(bits, 16), vdupq_n_u32(1));
+    bits = vaddq_u32(bits, vaddq_u32(odd, vdupq_n_u32(0x7FFF)));
+    return vreinterpretq_f32_u32(vandq_u32(bits, vdupq_n_u32(0xFFFF0000u)));
+}
+#endif
+
+/* -- exp. The scalar definition is libm's expf. The SIMD one (Cephes' expf, S. Moshier):
+ *   exp(x) = 2^n exp(r),  n = round(x / ln 2),  r = x - n ln 2 in [-ln2/2, ln2/2]
+ *   exp(r) ~ 1 + r + r^2 (1/2 + r (1/6 + r (1/24 + ...)))  (degree 7; within 2 ulp of expf,
+ * checked by the unit tests). x is clamped to [-104, 88.8] (expf is 0 and inf outside, up to a
+ * subnormal); 2^n is applied in two halves so that subnormal results come out right. */
+#if GNA_VECTORS
+static inline Vec vec_exp(Vec x) {
+    x = vec_max(vec_min(x, vec_set1(88.8f)), vec_set1(-104.0f));
+    Vec n = vec_round(vec_mul(x, vec_set1(1.44269504088896341f)));
+    Vec r = vec_fma(n, vec_set1(-0.693359375f), x); /* ln 2 in two parts: n * 0.693359375 is exact */
+    r = vec_fma(n, vec_set1(2.12194440e-4f), r);
+    Vec p = vec_set1(1.9875691500e-4f);
+    p = vec_fma(p, r, vec_set1(1.3981999507e-3f));
+    p = vec_fma(p, r, vec_set1(8.3334519073e-3f));
+    p = vec_fma(p, r, vec_set1(4.1665795894e-2f));
+    p = vec_fma(p, r, vec_set1(1.6666665459e-1f));
+    p = vec_fma(p, r, vec_set1(5.0000001201e-1f));
+    p = vec_fma(p, vec_mul(r, r), vec_add(r, vec_set1(1.0f)));
+    Vec half = vec_round(vec_mul(n, vec_set1(0.5f))); /* n = half + (n - half), each in [-75, 64] */
+    return vec_mul(vec_mul(p, vec_pow2(half)), vec_pow2(vec_add(n, vec_mul(half, vec_set1(-1.0f)))));
+}
+#endif
+
+/* -- bfloat16 compute mode (--bf16): matmul inputs, activations and weights alike, are rounded to
+ * bfloat16 (round to nearest, ties to even, as torch's .to(torch.bfloat16)) and the products summed
+ * in float32, as a GPU runs the checkpoints in bfloat16. Products of two bfloat16 numbers are exact in
+ * float32, so only the rounding of the inputs and the float32 sums differ from the default. */
+static int bf16_compute = 0;
+
+void gna_set_bf16(int on) { bf16_compute = on != 0; }
+
+static float round_to_bf16(float x) {
+    uint32_t bits;
+    memcpy(&bits, &x, 4);
+    if ((bits & 0x7FFFFFFFu) > 0x7F800000u) return x; /* NaN stays NaN */
+    bits += 0x7FFFu + ((bits >> 16) & 1u);           /* ties go to the even neighbour */
+    bits &= 0xFFFF0000u;
+    memcpy(&x, &bits, 4);
+    return x;
 }
 
 /* sum_i a[i] b[i], in eight interleaved partial sums (a fixed order, which compilers vectorise) */
@@ -789,8 +999,40 @@ static float dot(const float *a, const float *b, int n) {
     return sum;
 }
 
-/* out[T, W.rows] = in[T, W.cols] W^T + bias   (torch nn.Linear: weights stored [out, in])
- * `in` rows are in_stride floats apart, so a column block of a wider matrix can be the input. */
+#if GNA_VECTORS
+/* the same sum in VEC lanes, two vectors at a time */
+static float dot_simd(const float *a, const float *b, int n) {
+    Vec sum0 = vec_set1(0), sum1 = vec_set1(0);
+    int i = 0;
+    for (; i + 2 * VEC <= n; i += 2 * VEC) {
+        sum0 = vec_fma(vec_load(a + i), vec_load(b + i), sum0);
+        sum1 = vec_fma(vec_load(a + i + VEC), vec_load(b + i + VEC), sum1);
+    }
+    float sum = vec_sum(vec_add(sum0, sum1));
+    for (; i < n; i++) sum += a[i] * b[i];
+    return sum;
+}
+
+/* widen(), VEC elements at a time; in --bf16 mode also rounded to bfloat16 */
+static void widen_simd(Weight w, size_t begin, int n, float *out) {
+    int i = 0;
+    for (; i + VEC <= n; i += VEC) {
+        Vec v = w.dtype == DTYPE_BF16  ? vec_load_bf16((const uint16_t *)w.data + begin + i)
+                : w.dtype == DTYPE_F16 ? vec_load_f16((const uint16_t *)w.data + begin + i)
+                                       : vec_load((const float *)w.data + begin + i);
+        vec_store(out + i, bf16_compute ? vec_round_bf16(v) : v);
+    }
+    for (; i < n; i++) out[i] = bf16_compute ? round_to_bf16(weight_at(w, begin + (size_t)i)) : weight_at(w, begin + (size_t)i);
+}
+#endif
+
+/* -- Matrix product against a stored weight (torch nn.Linear, the weight stored [out, in]):
+ *
+ *   out[t, r] = sum_k in[t, k] W[r, k] + bias[r]          t < T, r < W.rows, k < W.cols
+ *
+ * W is read in place in its stored dtype and widened exactly to float32 as it is used. `in` rows
+ * are in_stride floats apart, so that a column block of a wider matrix can be the input. Threads
+ * take disjoint ranges of weight rows. */
 typedef struct {
     float *out;
     const float *in;
@@ -798,26 +1040,149 @@ typedef struct {
     Weight w, bias;
 } MatmulTask;
 
+/* The definition: each weight row widened once, then one dot product per token. */
 static void matmul_rows(void *context, int begin, int end) {
     const MatmulTask *m = context;
     int cols = m->w.cols;
-    float *widened = m->w.dtype == DTYPE_F32 ? NULL : checked_malloc(sizeof(float) * (size_t)cols);
+    float *row = checked_malloc(sizeof(float) * (size_t)cols);
     for (int r = begin; r < end; r++) {
-        const float *row = (const float *)m->w.data + (size_t)r * (size_t)cols;
-        if (widened) {
-            widen(m->w, (size_t)r * (size_t)cols, cols, widened);
-            row = widened;
-        }
+        widen(m->w, (size_t)r * (size_t)cols, cols, row);
+        if (bf16_compute)
+            for (int k = 0; k < cols; k++) row[k] = round_to_bf16(row[k]);
         float b = m->bias.data ? weight_at(m->bias, (size_t)r) : 0.0f;
         for (int t = 0; t < m->T; t++)
             m->out[(size_t)t * (size_t)m->w.rows + (size_t)r] = dot(m->in + (size_t)t * (size_t)m->in_stride, row, cols) + b;
     }
-    free(widened);
+    free(row);
 }
 
+#if GNA_VECTORS
+/* SIMD, for a few tokens (decode: T = 1): the same loop, so each weight row streams from memory once */
+static void matmul_rows_simd(void *context, int begin, int end) {
+    const MatmulTask *m = context;
+    int cols = m->w.cols;
+    float *row = checked_malloc(sizeof(float) * (size_t)cols);
+    for (int r = begin; r < end; r++) {
+        widen_simd(m->w, (size_t)r * (size_t)cols, cols, row);
+        float b = m->bias.data ? weight_at(m->bias, (size_t)r) : 0.0f;
+        for (int t = 0; t < m->T; t++)
+            m->out[(size_t)t * (size_t)m->w.rows + (size_t)r] = dot_simd(m->in + (size_t)t * (size_t)m->in_stride, row, cols) + b;
+    }
+    free(row);
+}
+
+/* SIMD, for many tokens (prefill): register tiles, in the manner of BLIS (Van Zee & van de Geijn 2015)
+ * and llamafile's tinyBLAS. The output is cut into tiles of TILE_TOKENS tokens x TILE_ROWS weight
+ * rows, held in TILE_TOKENS x TILE_VECS vector registers while the sum runs along k:
+ *
+ *   acc[i][rows j..j+VEC) += in[t0 + i, k] * panel[k][j..j+VEC)      (broadcast x vector, one FMA)
+ *
+ * A panel is TILE_ROWS weight rows x DEPTH columns, widened once and transposed so that the rows of
+ * one k lie side by side (16 KB, L1-sized); PANELS of them (a block) are widened together and serve
+ * every token tile of the chunk. Each output is one float32 sum in k order, whatever the tiling:
+ * the sum is carried between depth blocks in `out` itself, so tiles at the edges, depth blocks and
+ * thread ranges change no bits. */
+#if defined(__GNUC__) /* gcc and clang: unroll the loop that follows completely */
+#define UNROLL _Pragma("GCC unroll 16")
+#else
+#define UNROLL
+#endif
+#if GNA_AVX512
+enum { TILE_TOKENS = 12, TILE_VECS = 2 }; /* 24 accumulators of the 32 registers */
+#else
+enum { TILE_TOKENS = 6, TILE_VECS = 16 / VEC }; /* AVX2: 12 of 16 registers; NEON: 24 of 32 */
+#endif
+enum { TILE_ROWS = TILE_VECS * VEC, DEPTH = 256, PANELS = 8 };
+
+/* panel[k][j] = W[r0 + j, k0 + k] for k < depth, j < TILE_ROWS (zero past the last row) */
+static void pack_panel(Weight w, int r0, int k0, int depth, float *panel) {
+    float row[DEPTH];
+    for (int j = 0; j < TILE_ROWS; j++) {
+        if (r0 + j < w.rows) widen_simd(w, (size_t)(r0 + j) * (size_t)w.cols + (size_t)k0, depth, row);
+        else memset(row, 0, sizeof row);
+        for (int k = 0; k < depth; k++) panel[k * TILE_ROWS + j] = row[k];
+    }
+}
+
+/* c[i][j] (+)= sum_{k < depth} in_rows[i][k] panel[k][j], i < TILE_TOKENS, j < TILE_ROWS; c rows are
+ * c_stride floats apart; `first`: the sum starts here, otherwise it continues what c holds */
+static void matmul_tile(const float *const in_rows[TILE_TOKENS], const float *panel, int depth, float *c,
+                        size_t c_stride, int first) {
+    Vec acc[TILE_TOKENS][TILE_VECS]; /* the loops over i and v unrolled, so that acc lives in registers */
+    UNROLL for (int i = 0; i < TILE_TOKENS; i++)
+        UNROLL for (int v = 0; v < TILE_VECS; v++) acc[i][v] = first ? vec_set1(0) : vec_load(c + (size_t)i * c_stride + v * VEC);
+    for (int k = 0; k < depth; k++) {
+        Vec w[TILE_VECS];
+        UNROLL for (int v = 0; v < TILE_VECS; v++) w[v] = vec_load(panel + k * TILE_ROWS + v * VEC);
+        UNROLL for (int i = 0; i < TILE_TOKENS; i++) {
+            Vec x = vec_set1(in_rows[i][k]);
+            UNROLL for (int v = 0; v < TILE_VECS; v++) acc[i][v] = vec_fma(x, w[v], acc[i][v]);
+        }
+    }
+    UNROLL for (int i = 0; i < TILE_TOKENS; i++)
+        UNROLL for (int v = 0; v < TILE_VECS; v++) vec_store(c + (size_t)i * c_stride + v * VEC, acc[i][v]);
+}
+
+/* panels [begin, end) of TILE_ROWS weight rows each, PANELS at a time */
+static void matmul_tiles(void *context, int begin, int end) {
+    const MatmulTask *m = context;
+    int T = m->T, rows = m->w.rows, cols = m->w.cols;
+    float *panels = checked_malloc(sizeof(float) * PANELS * DEPTH * TILE_ROWS);
+    float edge[TILE_TOKENS * TILE_ROWS]; /* a tile that sticks out past the last token or row */
+    for (int p0 = begin; p0 < end; p0 += PANELS) {
+        int n_panels = end - p0 < PANELS ? end - p0 : PANELS;
+        for (int k0 = 0; k0 < cols; k0 += DEPTH) {
+            int depth = cols - k0 < DEPTH ? cols - k0 : DEPTH;
+            for (int p = 0; p < n_panels; p++) pack_panel(m->w, (p0 + p) * TILE_ROWS, k0, depth, panels + p * DEPTH * TILE_ROWS);
+            for (int t0 = 0; t0 < T; t0 += TILE_TOKENS) {
+                const float *in_rows[TILE_TOKENS]; /* past the last token: the last again, its results unused */
+                int n_tokens = T - t0 < TILE_TOKENS ? T - t0 : TILE_TOKENS;
+                for (int i = 0; i < TILE_TOKENS; i++)
+                    in_rows[i] = m->in + (size_t)(t0 + (i < n_tokens ? i : n_tokens - 1)) * (size_t)m->in_stride + (size_t)k0;
+                for (int p = 0; p < n_panels; p++) {
+                    int r0 = (p0 + p) * TILE_ROWS, n_rows = rows - r0 < TILE_ROWS ? rows - r0 : TILE_ROWS;
+                    float *c = m->out + (size_t)t0 * (size_t)rows + (size_t)r0;
+                    const float *panel = panels + p * DEPTH * TILE_ROWS;
+                    if (n_tokens == TILE_TOKENS && n_rows == TILE_ROWS) {
+                        matmul_tile(in_rows, panel, depth, c, (size_t)rows, k0 == 0);
+                        continue;
+                    }
+                    memset(edge, 0, sizeof edge);
+                    for (int i = 0; i < n_tokens; i++)
+                        memcpy(edge + i * TILE_ROWS, c + (size_t)i * (size_t)rows, sizeof(float) * (size_t)n_rows);
+                    matmul_tile(in_rows, panel, depth, edge, TILE_ROWS, k0 == 0);
+                    for (int i = 0; i < n_tokens; i++)
+                        memcpy(c + (size_t)i * (size_t)rows, edge + i * TILE_ROWS, sizeof(float) * (size_t)n_rows);
+                }
+            }
+        }
+        int r_end = (p0 + n_panels) * TILE_ROWS < rows ? (p0 + n_panels) * TILE_ROWS : rows;
+        if (m->bias.data) /* added after the sum, as in the definition */
+            for (int t = 0; t < T; t++)
+                for (int r = p0 * TILE_ROWS; r < r_end; r++) m->out[(size_t)t * (size_t)rows + (size_t)r] += weight_at(m->bias, (size_t)r);
+    }
+    free(panels);
+}
+#endif
+
 static void matmul_strided(float *out, const float *in, int in_stride, int T, Weight w, Weight bias) {
+    float *rounded = NULL; /* --bf16: the input rounded to bfloat16 once, here, for every thread */
+    if (bf16_compute) {
+        rounded = checked_malloc(sizeof(float) * (size_t)T * (size_t)w.cols);
+        for (int t = 0; t < T; t++)
+            for (int k = 0; k < w.cols; k++)
+                rounded[(size_t)t * (size_t)w.cols + (size_t)k] = round_to_bf16(in[(size_t)t * (size_t)in_stride + (size_t)k]);
+        in = rounded;
+        in_stride = w.cols;
+    }
     MatmulTask task = {out, in, in_stride, T, w, bias};
-    parallel_for(w.rows, matmul_rows, &task);
+#if GNA_VECTORS
+    if (simd_enabled && T >= TILE_TOKENS) parallel_for((w.rows + TILE_ROWS - 1) / TILE_ROWS, matmul_tiles, &task);
+    else if (simd_enabled) parallel_for(w.rows, matmul_rows_simd, &task);
+    else
+#endif
+        parallel_for(w.rows, matmul_rows, &task);
+    free(rounded);
 }
 
 static void matmul(float *out, const float *in, int T, Weight w, Weight bias) {
@@ -901,6 +1266,70 @@ static void causal_conv1d(float *out, const float *in, int in_stride, int T, int
                             : conv_state[(size_t)(r + T) * (size_t)C + (size_t)c];
     }
 }
+
+/* -- One step of the state-space scans, for one channel (Mamba-1) or one row of a head's state
+ * (Mamba-2), at one token; vectorised over the N states. The scans (section 7) are sequential in
+ * time and run channels or heads in parallel.
+ *
+ * Mamba-1:  S[n] <- exp(dt A[n]) S[n] + (dt B[n]) u;    returns sum_n S[n] C[n] */
+static float selective_scan_step(float *S, const float *A, const float *B, const float *C, float dt, float u, int N) {
+    float y = 0;
+    for (int n = 0; n < N; n++) {
+        S[n] = expf(dt * A[n]) * S[n] + (dt * B[n]) * u;
+        y += S[n] * C[n];
+    }
+    return y;
+}
+
+#if GNA_VECTORS
+static float selective_scan_step_simd(float *S, const float *A, const float *B, const float *C, float dt, float u, int N) {
+    Vec dt_v = vec_set1(dt), u_v = vec_set1(u), y_v = vec_set1(0);
+    int n = 0;
+    for (; n + VEC <= N; n += VEC) {
+        Vec s = vec_fma(vec_exp(vec_mul(dt_v, vec_load(A + n))), vec_load(S + n), vec_mul(vec_mul(dt_v, vec_load(B + n)), u_v));
+        vec_store(S + n, s);
+        y_v = vec_fma(s, vec_load(C + n), y_v);
+    }
+    float y = vec_sum(y_v);
+    for (; n < N; n++) {
+        S[n] = expf(dt * A[n]) * S[n] + (dt * B[n]) * u;
+        y += S[n] * C[n];
+    }
+    return y;
+}
+#endif
+
+/* Mamba-2:  S[n] <- decay S[n] + input B[n];    returns sum_n S[n] C[n]
+ * (decay = exp(dt A) and input = dt x[p] are the same for the whole row) */
+static float ssd_scan_step(float *S, float decay, float input, const float *B, const float *C, int N) {
+    float y = 0;
+    for (int n = 0; n < N; n++) {
+        S[n] = decay * S[n] + input * B[n];
+        y += S[n] * C[n];
+    }
+    return y;
+}
+
+#if GNA_VECTORS
+static float ssd_scan_step_simd(float *S, float decay, float input, const float *B, const float *C, int N) {
+    Vec decay_v = vec_set1(decay), input_v = vec_set1(input), y0 = vec_set1(0), y1 = vec_set1(0);
+    int n = 0;
+    for (; n + 2 * VEC <= N; n += 2 * VEC) { /* two sums in flight: N is 64 or 128 in practice */
+        Vec s0 = vec_fma(decay_v, vec_load(S + n), vec_mul(input_v, vec_load(B + n)));
+        Vec s1 = vec_fma(decay_v, vec_load(S + n + VEC), vec_mul(input_v, vec_load(B + n + VEC)));
+        vec_store(S + n, s0);
+        vec_store(S + n + VEC, s1);
+        y0 = vec_fma(s0, vec_load(C + n), y0);
+        y1 = vec_fma(s1, vec_load(C + n + VEC), y1);
+    }
+    float y = vec_sum(vec_add(y0, y1));
+    for (; n < N; n++) {
+        S[n] = decay * S[n] + input * B[n];
+        y += S[n] * C[n];
+    }
+    return y;
+}
+#endif
 
 /* ----------------------------------------------------------------------------------------------
  * 7. Models: config.json -> Config -> weights -> cache -> forward
@@ -1580,11 +2009,7 @@ static void mamba1_scan_channels(void *context, int begin, int end) {
         for (int t = 0; t < s->T; t++) {
             float delta = s->dt[(size_t)t * (size_t)di + (size_t)d], u = s->u[(size_t)t * (size_t)di + (size_t)d];
             const float *B = s->dt_B_C + (size_t)t * (size_t)row + R, *C = B + N;
-            float y = 0;
-            for (int n = 0; n < N; n++) {
-                S[n] = expf(delta * A[n]) * S[n] + (delta * B[n]) * u;
-                y += S[n] * C[n];
-            }
+            float y = RUN_KERNEL(selective_scan_step, S, A, B, C, delta, u, N);
             y += u * D;
             s->y[(size_t)t * (size_t)di + (size_t)d] = y * silu(s->z[(size_t)t * (size_t)s->z_stride + (size_t)d]);
         }
@@ -1662,11 +2087,7 @@ static void mamba2_scan_heads(void *context, int begin, int end) {
                         *C = row + di + (size_t)(G + g) * (size_t)N;
             float delta = s->dt[(size_t)t * (size_t)H + (size_t)h], decay = expf(delta * A);
             for (int p = 0; p < P; p++) {
-                float *Sp = S + (size_t)p * (size_t)N, input = delta * x[p], y = 0;
-                for (int n = 0; n < N; n++) {
-                    Sp[n] = decay * Sp[n] + input * B[n];
-                    y += Sp[n] * C[n];
-                }
+                float y = RUN_KERNEL(ssd_scan_step, S + (size_t)p * (size_t)N, decay, delta * x[p], B, C, N);
                 s->y[(size_t)t * (size_t)di + (size_t)h * (size_t)P + (size_t)p] = y + D * x[p];
             }
         }

@@ -181,6 +181,15 @@ static int command_chunks(const char *dir) {
             check(compare_logits(a, b, T, V, detail, sizeof detail), name, "%s", detail);
             free(other);
         }
+#if GNA_VECTORS
+        simd_enabled = 0;
+        float *scalar = run_in_chunks(m, tokens, T, whole, 1);
+        simd_enabled = 1;
+        for (size_t i = 0; i < n; i++) b[i] = scalar ? scalar[i] : NAN;
+        snprintf(name, sizeof name, "%s: %s kernels = scalar definitions (within the fidelity tolerance)", dir, GNA_SIMD);
+        check(compare_logits(a, b, T, V, detail, sizeof detail), name, "%s", detail);
+        free(scalar);
+#endif
         snprintf(name, sizeof name, "%s: 3 threads = 1 thread, bit for bit", dir);
         check(memcmp(one, threaded, n * sizeof(float)) == 0, name, "logits differ");
         snprintf(name, sizeof name, "%s: token by token, 2 threads = 1 thread, bit for bit", dir);
@@ -376,6 +385,177 @@ static void test_tokens(void) {
     check(parse_tokens(" ", &t, &n) == GNA_BAD_INPUT, "tokens: nothing", "");
 }
 
+/* ---- kernels: every SIMD kernel against its scalar definition, and thread counts against each other */
+static float random_float(uint64_t *state) { /* uniform in [-1, 1) */
+    return (float)((int64_t)(random_next(state) >> 40) - (1 << 23)) / (float)(1 << 23);
+}
+
+/* a random [rows, cols] weight in dtype, and its values as float */
+static void *random_weight(Dtype dtype, int rows, int cols, uint64_t *state, float *values) {
+    size_t n = (size_t)rows * (size_t)cols;
+    void *data = checked_malloc(n * 4);
+    for (size_t i = 0; i < n; i++) {
+        float v = random_float(state);
+        if (dtype == DTYPE_F32) {
+            ((float *)data)[i] = v;
+        } else {
+            uint32_t bits;
+            float r = round_to_bf16(v);
+            memcpy(&bits, &r, 4);
+            uint16_t h = (uint16_t)(bits >> 16);
+            if (dtype == DTYPE_F16) h = (uint16_t)(0x3000 + (random_next(state) % 0x1800) + (v < 0 ? 0x8000 : 0)); /* +-[2^-3, 2) */
+            ((uint16_t *)data)[i] = h;
+        }
+        values[i] = weight_at((Weight){data, dtype, rows, cols}, i);
+    }
+    return data;
+}
+
+/* out of matmul(), for a given kernel choice and thread count */
+static float *run_matmul(const float *in, int in_stride, int T, Weight w, Weight bias, int use_simd, int threads) {
+    float *out = checked_malloc(sizeof(float) * (size_t)T * (size_t)w.rows);
+#if GNA_VECTORS
+    simd_enabled = use_simd;
+#else
+    (void)use_simd;
+#endif
+    gna_set_threads(threads);
+    matmul_strided(out, in, in_stride, T, w, bias);
+    gna_set_threads(0);
+#if GNA_VECTORS
+    simd_enabled = 1;
+#endif
+    return out;
+}
+
+/* Each output against the float32 bound of a dot product of n terms, in any order, with or
+ * without fused multiply-adds: |error| <= n 2^-24 sum_k |in_k w_k| (Higham, Accuracy and Stability of
+ * Numerical Algorithms, eq. 3.5, with gamma_n ~ n u); checked with twice that. */
+static void test_matmul(void) {
+    static const Dtype dtypes[] = {DTYPE_F32, DTYPE_BF16, DTYPE_F16};
+    static const char *const names[] = {"F32", "BF16", "F16"};
+    static const int shapes[][3] = {{1, 37, 300}, {3, 20, 64}, {6, 16, 256}, {7, 33, 257}, {13, 50, 520}, {50, 130, 96}, {64, 17, 9}};
+    uint64_t state = 42;
+    for (int bf16 = 0; bf16 < 2; bf16++) {
+        gna_set_bf16(bf16);
+        for (int d = 0; d < 3; d++) {
+            int all_close = 1, all_same_bits = 1;
+            char detail[256] = "";
+            for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+                int T = shapes[s][0], rows = shapes[s][1], cols = shapes[s][2], in_stride = cols + 3;
+                float *values = checked_malloc(sizeof(float) * (size_t)rows * (size_t)cols), bias_values[130];
+                void *data = random_weight(dtypes[d], rows, cols, &state, values);
+                float *bias_data = checked_malloc(sizeof(float) * (size_t)rows);
+                for (int r = 0; r < rows; r++) bias_data[r] = random_float(&state);
+                memcpy(bias_values, bias_data, sizeof(float) * (size_t)(rows < 130 ? rows : 130));
+                float *in = checked_malloc(sizeof(float) * (size_t)T * (size_t)in_stride);
+                for (int i = 0; i < T * in_stride; i++) in[i] = random_float(&state);
+                Weight w = {data, dtypes[d], rows, cols}, bias = {bias_data, DTYPE_F32, 1, rows};
+                float *definition = run_matmul(in, in_stride, T, w, bias, 0, 1);
+                float *simd = run_matmul(in, in_stride, T, w, bias, 1, 1);
+                for (int threads = 2; threads <= 5; threads++) {
+                    float *other = run_matmul(in, in_stride, T, w, bias, 1, threads);
+                    if (memcmp(other, simd, sizeof(float) * (size_t)T * (size_t)rows) != 0) all_same_bits = 0;
+                    free(other);
+                    other = run_matmul(in, in_stride, T, w, bias, 0, threads);
+                    if (memcmp(other, definition, sizeof(float) * (size_t)T * (size_t)rows) != 0) all_same_bits = 0;
+                    free(other);
+                }
+                for (int t = 0; t < T; t++)
+                    for (int r = 0; r < rows; r++) {
+                        double magnitude = 0;
+                        for (int k = 0; k < cols; k++) magnitude += fabs((double)in[t * in_stride + k] * values[(size_t)r * cols + k]);
+                        double bound = 2.0 * cols * 0x1p-24 * magnitude + 0x1p-24 * fabs(bias_values[r < 130 ? r : 0]);
+                        double diff = fabs((double)simd[t * rows + r] - definition[t * rows + r]);
+                        if (!(diff <= bound) && all_close) {
+                            all_close = 0;
+                            snprintf(detail, sizeof detail, "T %d rows %d cols %d: out[%d, %d] %.9g vs %.9g (bound %.3g)", T, rows,
+                                     cols, t, r, simd[t * rows + r], definition[t * rows + r], bound);
+                        }
+                    }
+                free(definition); free(simd); free(in); free(data); free(values); free(bias_data);
+            }
+            char name[160];
+            snprintf(name, sizeof name, "matmul%s, %s weights: %s kernels = the scalar definition, within float32 rounding",
+                     bf16 ? " --bf16" : "", names[d], GNA_SIMD);
+            check(all_close, name, "%s", detail);
+            snprintf(name, sizeof name, "matmul%s, %s weights: 1 to 5 threads give the same bits", bf16 ? " --bf16" : "", names[d]);
+            check(all_same_bits, name, "outputs differ");
+        }
+    }
+    gna_set_bf16(0);
+}
+
+static void test_bf16_rounding(void) {
+    /* 1 + 2^-8 is halfway between 1 and 1 + 2^-7: ties to even (1); just above it rounds up */
+    check(round_to_bf16(1.0f + 0x1p-8f) == 1.0f && round_to_bf16(1.0f + 0x1p-8f + 0x1p-20f) == 1.0f + 0x1p-7f &&
+              round_to_bf16(1.0f + 3 * 0x1p-8f) == 1.0f + 0x1p-6f && round_to_bf16(-2.5f) == -2.5f &&
+              isnan(round_to_bf16(NAN)) && isinf(round_to_bf16(INFINITY)) && round_to_bf16(3.4028235e38f) == INFINITY,
+          "bf16: rounding to nearest, ties to even, as torch", "");
+#if GNA_VECTORS
+    uint64_t state = 3;
+    int same = 1;
+    for (int i = 0; i < 100000 && same; i += VEC) {
+        float x[VEC], y[VEC];
+        for (int j = 0; j < VEC; j++) {
+            uint32_t bits = (uint32_t)random_next(&state);
+            if ((bits & 0x7F800000u) == 0x7F800000u) bits &= 0xBFFFFFFFu; /* no inf or NaN */
+            memcpy(&x[j], &bits, 4);
+        }
+        vec_store(y, vec_round_bf16(vec_load(x)));
+        for (int j = 0; j < VEC; j++) same &= memcmp(&y[j], &(float){round_to_bf16(x[j])}, 4) == 0;
+    }
+    check(same, "bf16: SIMD rounding = round_to_bf16, bit for bit (100000 random floats)", "");
+#endif
+}
+
+static void test_exp(void) {
+#if GNA_VECTORS
+    double worst = 0, at = 0;
+    for (double x = -104.0; x < 88.72; x += 0.000937) {
+        float in[VEC], out[VEC];
+        for (int j = 0; j < VEC; j++) in[j] = (float)(x + j * 0.0001);
+        vec_store(out, vec_exp(vec_load(in)));
+        for (int j = 0; j < VEC; j++) {
+            float want = expf(in[j]);
+            double ulp = want >= 0x1p-126f ? (double)nextafterf(want, INFINITY) - want : 0x1p-149;
+            double e = fabs((double)out[j] - want) / ulp;
+            if (e > worst) { worst = e; at = in[j]; }
+        }
+    }
+    float big[VEC], out[VEC];
+    for (int j = 0; j < VEC; j++) big[j] = j % 2 ? 89.0f : -105.0f;
+    vec_store(out, vec_exp(vec_load(big)));
+    check(worst <= 2 && isinf(out[1]) && out[0] == 0, "exp: SIMD within 2 ulp of expf on [-104, 88.7]; inf and 0 beyond",
+          "%.2f ulp at x = %.9g", worst, at);
+#endif
+}
+
+static void test_scan_steps(void) {
+#if GNA_VECTORS
+    uint64_t state = 9;
+    int ok1 = 1, ok2 = 1;
+    for (int N = 1; N <= 130; N += 13) {
+        float A[130], B[130], C[130], S1[130], S2[130], T1[130], T2[130];
+        for (int n = 0; n < N; n++) {
+            A[n] = -4 * fabsf(random_float(&state)); B[n] = random_float(&state); C[n] = random_float(&state);
+            S1[n] = S2[n] = T1[n] = T2[n] = random_float(&state);
+        }
+        for (int step = 0; step < 20; step++) {
+            float dt = 0.5f * fabsf(random_float(&state)), u = random_float(&state);
+            float y1 = selective_scan_step(S1, A, B, C, dt, u, N), y2 = selective_scan_step_simd(S2, A, B, C, dt, u, N);
+            float z1 = ssd_scan_step(T1, expf(-dt), dt * u, B, C, N), z2 = ssd_scan_step_simd(T2, expf(-dt), dt * u, B, C, N);
+            double scale = 0, scale2 = 0;
+            for (int n = 0; n < N; n++) { scale += fabs(S1[n] * C[n]); scale2 += fabs(T1[n] * C[n]); }
+            ok1 &= fabs(y1 - y2) <= 1e-5 * (scale + 1);
+            ok2 &= fabs(z1 - z2) <= 1e-5 * (scale2 + 1);
+        }
+    }
+    check(ok1, "scan: Mamba-1 step, SIMD = scalar definition within 1e-5 (N = 1 .. 118, 20 steps)", "");
+    check(ok2, "scan: Mamba-2 step, SIMD = scalar definition within 1e-5 (N = 1 .. 118, 20 steps)", "");
+#endif
+}
+
 int main(int argc, char **argv) {
     if (argc == 3 && strcmp(argv[1], "unit") == 0) {
         test_json();
@@ -384,6 +564,10 @@ int main(int argc, char **argv) {
         test_safetensors(argv[2]);
         test_npy(argv[2]);
         test_tokens();
+        test_bf16_rounding();
+        test_exp();
+        test_matmul();
+        test_scan_steps();
         return n_failed ? 1 : 0;
     }
     if (argc == 4 && strcmp(argv[1], "compare") == 0) return command_compare(argv[2], argv[3]);
