@@ -1013,6 +1013,21 @@ static float dot_simd(const float *a, const float *b, int n) {
     return sum;
 }
 
+#endif
+
+/* y[i] += a x[i] */
+static void axpy(float *y, float a, const float *x, int n) {
+    for (int i = 0; i < n; i++) y[i] += a * x[i];
+}
+
+#if GNA_VECTORS
+static void axpy_simd(float *y, float a, const float *x, int n) {
+    Vec a_v = vec_set1(a);
+    int i = 0;
+    for (; i + VEC <= n; i += VEC) vec_store(y + i, vec_fma(a_v, vec_load(x + i), vec_load(y + i)));
+    for (; i < n; i++) y[i] += a * x[i];
+}
+
 /* widen(), VEC elements at a time; in --bf16 mode also rounded to bfloat16 */
 static void widen_simd(Weight w, size_t begin, int n, float *out) {
     int i = 0;
@@ -1928,14 +1943,12 @@ static void attention_heads(void *context, int begin, int end) {
             const float *q = a->q + (size_t)i * (size_t)q_width + (size_t)h * (size_t)hd;
             int n_keys = a->p0 + i + 1; /* causal: keys at positions 0 .. p0 + i */
             for (int j = 0; j < n_keys; j++)
-                scores[j] = dot(q, a->keys + (size_t)j * (size_t)kv_width + (size_t)kv * (size_t)hd, hd) * scale;
+                scores[j] = RUN_KERNEL(dot, q, a->keys + (size_t)j * (size_t)kv_width + (size_t)kv * (size_t)hd, hd) * scale;
             softmax(scores, n_keys);
             float *o = a->heads_out + (size_t)i * (size_t)q_width + (size_t)h * (size_t)hd;
             for (int d = 0; d < hd; d++) o[d] = 0;
-            for (int j = 0; j < n_keys; j++) {
-                const float *v = a->values + (size_t)j * (size_t)kv_width + (size_t)kv * (size_t)hd;
-                for (int d = 0; d < hd; d++) o[d] += scores[j] * v[d];
-            }
+            for (int j = 0; j < n_keys; j++)
+                RUN_KERNEL(axpy, o, scores[j], a->values + (size_t)j * (size_t)kv_width + (size_t)kv * (size_t)hd, hd);
         }
     }
     free(scores);

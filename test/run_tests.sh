@@ -4,7 +4,10 @@
 # Each pair is a build to test: GNA the gna program, GNA_TEST the C test program (test/gna_test.c);
 # `make test` passes the plain build and the ASan+UBSan build. Prints one line per check and ends
 # with "N passed, N failed" over all builds; exits 1 if anything failed.
+# RUN, if set, is put before every run of GNA and GNA_TEST: `make test-arm` sets it to qemu-aarch64
+# to run an aarch64 build on this machine.
 set -u
+RUN=${RUN:-}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 passed=0
@@ -29,7 +32,7 @@ GNA=$1
 GNA_TEST=$2
 
 # 1. Unit tests of gna.c's parts
-"$GNA_TEST" unit "$TMP" >"$TMP/unit.txt" 2>&1
+$RUN "$GNA_TEST" unit "$TMP" >"$TMP/unit.txt" 2>&1
 count_c_checks "unit tests" $? "$TMP/unit.txt"
 
 # 2. Every fixture against transformers' float64 logits, through the command line, then the chunk and
@@ -38,8 +41,8 @@ for dir in test/fixtures/*/; do
     dir=${dir%/}
     name=$(basename "$dir")
     tokens=$(cat "$dir/tokens.txt")
-    if "$GNA" logits -q -m "$dir" --tokens "$tokens" -o "$TMP/logits.npy" 2>"$TMP/err" &&
-        "$GNA_TEST" compare "$dir/logits.npy" "$TMP/logits.npy" >"$TMP/cmp" 2>&1; then
+    if $RUN "$GNA" logits -q -m "$dir" --tokens "$tokens" -o "$TMP/logits.npy" 2>"$TMP/err" &&
+        $RUN "$GNA_TEST" compare "$dir/logits.npy" "$TMP/logits.npy" >"$TMP/cmp" 2>&1; then
         pass "$name: logits equal transformers' float64 logits ($(sed 's/^ *//' "$TMP/cmp"))"
     else
         fail "$name: logits equal transformers' float64 logits" "$(cat "$TMP/err" "$TMP/cmp" 2>/dev/null)"
@@ -53,8 +56,8 @@ for dir in test/fixtures/*/; do
         for f in "$dir"/*.safetensors "$dir"/model.safetensors.index.json; do
             [ -f "$f" ] && ln -s "$PWD/$f" "$TMP/v4/$(basename "$f")"
         done
-        if "$GNA" logits -q -m "$TMP/v4" --tokens "$tokens" -o "$TMP/logits.npy" 2>"$TMP/err" &&
-            "$GNA_TEST" compare "$dir/logits.npy" "$TMP/logits.npy" >"$TMP/cmp" 2>&1; then
+        if $RUN "$GNA" logits -q -m "$TMP/v4" --tokens "$tokens" -o "$TMP/logits.npy" 2>"$TMP/err" &&
+            $RUN "$GNA_TEST" compare "$dir/logits.npy" "$TMP/logits.npy" >"$TMP/cmp" 2>&1; then
             pass "$name: same logits with config.json in the transformers 4.x layout"
         else
             fail "$name: same logits with config.json in the transformers 4.x layout" "$(cat "$TMP/err" "$TMP/cmp")"
@@ -65,7 +68,7 @@ for dir in test/fixtures/*/; do
     # Greedy generation: transformers' float64 argmax continuation of the first 8 tokens.
     expected=$(cat "$dir/generate.txt")
     prompt=$(echo "$expected" | cut -d' ' -f1-8)
-    got=$("$GNA" generate -q -m "$dir" --tokens "$prompt" -n 8 --ignore-eos 2>"$TMP/err")
+    got=$($RUN "$GNA" generate -q -m "$dir" --tokens "$prompt" -n 8 --ignore-eos 2>"$TMP/err")
     if [ "$got" = "$expected" ]; then
         pass "$name: greedy generation equals transformers'"
     else
@@ -73,15 +76,15 @@ for dir in test/fixtures/*/; do
 got:      $got $(cat "$TMP/err")"
     fi
 
-    "$GNA_TEST" chunks "$dir" >"$TMP/chunks.txt" 2>&1
+    $RUN "$GNA_TEST" chunks "$dir" >"$TMP/chunks.txt" 2>&1
     count_c_checks "$name: chunk checks" $? "$TMP/chunks.txt"
 done
 
 # 3. Sampling is reproducible from its seed, and differs across seeds.
 dir=test/fixtures/llama_gqa_llama3
-a=$("$GNA" generate -q -m $dir --tokens 1,2,3 -n 12 --temp 1.5 --seed 7 --ignore-eos)
-b=$("$GNA" generate -q -m $dir --tokens 1,2,3 -n 12 --temp 1.5 --seed 7 --ignore-eos)
-c=$("$GNA" generate -q -m $dir --tokens 1,2,3 -n 12 --temp 1.5 --seed 8 --ignore-eos)
+a=$($RUN "$GNA" generate -q -m $dir --tokens 1,2,3 -n 12 --temp 1.5 --seed 7 --ignore-eos)
+b=$($RUN "$GNA" generate -q -m $dir --tokens 1,2,3 -n 12 --temp 1.5 --seed 7 --ignore-eos)
+c=$($RUN "$GNA" generate -q -m $dir --tokens 1,2,3 -n 12 --temp 1.5 --seed 8 --ignore-eos)
 if [ "$a" = "$b" ] && [ "$a" != "$c" ] && [ "$(echo "$a" | wc -w)" -eq 15 ]; then
     pass "generate: --temp sampling is reproducible from --seed"
 else
@@ -90,7 +93,7 @@ fi
 
 # 4. --help describes every command's options
 for cmd in info logits generate; do
-    if "$GNA" "$cmd" --help >"$TMP/help" 2>&1 && grep -q "usage: gna $cmd" "$TMP/help" && grep -q -- "--threads" "$TMP/help"; then
+    if $RUN "$GNA" "$cmd" --help >"$TMP/help" 2>&1 && grep -q "usage: gna $cmd" "$TMP/help" && grep -q -- "--threads" "$TMP/help"; then
         pass "gna $cmd --help"
     else
         fail "gna $cmd --help" "$(cat "$TMP/help")"
@@ -107,7 +110,7 @@ while IFS="$tab" read -r name status expected args; do
     rm -f "$TMP"/*.npy
     args=$(printf '%s' "$args" | sed "s|\$BAD|$BAD|g; s|\$TMP|$TMP|g")
     # shellcheck disable=SC2086 # the arguments are words on purpose
-    "$GNA" $args >"$TMP/out" 2>"$TMP/err"
+    $RUN "$GNA" $args >"$TMP/out" 2>"$TMP/err"
     rc=$?
     [ "$expected" = "-" ] && expected=""
     expected=$(printf '%s' "$expected" | sed "s|\$BAD|$BAD|g")
@@ -128,7 +131,7 @@ done <"$BAD/cases.tsv"
 }
 
 while [ $# -ge 2 ]; do
-    case "$1" in *san*) LABEL="[asan+ubsan] " ;; *) LABEL="" ;; esac
+    case "$1" in *san*) LABEL="[asan+ubsan] " ;; *arm*) LABEL="[aarch64] " ;; *) LABEL="" ;; esac
     run_suite "$1" "$2"
     shift 2
 done
