@@ -2344,6 +2344,8 @@ static const char *const usage_text =
 
 static const char *const common_help =
     "  --threads N      worker threads (default: all cores); results are identical for any N\n"
+    "  --bf16           bfloat16 compute: matmul inputs rounded to bfloat16, sums in float32 (as a GPU\n"
+    "                   runs the checkpoints); default float32\n"
     "  -q               quiet: no timing lines on stderr\n"
     "  -h, --help       this text\n";
 
@@ -2382,6 +2384,7 @@ typedef struct {
     unsigned long long seed;  /* --seed */
     int ignore_eos;           /* --ignore-eos */
     int threads;              /* --threads */
+    int bf16;                 /* --bf16 */
     int quiet;                /* -q */
     int help;                 /* -h, --help */
 } Options;
@@ -2478,6 +2481,8 @@ static int parse_options(int argc, char **argv, Options *o) {
             o->threads = (int)number;
         } else if (strcmp(a, "-q") == 0) {
             o->quiet = 1;
+        } else if (strcmp(a, "--bf16") == 0) {
+            o->bf16 = 1;
         } else if (strcmp(a, "--tokens") == 0) {
             allowed = is_logits || is_generate;
             o->tokens_text = value;
@@ -2684,6 +2689,7 @@ static int run_command(int argc, char **argv) {
         return GNA_OK;
     }
     gna_set_threads(o.threads);
+    gna_set_bf16(o.bf16);
     int *tokens = NULL, n_tokens = 0;
     if (o.tokens_text) TRY(parse_tokens(o.tokens_text, &tokens, &n_tokens));
     Model *m;

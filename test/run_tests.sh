@@ -49,6 +49,15 @@ for dir in test/fixtures/*/; do
     fi
     rm -f "$TMP/logits.npy"
 
+    # --bf16 compute mode, against the same float64 logits with its own tolerance (gna_test.c says why)
+    if $RUN "$GNA" logits -q --bf16 -m "$dir" --tokens "$tokens" -o "$TMP/logits.npy" 2>"$TMP/err" &&
+        $RUN "$GNA_TEST" compare "$dir/logits.npy" "$TMP/logits.npy" --bf16 "$dir" >"$TMP/cmp" 2>&1; then
+        pass "$name: --bf16 logits within the bf16 tolerance ($(sed 's/^ *//' "$TMP/cmp"))"
+    else
+        fail "$name: --bf16 logits within the bf16 tolerance" "$(cat "$TMP/err" "$TMP/cmp" 2>/dev/null)"
+    fi
+    rm -f "$TMP/logits.npy"
+
     # The layout published checkpoints have: config.json as transformers 4.x wrote it.
     if [ -f "$dir/config_v4.json" ]; then
         rm -rf "$TMP/v4" && mkdir "$TMP/v4"
