@@ -1053,6 +1053,7 @@ typedef struct {
     const float *in;
     int in_stride, T;
     Weight w, bias;
+    const uint32_t *in_pairs; /* AVX512-BF16 in --bf16 mode: `in` as pairs of bfloat16, [T, ceil(cols / 2)] */
 } MatmulTask;
 
 /* The definition: each weight row widened once, then one dot product per token. */
@@ -1138,17 +1139,66 @@ static void matmul_tile(const float *const in_rows[TILE_TOKENS], const float *pa
         UNROLL for (int v = 0; v < TILE_VECS; v++) vec_store(c + (size_t)i * c_stride + v * VEC, acc[i][v]);
 }
 
+#if GNA_AVX512_BF16
+/* --bf16 where the CPU has AVX512-BF16: vdpbf16ps multiplies pairs of bfloat16 numbers exactly and
+ * adds both products to one float32 lane (rounding after each add, denormals flushed), so a panel
+ * holds the pairs (W[r, k], W[r, k+1]) side by side and the input comes as pairs too:
+ *   acc[i][rows] += x[t0+i, k+1] W[rows, k+1] + x[t0+i, k] W[rows, k]       (k even; one instruction)
+ * Same tiles as above, half as many steps. */
+static uint32_t bf16_pair(float low, float high) { /* two floats already rounded to bfloat16 */
+    uint32_t a, b;
+    memcpy(&a, &low, 4);
+    memcpy(&b, &high, 4);
+    return (a >> 16) | (b & 0xFFFF0000u);
+}
+
+/* panel[k/2][j] = (W[r0 + j, k0 + k], W[r0 + j, k0 + k + 1]) for even k < depth (zero past the end) */
+static void pack_panel_pairs(Weight w, int r0, int k0, int depth, uint32_t *panel) {
+    float row[DEPTH + 1];
+    for (int j = 0; j < TILE_ROWS; j++) {
+        memset(row, 0, sizeof row);
+        if (r0 + j < w.rows) widen_simd(w, (size_t)(r0 + j) * (size_t)w.cols + (size_t)k0, depth, row);
+        for (int k = 0; k < depth; k += 2) panel[k / 2 * TILE_ROWS + j] = bf16_pair(row[k], row[k + 1]);
+    }
+}
+
+static void matmul_tile_pairs(const uint32_t *const in_rows[TILE_TOKENS], const uint32_t *panel, int n_pairs, float *c,
+                              size_t c_stride, int first) {
+    __m512 acc[TILE_TOKENS][TILE_VECS];
+    UNROLL for (int i = 0; i < TILE_TOKENS; i++)
+        UNROLL for (int v = 0; v < TILE_VECS; v++) acc[i][v] = first ? vec_set1(0) : vec_load(c + (size_t)i * c_stride + v * VEC);
+    for (int k = 0; k < n_pairs; k++) {
+        __m512bh w[TILE_VECS];
+        UNROLL for (int v = 0; v < TILE_VECS; v++) w[v] = (__m512bh)_mm512_loadu_si512(panel + k * TILE_ROWS + v * VEC);
+        UNROLL for (int i = 0; i < TILE_TOKENS; i++) {
+            __m512bh x = (__m512bh)_mm512_set1_epi32((int)in_rows[i][k]);
+            UNROLL for (int v = 0; v < TILE_VECS; v++) acc[i][v] = _mm512_dpbf16_ps(acc[i][v], x, w[v]);
+        }
+    }
+    UNROLL for (int i = 0; i < TILE_TOKENS; i++)
+        UNROLL for (int v = 0; v < TILE_VECS; v++) vec_store(c + (size_t)i * c_stride + v * VEC, acc[i][v]);
+}
+#endif
+
 /* panels [begin, end) of TILE_ROWS weight rows each, PANELS at a time */
 static void matmul_tiles(void *context, int begin, int end) {
     const MatmulTask *m = context;
     int T = m->T, rows = m->w.rows, cols = m->w.cols;
-    float *panels = checked_malloc(sizeof(float) * PANELS * DEPTH * TILE_ROWS);
+    float *panels = checked_malloc(sizeof(float) * PANELS * DEPTH * TILE_ROWS); /* or pairs: as many bytes */
     float edge[TILE_TOKENS * TILE_ROWS]; /* a tile that sticks out past the last token or row */
     for (int p0 = begin; p0 < end; p0 += PANELS) {
         int n_panels = end - p0 < PANELS ? end - p0 : PANELS;
         for (int k0 = 0; k0 < cols; k0 += DEPTH) {
             int depth = cols - k0 < DEPTH ? cols - k0 : DEPTH;
-            for (int p = 0; p < n_panels; p++) pack_panel(m->w, (p0 + p) * TILE_ROWS, k0, depth, panels + p * DEPTH * TILE_ROWS);
+            for (int p = 0; p < n_panels; p++) {
+#if GNA_AVX512_BF16
+                if (m->in_pairs) {
+                    pack_panel_pairs(m->w, (p0 + p) * TILE_ROWS, k0, depth, (uint32_t *)(panels + p * DEPTH * TILE_ROWS));
+                    continue;
+                }
+#endif
+                pack_panel(m->w, (p0 + p) * TILE_ROWS, k0, depth, panels + p * DEPTH * TILE_ROWS);
+            }
             for (int t0 = 0; t0 < T; t0 += TILE_TOKENS) {
                 const float *in_rows[TILE_TOKENS]; /* past the last token: the last again, its results unused */
                 int n_tokens = T - t0 < TILE_TOKENS ? T - t0 : TILE_TOKENS;
@@ -1158,14 +1208,25 @@ static void matmul_tiles(void *context, int begin, int end) {
                     int r0 = (p0 + p) * TILE_ROWS, n_rows = rows - r0 < TILE_ROWS ? rows - r0 : TILE_ROWS;
                     float *c = m->out + (size_t)t0 * (size_t)rows + (size_t)r0;
                     const float *panel = panels + p * DEPTH * TILE_ROWS;
-                    if (n_tokens == TILE_TOKENS && n_rows == TILE_ROWS) {
-                        matmul_tile(in_rows, panel, depth, c, (size_t)rows, k0 == 0);
-                        continue;
+                    int inside = n_tokens == TILE_TOKENS && n_rows == TILE_ROWS;
+                    if (!inside) {
+                        memset(edge, 0, sizeof edge);
+                        for (int i = 0; i < n_tokens; i++)
+                            memcpy(edge + i * TILE_ROWS, c + (size_t)i * (size_t)rows, sizeof(float) * (size_t)n_rows);
                     }
-                    memset(edge, 0, sizeof edge);
-                    for (int i = 0; i < n_tokens; i++)
-                        memcpy(edge + i * TILE_ROWS, c + (size_t)i * (size_t)rows, sizeof(float) * (size_t)n_rows);
-                    matmul_tile(in_rows, panel, depth, edge, TILE_ROWS, k0 == 0);
+                    float *target = inside ? c : edge;
+                    size_t target_stride = inside ? (size_t)rows : TILE_ROWS;
+#if GNA_AVX512_BF16
+                    if (m->in_pairs) {
+                        const uint32_t *pair_rows[TILE_TOKENS];
+                        size_t pairs_per_row = (size_t)(cols + 1) / 2;
+                        for (int i = 0; i < TILE_TOKENS; i++)
+                            pair_rows[i] = m->in_pairs + (size_t)(t0 + (i < n_tokens ? i : n_tokens - 1)) * pairs_per_row + (size_t)k0 / 2;
+                        matmul_tile_pairs(pair_rows, (const uint32_t *)panel, (depth + 1) / 2, target, target_stride, k0 == 0);
+                    } else
+#endif
+                        matmul_tile(in_rows, panel, depth, target, target_stride, k0 == 0);
+                    if (inside) continue;
                     for (int i = 0; i < n_tokens; i++)
                         memcpy(c + (size_t)i * (size_t)rows, edge + i * TILE_ROWS, sizeof(float) * (size_t)n_rows);
                 }
@@ -1190,13 +1251,28 @@ static void matmul_strided(float *out, const float *in, int in_stride, int T, We
         in = rounded;
         in_stride = w.cols;
     }
-    MatmulTask task = {out, in, in_stride, T, w, bias};
+    MatmulTask task = {out, in, in_stride, T, w, bias, NULL};
+#if GNA_AVX512_BF16
+    uint32_t *pairs = NULL;
+    if (bf16_compute && simd_enabled && T >= TILE_TOKENS) {
+        size_t pairs_per_row = (size_t)(w.cols + 1) / 2;
+        pairs = checked_malloc(sizeof(uint32_t) * (size_t)T * pairs_per_row);
+        for (int t = 0; t < T; t++)
+            for (int k = 0; k < w.cols; k += 2)
+                pairs[(size_t)t * pairs_per_row + (size_t)k / 2] =
+                    bf16_pair(in[(size_t)t * (size_t)w.cols + (size_t)k], k + 1 < w.cols ? in[(size_t)t * (size_t)w.cols + (size_t)k + 1] : 0.0f);
+        task.in_pairs = pairs;
+    }
+#endif
 #if GNA_VECTORS
     if (simd_enabled && T >= TILE_TOKENS) parallel_for((w.rows + TILE_ROWS - 1) / TILE_ROWS, matmul_tiles, &task);
     else if (simd_enabled) parallel_for(w.rows, matmul_rows_simd, &task);
     else
 #endif
         parallel_for(w.rows, matmul_rows, &task);
+#if GNA_AVX512_BF16
+    free(pairs);
+#endif
     free(rounded);
 }
 
@@ -1220,6 +1296,23 @@ static float silu(float x) { return x / (1.0f + expf(-x)); }
 
 /* torch.nn.functional.softplus with its default threshold: linear above 20 */
 static float softplus(float x) { return x > 20.0f ? x : log1pf(expf(x)); }
+
+/* x[i] = f(x[i]) for i < n, in place; the range is split over threads (each element on its own, so
+ * the same bits for any split) */
+typedef struct {
+    float *x;
+    float (*f)(float);
+} ApplyTask;
+
+static void apply_range(void *context, int begin, int end) {
+    const ApplyTask *a = context;
+    for (int i = begin; i < end; i++) a->x[i] = a->f(a->x[i]);
+}
+
+static void apply(float *x, size_t n, float (*f)(float)) {
+    ApplyTask task = {x, f};
+    parallel_for((int)n, apply_range, &task);
+}
 
 /* p = softmax(s) over n entries, in place (float32 exponentials, sum in double) */
 static void softmax(float *s, int n) {
@@ -1253,25 +1346,40 @@ static void rope(float *x, int head_dim, const float *inv_freq, int position) {
  *   out[t, c] = bias[c] + sum_{k<K} W[c, 0, k] * in[t - (K-1) + k, c]
  * Inputs before the chunk come from conv_state [K-1, C] (zeros at the start of a sequence), which
  * then takes the last K-1 inputs. `in` rows are in_stride floats apart. */
-static void causal_conv1d(float *out, const float *in, int in_stride, int T, int C, Weight w, Weight bias,
-                          float *conv_state) {
-    int K = w.cols;
+typedef struct {
+    float *out;
+    const float *in;
+    int in_stride, T, C;
+    Weight w, bias;
+    const float *conv_state;
+} ConvTask;
+
+static void causal_conv1d_channels(void *context, int begin, int end) {
+    const ConvTask *v = context;
+    int K = v->w.cols, C = v->C;
     float *weights = checked_malloc(sizeof(float) * (size_t)K);
-    for (int c = 0; c < C; c++) {
-        widen(w, (size_t)c * (size_t)K, K, weights);
-        float b = bias.data ? weight_at(bias, (size_t)c) : 0.0f;
-        for (int t = 0; t < T; t++) {
+    for (int c = begin; c < end; c++) {
+        widen(v->w, (size_t)c * (size_t)K, K, weights);
+        float b = v->bias.data ? weight_at(v->bias, (size_t)c) : 0.0f;
+        for (int t = 0; t < v->T; t++) {
             float sum = b;
             for (int k = 0; k < K; k++) {
                 int source = t - (K - 1) + k; /* < 0: from the state, whose row K-1+source it is */
-                float v = source >= 0 ? in[(size_t)source * (size_t)in_stride + (size_t)c]
-                                      : conv_state[(size_t)(K - 1 + source) * (size_t)C + (size_t)c];
-                sum += weights[k] * v;
+                float x = source >= 0 ? v->in[(size_t)source * (size_t)v->in_stride + (size_t)c]
+                                      : v->conv_state[(size_t)(K - 1 + source) * (size_t)C + (size_t)c];
+                sum += weights[k] * x;
             }
-            out[(size_t)t * (size_t)C + (size_t)c] = sum;
+            v->out[(size_t)t * (size_t)C + (size_t)c] = sum;
         }
     }
     free(weights);
+}
+
+static void causal_conv1d(float *out, const float *in, int in_stride, int T, int C, Weight w, Weight bias,
+                          float *conv_state) {
+    int K = w.cols;
+    ConvTask task = {out, in, in_stride, T, C, w, bias, conv_state};
+    parallel_for(C, causal_conv1d_channels, &task);
     /* the new state: the last K-1 rows of [state; in] */
     for (int r = 0; r < K - 1; r++) {
         int source = T - (K - 1) + r;
@@ -1988,7 +2096,8 @@ static void mlp_forward(const Mlp *w, const float *x, int T, float *out) {
     float *up = checked_malloc(sizeof(float) * (size_t)T * (size_t)I);
     matmul(gate, x, T, w->gate_proj, w->gate_bias);
     matmul(up, x, T, w->up_proj, w->up_bias);
-    for (size_t i = 0; i < (size_t)T * (size_t)I; i++) gate[i] = silu(gate[i]) * up[i];
+    apply(gate, (size_t)T * (size_t)I, silu);
+    for (size_t i = 0; i < (size_t)T * (size_t)I; i++) gate[i] *= up[i];
     matmul(out, gate, T, w->down_proj, w->down_bias);
     free(up);
     free(gate);
@@ -2048,7 +2157,7 @@ static void mamba1_forward(const Model *m, const Mamba1 *w, LayerCache *lc, cons
     float *y = checked_malloc(sizeof(float) * (size_t)T * (size_t)di);
     matmul(u_z, x, T, w->in_proj, w->in_bias);
     causal_conv1d(u, u_z, 2 * di, T, di, w->conv_weight, w->conv_bias, lc->conv_state);
-    for (size_t i = 0; i < (size_t)T * (size_t)di; i++) u[i] = silu(u[i]);
+    apply(u, (size_t)T * (size_t)di, silu);
     matmul(dt_B_C, u, T, w->x_proj, no_weight);
     if (c->family == FAMILY_FALCON_MAMBA)
         for (int t = 0; t < T; t++) {
@@ -2058,7 +2167,7 @@ static void mamba1_forward(const Model *m, const Mamba1 *w, LayerCache *lc, cons
             rmsnorm(r + R + N, r + R + N, N, no_weight, c->mixer_rms_eps);
         }
     matmul_strided(dt, dt_B_C, row, T, w->dt_proj, w->dt_bias);
-    for (size_t i = 0; i < (size_t)T * (size_t)di; i++) dt[i] = softplus(dt[i]);
+    apply(dt, (size_t)T * (size_t)di, softplus);
     Mamba1ScanTask scan = {c, w, lc->ssm_state, u, dt, dt_B_C, u_z + di, 2 * di, T, y};
     parallel_for(di, mamba1_scan_channels, &scan);
     matmul(out, y, T, w->out_proj, w->out_bias);
@@ -2192,7 +2301,7 @@ static void mamba2_forward(const Model *m, const Mamba2 *w, LayerCache *lc, cons
     float *y = checked_malloc(sizeof(float) * (size_t)T * (size_t)di);
     matmul(z_xBC_dt, x, T, w->in_proj, w->in_bias);
     causal_conv1d(xBC, z_xBC_dt + di, width, T, conv_dim, w->conv_weight, w->conv_bias, lc->conv_state);
-    for (size_t i = 0; i < (size_t)T * (size_t)conv_dim; i++) xBC[i] = silu(xBC[i]);
+    apply(xBC, (size_t)T * (size_t)conv_dim, silu);
     for (int t = 0; t < T; t++)
         for (int h = 0; h < H; h++) {
             float v = softplus(z_xBC_dt[(size_t)t * (size_t)width + (size_t)(di + conv_dim + h)] + weight_at(w->dt_bias, (size_t)h));

@@ -3,7 +3,8 @@
  *
  *   gna_bench peak THREADS                          FMA peak, GFLOP/s
  *   gna_bench bandwidth THREADS                     memory read bandwidth, GB/s (STREAM-like)
- *   gna_bench matmul T ROWS COLS THREADS [bf16]     gna's matmul, GFLOP/s (F32 or BF16 weights)
+ *   gna_bench matmul T ROWS COLS THREADS [bf16|--bf16]  gna's matmul, GFLOP/s: F32 weights, BF16 weights,
+ *                                                   or BF16 weights in the --bf16 compute mode
  *   gna_bench model DIR T N_DECODE THREADS [--bf16] prefill of T tokens and N_DECODE decode steps
  *
  * Each prints one line of `key value` pairs; nothing here checks a speed.
@@ -129,8 +130,8 @@ static int command_matmul(int T, int rows, int cols, int threads, int bf16_weigh
     gna_set_threads(threads);
     double seconds;
     BEST_OF(5, seconds, matmul(out, in, T, weight, no_weight));
-    printf("matmul_gflops %.1f T %d rows %d cols %d threads %d weights %s seconds %.5f\n",
-           2.0 * T * rows * (double)cols / seconds / 1e9, T, rows, cols, threads, bf16_weights ? "bf16" : "f32", seconds);
+    printf("matmul_gflops %.1f T %d rows %d cols %d threads %d weights %s bf16_compute %d seconds %.5f\n",
+           2.0 * T * rows * (double)cols / seconds / 1e9, T, rows, cols, threads, bf16_weights ? "bf16" : "f32", bf16_compute, seconds);
     free(w);
     free(in);
     free(out);
@@ -187,13 +188,15 @@ static int command_model(const char *dir, int T, int n_decode, int threads) {
 int main(int argc, char **argv) {
     if (argc == 3 && strcmp(argv[1], "peak") == 0) return command_peak(atoi(argv[2]));
     if (argc == 3 && strcmp(argv[1], "bandwidth") == 0) return command_bandwidth(atoi(argv[2]));
-    if ((argc == 6 || argc == 7) && strcmp(argv[1], "matmul") == 0)
-        return command_matmul(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), argc == 7 && strcmp(argv[6], "bf16") == 0);
+    if ((argc == 6 || argc == 7) && strcmp(argv[1], "matmul") == 0) {
+        gna_set_bf16(argc == 7 && strcmp(argv[6], "--bf16") == 0);
+        return command_matmul(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), argc == 7);
+    }
     if ((argc == 6 || argc == 7) && strcmp(argv[1], "model") == 0) {
         if (argc == 7) gna_set_bf16(strcmp(argv[6], "--bf16") == 0);
         return command_model(argv[2], atoi(argv[3]), atoi(argv[4]), atoi(argv[5]));
     }
-    fprintf(stderr, "usage: gna_bench peak THREADS | bandwidth THREADS | matmul T ROWS COLS THREADS [bf16] |\n"
+    fprintf(stderr, "usage: gna_bench peak THREADS | bandwidth THREADS | matmul T ROWS COLS THREADS [bf16|--bf16] |\n"
                     "                 model DIR T N_DECODE THREADS [--bf16]\n");
     return 2;
 }
