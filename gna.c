@@ -826,6 +826,20 @@ static void matmul(float *out, const float *in, int T, Weight w, Weight bias) {
 
 static const Weight no_weight = {NULL, DTYPE_F32, 0, 0};
 
+/* out[T, up.rows] += (in[T, down.cols] down^T) up^T: a rank-r adapter (LoRA's form: down [r, in],
+ * up [out, r]), as Zamba2 adds per visit to its shared projections. Nothing when absent. */
+static void add_adapter(float *out, const float *in, int T, const Weight adapter[2]) {
+    if (!adapter[0].data) return;
+    int rank = adapter[0].rows, width = adapter[1].rows;
+    float *low = checked_malloc(sizeof(float) * (size_t)T * (size_t)rank);
+    float *added = checked_malloc(sizeof(float) * (size_t)T * (size_t)width);
+    matmul(low, in, T, adapter[0], no_weight);
+    matmul(added, low, T, adapter[1], no_weight);
+    for (size_t i = 0; i < (size_t)T * (size_t)width; i++) out[i] += added[i];
+    free(added);
+    free(low);
+}
+
 /* y = w * x / sqrt(mean(x^2) + eps)   (LlamaRMSNorm; the same in every family here)
  * A weightless RMS (Falcon-Mamba's B, C, dt) passes no_weight. The mean of squares is summed in
  * double: n additions per row cost nothing and remove the summation-order error. */
@@ -837,6 +851,9 @@ static void rmsnorm(float *out, const float *x, int n, Weight w, float eps) {
 }
 
 static float silu(float x) { return x / (1.0f + expf(-x)); }
+
+/* GELU, the exact (erf) form: x/2 (1 + erf(x / sqrt 2))   (torch.nn.functional.gelu, Zamba2's "gelu") */
+static float gelu(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f)); }
 
 /* torch.nn.functional.softplus with its default threshold: linear above 20 */
 static float softplus(float x) { return x > 20.0f ? x : log1pf(expf(x)); }
@@ -905,23 +922,28 @@ static void causal_conv1d(float *out, const float *in, int in_stride, int T, int
 /* ----------------------------------------------------------------------------------------------
  * 7. Models: config.json -> Config -> weights -> cache -> forward
  */
-typedef enum { FAMILY_LLAMA, FAMILY_MAMBA, FAMILY_FALCON_MAMBA, FAMILY_MAMBA2 } Family;
-static const char *const family_names[] = {"llama", "mamba", "falcon_mamba", "mamba2"};
+typedef enum { FAMILY_LLAMA, FAMILY_MAMBA, FAMILY_FALCON_MAMBA, FAMILY_MAMBA2, FAMILY_ZAMBA2, FAMILY_LLAMBA } Family;
+static const char *const family_names[] = {"llama", "mamba", "falcon_mamba", "mamba2", "zamba2", "llamba"};
 
 typedef struct {
     Family family;
     int vocab_size;          /* V */
     int hidden_size;         /* D */
     int n_layers;
-    float norm_eps;          /* block and final RMSNorm: rms_norm_eps / layer_norm_epsilon */
+    float norm_eps;          /* block RMSNorms: rms_norm_eps / layer_norm_epsilon (llamba: 1e-5) */
+    float final_norm_eps;    /* the final RMSNorm (differs from norm_eps only in llamba) */
     int tie_embeddings;      /* lm_head is the embedding matrix */
+    int lm_head_bias;        /* llamba: lm_head has a bias */
     int n_eos, eos_token_ids[8];
     /* attention and MLP (llama) */
     int n_heads;             /* H: query heads */
     int n_kv_heads;          /* KV heads; query head h reads kv head h / (H / KV) */
     int head_dim;            /* hd */
+    float attention_scale;   /* of q.k: hd^-0.5 (llama), (hd/2)^-0.5 (zamba2) */
+    int use_rope;            /* llama always; zamba2 with use_mem_rope */
     int intermediate_size;   /* MLP width */
     int attention_bias, mlp_bias;
+    int mlp_gelu;            /* zamba2: GELU-gated MLP; otherwise SiLU (SwiGLU) */
     int rope_llama3;         /* rope_type "llama3"; otherwise "default" */
     float rope_theta, rope_factor, rope_low_freq_factor, rope_high_freq_factor;
     int rope_original_max_positions;
@@ -931,13 +953,20 @@ typedef struct {
     int conv_kernel;         /* K */
     int ssm_bias;            /* use_bias: in_proj and out_proj biases */
     int conv_bias;           /* use_conv_bias */
+    int conv_silu;           /* silu after the conv (every family but llamba's default "identity") */
     int dt_rank;             /* R (mamba-1): time_step_rank */
     float mixer_rms_eps;     /* falcon_mamba: eps of the weightless RMS on B, C and dt */
     int ssm_heads;           /* mamba-2: num_heads */
     int ssm_head_dim;        /* mamba-2: head_dim (P) */
-    int n_groups;            /* mamba-2: B/C groups (G); head h uses group h / (heads / G) */
-    float dt_min, dt_max;    /* mamba-2: time_step_limit, the clamp of dt */
+    int n_groups;            /* mamba-2: B/C groups (G); head h uses group h / (heads / G); llamba: n_qk_heads */
+    float dt_min, dt_max;    /* mamba-2: time_step_limit, the clamp of dt (zamba2: [time_step_min, inf)) */
+    float gated_norm_eps;    /* mamba-2: eps of the gated RMSNorm (zamba2 fixes it at 1e-5) */
     int chunk_size;          /* mamba-2: chunk length of the chunked (SSD) scan in prefill */
+    /* zamba2's shared transformer blocks */
+    int n_shared_blocks;     /* num_mem_blocks; visit v runs block v % n_shared_blocks */
+    int adapter_rank;        /* rank of the per-visit adapters */
+    int attention_adapters;  /* use_shared_attention_adapter: q, k, v adapters per visit */
+    int *shared_visit;       /* [n_layers]: the visit index of a hybrid layer, -1 for the others */
 } Config;
 
 /* config.json values, each checked, with errors that name the file and the key */
@@ -1051,12 +1080,15 @@ static int read_config(const char *path, Config *cfg) {
     for (int f = 0; f < (int)(sizeof family_names / sizeof *family_names); f++)
         if (strcmp(type->string, family_names[f]) == 0) { cfg->family = (Family)f; known = 1; }
     if (!known)
-        CHECK(bad_input(path, "model_type \"%s\" is not supported (gna reads llama, mamba, falcon_mamba, mamba2)", type->string));
+        CHECK(bad_input(path, "model_type \"%s\" is not supported (gna reads llama, mamba, falcon_mamba, mamba2, zamba2, llamba)",
+                        type->string));
 
+    int is_llamba = cfg->family == FAMILY_LLAMBA; /* cartesia's LlambaConfig has names of its own */
     CHECK(config_int(&c, doc.root, "vocab_size", 0, &cfg->vocab_size));
-    CHECK(config_int(&c, doc.root, "hidden_size", 0, &cfg->hidden_size));
-    CHECK(config_int(&c, doc.root, "num_hidden_layers", 0, &cfg->n_layers));
-    CHECK(config_string_is(&c, "hidden_act", "silu"));
+    CHECK(config_int(&c, doc.root, is_llamba ? "d_model" : "hidden_size", 0, &cfg->hidden_size));
+    CHECK(config_int(&c, doc.root, is_llamba ? "n_layer" : "num_hidden_layers", 0, &cfg->n_layers));
+    CHECK(config_string_is(&c, "hidden_act", cfg->family == FAMILY_ZAMBA2 ? "gelu" : "silu"));
+    cfg->conv_silu = 1;
     const JsonValue *eos = json_get(doc.root, "eos_token_id");
     for (const JsonValue *e = eos && eos->type == JSON_ARRAY ? eos->first : eos; e && cfg->n_eos < 8;
          e = eos->type == JSON_ARRAY ? e->next : NULL)
@@ -1081,6 +1113,8 @@ static int read_config(const char *path, Config *cfg) {
         CHECK(config_bool(&c, doc.root, "attention_bias", 0, &cfg->attention_bias));
         CHECK(config_bool(&c, doc.root, "mlp_bias", 0, &cfg->mlp_bias));
         CHECK(read_rope_config(&c, cfg));
+        cfg->use_rope = 1;
+        cfg->attention_scale = (float)pow(cfg->head_dim, -0.5); /* LlamaAttention.scaling = head_dim**-0.5 */
     } else if (cfg->family == FAMILY_MAMBA || cfg->family == FAMILY_FALCON_MAMBA) {
         /* transformers MambaConfig / FalconMambaConfig. intermediate_size wins over expand: Falcon-Mamba-7B's
          * config says expand 16 beside intermediate_size 8192 = 2 x 4096, and transformers uses the latter. */
@@ -1101,7 +1135,7 @@ static int read_config(const char *path, Config *cfg) {
         double mixer_eps;
         CHECK(config_number(&c, doc.root, "mixer_rms_eps", 1e-6, &mixer_eps));
         cfg->mixer_rms_eps = (float)mixer_eps;
-    } else {
+    } else if (cfg->family == FAMILY_MAMBA2) {
         /* transformers Mamba2Config */
         double expand, dt_min = 0, dt_max = INFINITY;
         int rms_norm;
@@ -1132,9 +1166,100 @@ static int read_config(const char *path, Config *cfg) {
         }
         cfg->dt_min = (float)dt_min;
         cfg->dt_max = (float)dt_max;
+        cfg->gated_norm_eps = (float)eps;
+    } else if (cfg->family == FAMILY_ZAMBA2) {
+        /* transformers Zamba2Config: Mamba-2 layers; "hybrid" layers also run a shared transformer block */
+        double expand, dt_min;
+        CHECK(config_number(&c, doc.root, "rms_norm_eps", 1e-5, &eps));
+        CHECK(config_int(&c, doc.root, "mamba_d_state", 64, &cfg->ssm_state));
+        CHECK(config_int(&c, doc.root, "mamba_d_conv", 4, &cfg->conv_kernel));
+        CHECK(config_number(&c, doc.root, "mamba_expand", 2, &expand));
+        CHECK(config_int(&c, doc.root, "mamba_ngroups", 1, &cfg->n_groups));
+        CHECK(config_int(&c, doc.root, "n_mamba_heads", 8, &cfg->ssm_heads));
+        CHECK(config_int(&c, doc.root, "chunk_size", 256, &cfg->chunk_size));
+        CHECK(config_number(&c, doc.root, "time_step_min", 0.001, &dt_min));
+        CHECK(config_bool(&c, doc.root, "add_bias_linear", 0, &cfg->ssm_bias));
+        CHECK(config_bool(&c, doc.root, "tie_word_embeddings", 1, &cfg->tie_embeddings));
+        CHECK(config_int(&c, doc.root, "intermediate_size", 4 * cfg->hidden_size, &cfg->intermediate_size));
+        CHECK(config_int(&c, doc.root, "num_attention_heads", 32, &cfg->n_heads));
+        CHECK(config_int(&c, doc.root, "num_key_value_heads", cfg->n_heads, &cfg->n_kv_heads));
+        CHECK(config_int(&c, doc.root, "num_mem_blocks", 1, &cfg->n_shared_blocks));
+        CHECK(config_int(&c, doc.root, "adapter_rank", 128, &cfg->adapter_rank));
+        CHECK(config_bool(&c, doc.root, "use_shared_attention_adapter", 0, &cfg->attention_adapters));
+        CHECK(config_bool(&c, doc.root, "use_mem_rope", 0, &cfg->use_rope));
+        CHECK(read_rope_config(&c, cfg));
+        if (cfg->rope_llama3) CHECK(bad_input(path, "zamba2 with llama3 rope scaling is not supported"));
+        cfg->ssm_inner = (int)(expand * cfg->hidden_size);
+        cfg->ssm_head_dim = cfg->ssm_inner / cfg->ssm_heads; /* Zamba2Config: mamba_headdim */
+        if (cfg->ssm_head_dim * cfg->ssm_heads != cfg->ssm_inner || cfg->ssm_heads % cfg->n_groups)
+            CHECK(bad_input(path, "n_mamba_heads %d must divide mamba_expand x hidden_size = %d and be a multiple of mamba_ngroups %d",
+                            cfg->ssm_heads, cfg->ssm_inner, cfg->n_groups));
+        /* the attention reads concat(h, embeddings): width 2D, head_dim 2D / heads, scale (head_dim / 2)^-0.5 */
+        if ((2 * cfg->hidden_size) % cfg->n_heads || cfg->n_heads % cfg->n_kv_heads)
+            CHECK(bad_input(path, "num_attention_heads %d must divide 2 x hidden_size and be a multiple of num_key_value_heads %d",
+                            cfg->n_heads, cfg->n_kv_heads));
+        cfg->head_dim = 2 * cfg->hidden_size / cfg->n_heads;
+        cfg->attention_scale = (float)pow(cfg->head_dim / 2.0, -0.5); /* Zamba2Attention.scaling */
+        cfg->mlp_gelu = 1;
+        cfg->conv_bias = 1;              /* Zamba2MambaMixer: the conv always has a bias */
+        cfg->gated_norm_eps = 1e-5f;     /* Zamba2RMSNormGated(..., eps=1e-5) */
+        cfg->dt_min = (float)dt_min;     /* torch_forward: dt = clamp(softplus(dt + dt_bias), time_step_min) */
+        cfg->dt_max = INFINITY;
+        /* which layers are hybrid: layers_block_type, "hybrid" or "mamba" / "linear_attention" (transformers 5 renames) */
+        const JsonValue *types = json_get(doc.root, "layers_block_type");
+        if (!types || types->type != JSON_ARRAY || (int)types->length != cfg->n_layers)
+            CHECK(bad_input(path, "\"layers_block_type\" must list num_hidden_layers = %d layer types", cfg->n_layers));
+        cfg->shared_visit = checked_malloc(sizeof(int) * (size_t)cfg->n_layers);
+        int l = 0, visits = 0;
+        for (const JsonValue *t = types->first; t; t = t->next, l++) {
+            if (t->type != JSON_STRING) CHECK(bad_input(path, "\"layers_block_type\" must hold strings"));
+            if (strcmp(t->string, "hybrid") == 0) cfg->shared_visit[l] = visits++;
+            else if (strcmp(t->string, "mamba") == 0 || strcmp(t->string, "linear_attention") == 0) cfg->shared_visit[l] = -1;
+            else CHECK(bad_input(path, "layer type \"%s\" is not one gna knows (hybrid, mamba, linear_attention)", t->string));
+        }
+    } else if (cfg->family == FAMILY_LLAMBA) {
+        /* cartesia LlambaConfig: Llama blocks whose attention is a DiscreteMamba2 mixer */
+        int multiple;
+        double eps_final;
+        const JsonValue *ssm = json_get(doc.root, "ssm_cfg"), *mlp = json_get(doc.root, "mlp_cfg");
+        if (!ssm || ssm->type != JSON_OBJECT || !mlp || mlp->type != JSON_OBJECT)
+            CHECK(bad_input(path, "\"ssm_cfg\" and \"mlp_cfg\" must be objects"));
+        CHECK(config_int(&c, doc.root, "pad_vocab_size_multiple", 8, &multiple));
+        cfg->vocab_size = (cfg->vocab_size + multiple - 1) / multiple * multiple; /* LlambaLMHeadModel pads it */
+        CHECK(config_bool(&c, doc.root, "tie_embeddings", 0, &cfg->tie_embeddings));
+        CHECK(config_bool(&c, doc.root, "lm_head_bias", 0, &cfg->lm_head_bias));
+        CHECK(config_number(&c, doc.root, "norm_epsilon", 1e-5, &eps_final));
+        eps = 1e-5; /* Block's input_layernorm and post_attention_layernorm: eps=1e-5 in cartesia's code */
+        cfg->final_norm_eps = (float)eps_final;
+        CHECK(config_int(&c, mlp, "intermediate_size", 14336, &cfg->intermediate_size));
+        CHECK(config_bool(&c, mlp, "bias", 0, &cfg->mlp_bias));
+        const JsonValue *act = json_get(mlp, "act_fn");
+        if (act && (act->type != JSON_STRING || strcmp(act->string, "silu") != 0))
+            CHECK(bad_input(path, "mlp_cfg.act_fn must be \"silu\""));
+        int expand, n_v;
+        CHECK(config_int(&c, ssm, "d_state", 64, &cfg->ssm_state));
+        CHECK(config_int(&c, ssm, "n_v_heads", 32, &n_v));
+        CHECK(config_int(&c, ssm, "n_qk_heads", 32, &cfg->n_groups));
+        CHECK(config_int(&c, ssm, "expand", 1, &expand));
+        CHECK(config_int(&c, ssm, "d_conv", 4, &cfg->conv_kernel));
+        CHECK(config_int(&c, ssm, "chunk_size", 128, &cfg->chunk_size));
+        CHECK(config_bool(&c, ssm, "bias", 0, &cfg->ssm_bias));
+        CHECK(config_bool(&c, ssm, "conv_bias", 1, &cfg->conv_bias));
+        const JsonValue *activation = json_get(ssm, "activation");
+        const char *kind = activation && activation->type == JSON_STRING ? activation->string : "identity";
+        if (strcmp(kind, "identity") == 0) cfg->conv_silu = 0;
+        else if (strcmp(kind, "silu") != 0 && strcmp(kind, "swish") != 0)
+            CHECK(bad_input(path, "ssm_cfg.activation \"%s\" is not supported (identity, silu)", kind));
+        cfg->ssm_heads = n_v;
+        cfg->ssm_inner = expand * cfg->hidden_size;
+        cfg->ssm_head_dim = cfg->ssm_inner / n_v;
+        if (cfg->ssm_head_dim * n_v != cfg->ssm_inner || n_v % cfg->n_groups)
+            CHECK(bad_input(path, "ssm_cfg: n_v_heads %d must divide expand x d_model = %d and be a multiple of n_qk_heads %d",
+                            n_v, cfg->ssm_inner, cfg->n_groups));
     }
     if (!(eps > 0 && eps < 1)) CHECK(bad_input(path, "the RMSNorm epsilon must be in (0, 1)"));
     cfg->norm_eps = (float)eps;
+    if (!is_llamba) cfg->final_norm_eps = cfg->norm_eps;
 done:
 #undef CHECK
     free_json(&doc);
@@ -1143,10 +1268,11 @@ done:
 
 /* The layers. A layer is a mixer (the part that moves information between positions) with an
  * optional MLP after it; Llama layers have both, Mamba layers only the mixer. */
-typedef struct { /* LlamaAttention */
+typedef struct { /* LlamaAttention; also Zamba2Attention, whose input is 2D wide */
     Weight q_proj, k_proj, v_proj;   /* [H*hd, D], [KV*hd, D], [KV*hd, D] */
     Weight o_proj;                   /* [D, H*hd] */
     Weight q_bias, k_bias, v_bias, o_bias; /* present with attention_bias */
+    Weight q_adapter[2], k_adapter[2], v_adapter[2]; /* zamba2: per-visit rank-r adapters, down [r, 2D] and up [., r] */
 } Attention;
 
 typedef struct { /* MambaMixer, FalconMambaMixer */
@@ -1167,13 +1293,39 @@ typedef struct { /* Mamba2Mixer */
     Weight out_proj, out_bias;       /* [D, di], [D] */
 } Mamba2;
 
-typedef struct { /* LlamaMLP: down(silu(gate(x)) * up(x)) */
-    Weight gate_proj, up_proj;       /* [I, D] */
+typedef struct { /* DiscreteMamba2 (Llamba), from goombalab/phi-mamba by way of cartesia-ai/edge */
+    Weight in_proj, in_bias;         /* [conv_dim + di + heads, D]; conv_dim = di + 2 G N (G: n_qk_heads) */
+    Weight conv_weight, conv_bias;   /* [conv_dim, 1, K] viewed as [conv_dim, K], [conv_dim] */
+    Weight z_bias;                   /* [di]; the mixer has it exactly when it has no in/out biases */
+    Weight D;                        /* [heads] */
+    Weight out_proj, out_bias;       /* [D, di], [D] */
+} DiscreteMamba2;
+
+typedef struct { /* LlamaMLP: down(silu(gate(x)) * up(x)); Zamba2MLP: down(gelu(gate) * up), [gate | up] fused */
+    Weight gate_proj, up_proj;       /* [I, D] each; zamba2: gate_proj holds the fused [2I, D] gate_up_proj */
     Weight down_proj;                /* [D, I] */
-    Weight gate_bias, up_bias, down_bias; /* present with mlp_bias */
+    Weight gate_bias, up_bias, down_bias; /* present with mlp_bias / add_bias_linear */
+    Weight adapter[2];               /* zamba2: the visit's gate_up adapter, down [r, D], up [2I, r] */
 } Mlp;
 
-typedef enum { MIXER_ATTENTION, MIXER_MAMBA1, MIXER_MAMBA2 } MixerKind;
+/* Zamba2's shared transformer block, stored once and run by every hybrid layer that visits it; a
+ * visit adds its own adapters and its own output projection `linear`. */
+typedef struct {
+    Weight input_norm;               /* [2D]: RMSNorm of concat(h, embeddings) */
+    Attention attention;             /* q, k, v [H*hd, 2D]; o [D, H*hd] */
+    Weight pre_mlp_norm;             /* [D]: pre_ff_layernorm */
+    Mlp mlp;                         /* gate_up [2I, D], down [D, I] */
+} SharedBlock;
+
+typedef struct {
+    const SharedBlock *block;
+    int visit;                       /* the global visit index, by which adapters are numbered */
+    Attention attention;             /* the block's attention with this visit's adapters */
+    Mlp mlp;                         /* the block's MLP with this visit's adapter */
+    Weight linear;                   /* [D, D]: model.layers.L.linear */
+} SharedVisit;
+
+typedef enum { MIXER_ATTENTION, MIXER_MAMBA1, MIXER_MAMBA2, MIXER_DISCRETE_MAMBA2 } MixerKind;
 
 typedef struct {
     Weight norm;                     /* [D]: input_layernorm, or the Mamba block's norm */
@@ -1182,9 +1334,12 @@ typedef struct {
         Attention attention;
         Mamba1 mamba1;
         Mamba2 mamba2;
+        DiscreteMamba2 discrete_mamba2;
     } mixer;
     Weight mlp_norm;                 /* [D]: post_attention_layernorm; absent without an MLP */
     Mlp mlp;
+    int has_shared_visit;            /* zamba2 hybrid layer: runs `shared` first */
+    SharedVisit shared;
 } Layer;
 
 struct gna_model {
@@ -1195,8 +1350,9 @@ struct gna_model {
     Weight embeddings;               /* [V, D] */
     Layer *layers;                   /* [n_layers] */
     Weight final_norm;               /* [D] */
-    Weight lm_head;                  /* [V, D]; the embeddings when tied */
-    float *rope_inv_freq;            /* [head_dim / 2] (attention) */
+    Weight lm_head, lm_head_bias;    /* [V, D]; the embeddings when tied. [V] (llamba with lm_head_bias) */
+    float *rope_inv_freq;            /* [head_dim / 2]; NULL without RoPE */
+    SharedBlock *shared_blocks;      /* [n_shared_blocks] (zamba2) */
 };
 typedef struct gna_model Model;
 
@@ -1272,35 +1428,47 @@ static float *build_rope_inv_freq(const Config *cfg) {
     return inv_freq;
 }
 
-static int load_llama_layer(Model *m, int l, Layer *layer) {
+/* Weights are named "<prefix>.<module>.weight"; `prefix` holds the layer, e.g. "model.layers.3". */
+static int load_attention(Model *m, const char *prefix, int64_t input_width, Attention *a) {
     const Config *c = &m->config;
     int64_t D = c->hidden_size, q = (int64_t)c->n_heads * c->head_dim, kv = (int64_t)c->n_kv_heads * c->head_dim;
-    int ab = !c->attention_bias, mb = !c->mlp_bias; /* biases are required exactly when the config says so */
-    Attention *a = &layer->mixer.attention;
-    layer->kind = MIXER_ATTENTION;
-    const char *p = "model.layers";
-    TRY(load_weight(m, &layer->norm, 0, D, 0, 0, "%s.%d.input_layernorm.weight", p, l));
-    TRY(load_weight(m, &a->q_proj, 0, q, D, 0, "%s.%d.self_attn.q_proj.weight", p, l));
-    TRY(load_weight(m, &a->k_proj, 0, kv, D, 0, "%s.%d.self_attn.k_proj.weight", p, l));
-    TRY(load_weight(m, &a->v_proj, 0, kv, D, 0, "%s.%d.self_attn.v_proj.weight", p, l));
-    TRY(load_weight(m, &a->o_proj, 0, D, q, 0, "%s.%d.self_attn.o_proj.weight", p, l));
-    if (c->attention_bias) {
-        TRY(load_weight(m, &a->q_bias, ab, q, 0, 0, "%s.%d.self_attn.q_proj.bias", p, l));
-        TRY(load_weight(m, &a->k_bias, ab, kv, 0, 0, "%s.%d.self_attn.k_proj.bias", p, l));
-        TRY(load_weight(m, &a->v_bias, ab, kv, 0, 0, "%s.%d.self_attn.v_proj.bias", p, l));
-        TRY(load_weight(m, &a->o_bias, ab, D, 0, 0, "%s.%d.self_attn.o_proj.bias", p, l));
-    }
-    TRY(load_weight(m, &layer->mlp_norm, 0, D, 0, 0, "%s.%d.post_attention_layernorm.weight", p, l));
-    int64_t I = c->intermediate_size;
-    TRY(load_weight(m, &layer->mlp.gate_proj, 0, I, D, 0, "%s.%d.mlp.gate_proj.weight", p, l));
-    TRY(load_weight(m, &layer->mlp.up_proj, 0, I, D, 0, "%s.%d.mlp.up_proj.weight", p, l));
-    TRY(load_weight(m, &layer->mlp.down_proj, 0, D, I, 0, "%s.%d.mlp.down_proj.weight", p, l));
-    if (c->mlp_bias) {
-        TRY(load_weight(m, &layer->mlp.gate_bias, mb, I, 0, 0, "%s.%d.mlp.gate_proj.bias", p, l));
-        TRY(load_weight(m, &layer->mlp.up_bias, mb, I, 0, 0, "%s.%d.mlp.up_proj.bias", p, l));
-        TRY(load_weight(m, &layer->mlp.down_bias, mb, D, 0, 0, "%s.%d.mlp.down_proj.bias", p, l));
+    memset(a, 0, sizeof *a);
+    TRY(load_weight(m, &a->q_proj, 0, q, input_width, 0, "%s.self_attn.q_proj.weight", prefix));
+    TRY(load_weight(m, &a->k_proj, 0, kv, input_width, 0, "%s.self_attn.k_proj.weight", prefix));
+    TRY(load_weight(m, &a->v_proj, 0, kv, input_width, 0, "%s.self_attn.v_proj.weight", prefix));
+    TRY(load_weight(m, &a->o_proj, 0, D, q, 0, "%s.self_attn.o_proj.weight", prefix));
+    if (c->attention_bias) { /* biases are required exactly when the config says so */
+        TRY(load_weight(m, &a->q_bias, 0, q, 0, 0, "%s.self_attn.q_proj.bias", prefix));
+        TRY(load_weight(m, &a->k_bias, 0, kv, 0, 0, "%s.self_attn.k_proj.bias", prefix));
+        TRY(load_weight(m, &a->v_bias, 0, kv, 0, 0, "%s.self_attn.v_proj.bias", prefix));
+        TRY(load_weight(m, &a->o_bias, 0, D, 0, 0, "%s.self_attn.o_proj.bias", prefix));
     }
     return GNA_OK;
+}
+
+/* LlamaMLP (llama, llamba): gate_proj, up_proj, down_proj under `prefix`.mlp */
+static int load_mlp(Model *m, const char *prefix, Mlp *mlp) {
+    const Config *c = &m->config;
+    int64_t D = c->hidden_size, I = c->intermediate_size;
+    TRY(load_weight(m, &mlp->gate_proj, 0, I, D, 0, "%s.mlp.gate_proj.weight", prefix));
+    TRY(load_weight(m, &mlp->up_proj, 0, I, D, 0, "%s.mlp.up_proj.weight", prefix));
+    TRY(load_weight(m, &mlp->down_proj, 0, D, I, 0, "%s.mlp.down_proj.weight", prefix));
+    if (c->mlp_bias) {
+        TRY(load_weight(m, &mlp->gate_bias, 0, I, 0, 0, "%s.mlp.gate_proj.bias", prefix));
+        TRY(load_weight(m, &mlp->up_bias, 0, I, 0, 0, "%s.mlp.up_proj.bias", prefix));
+        TRY(load_weight(m, &mlp->down_bias, 0, D, 0, 0, "%s.mlp.down_proj.bias", prefix));
+    }
+    return GNA_OK;
+}
+
+static int load_llama_layer(Model *m, int l, Layer *layer) {
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "model.layers.%d", l);
+    layer->kind = MIXER_ATTENTION;
+    TRY(load_weight(m, &layer->norm, 0, m->config.hidden_size, 0, 0, "%s.input_layernorm.weight", prefix));
+    TRY(load_attention(m, prefix, m->config.hidden_size, &layer->mixer.attention));
+    TRY(load_weight(m, &layer->mlp_norm, 0, m->config.hidden_size, 0, 0, "%s.post_attention_layernorm.weight", prefix));
+    return load_mlp(m, prefix, &layer->mlp);
 }
 
 static int load_mamba1_layer(Model *m, int l, Layer *layer) {
@@ -1326,27 +1494,145 @@ static int load_mamba1_layer(Model *m, int l, Layer *layer) {
     return GNA_OK;
 }
 
-static int load_mamba2_layer(Model *m, int l, Layer *layer) {
+/* A Mamba-2 mixer under `mixer` ("backbone.layers.3.mixer"; zamba2: "model.layers.3.mamba") */
+static int load_mamba2_mixer(Model *m, const char *mixer, Mamba2 *x) {
     const Config *c = &m->config;
     int64_t D = c->hidden_size, di = c->ssm_inner, H = c->ssm_heads, K = c->conv_kernel;
     int64_t conv_dim = di + 2 * (int64_t)c->n_groups * c->ssm_state;
-    Mamba2 *x = &layer->mixer.mamba2;
-    layer->kind = MIXER_MAMBA2;
-    const char *p = "backbone.layers";
-    TRY(load_weight(m, &layer->norm, 0, D, 0, 0, "%s.%d.norm.weight", p, l));
-    TRY(load_weight(m, &x->in_proj, 0, di + conv_dim + H, D, 0, "%s.%d.mixer.in_proj.weight", p, l));
-    TRY(load_weight(m, &x->conv_weight, 0, conv_dim, 1, K, "%s.%d.mixer.conv1d.weight", p, l));
-    TRY(load_weight(m, &x->dt_bias, 0, H, 0, 0, "%s.%d.mixer.dt_bias", p, l));
-    TRY(load_weight(m, &x->A_log, 0, H, 0, 0, "%s.%d.mixer.A_log", p, l));
-    TRY(load_weight(m, &x->D, 0, H, 0, 0, "%s.%d.mixer.D", p, l));
-    TRY(load_weight(m, &x->gated_norm, 0, di, 0, 0, "%s.%d.mixer.norm.weight", p, l));
-    TRY(load_weight(m, &x->out_proj, 0, D, di, 0, "%s.%d.mixer.out_proj.weight", p, l));
-    if (c->conv_bias) TRY(load_weight(m, &x->conv_bias, 0, conv_dim, 0, 0, "%s.%d.mixer.conv1d.bias", p, l));
+    TRY(load_weight(m, &x->in_proj, 0, di + conv_dim + H, D, 0, "%s.in_proj.weight", mixer));
+    TRY(load_weight(m, &x->conv_weight, 0, conv_dim, 1, K, "%s.conv1d.weight", mixer));
+    TRY(load_weight(m, &x->dt_bias, 0, H, 0, 0, "%s.dt_bias", mixer));
+    TRY(load_weight(m, &x->A_log, 0, H, 0, 0, "%s.A_log", mixer));
+    TRY(load_weight(m, &x->D, 0, H, 0, 0, "%s.D", mixer));
+    TRY(load_weight(m, &x->gated_norm, 0, di, 0, 0, "%s.norm.weight", mixer));
+    TRY(load_weight(m, &x->out_proj, 0, D, di, 0, "%s.out_proj.weight", mixer));
+    if (c->conv_bias) TRY(load_weight(m, &x->conv_bias, 0, conv_dim, 0, 0, "%s.conv1d.bias", mixer));
     if (c->ssm_bias) {
-        TRY(load_weight(m, &x->in_bias, 0, di + conv_dim + H, 0, 0, "%s.%d.mixer.in_proj.bias", p, l));
-        TRY(load_weight(m, &x->out_bias, 0, D, 0, 0, "%s.%d.mixer.out_proj.bias", p, l));
+        TRY(load_weight(m, &x->in_bias, 0, di + conv_dim + H, 0, 0, "%s.in_proj.bias", mixer));
+        TRY(load_weight(m, &x->out_bias, 0, D, 0, 0, "%s.out_proj.bias", mixer));
     }
     return GNA_OK;
+}
+
+static int load_mamba2_layer(Model *m, int l, Layer *layer) {
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "backbone.layers.%d", l);
+    layer->kind = MIXER_MAMBA2;
+    TRY(load_weight(m, &layer->norm, 0, m->config.hidden_size, 0, 0, "%s.norm.weight", prefix));
+    strcat(prefix, ".mixer");
+    return load_mamba2_mixer(m, prefix, &layer->mixer.mamba2);
+}
+
+/* A rank-r adapter: down [r, in], up [out, r] at "<name>.0.weight" and "<name>.1.weight" */
+static int load_adapter(Model *m, const char *name, int64_t in, int64_t out, Weight adapter[2]) {
+    TRY(load_weight(m, &adapter[0], 0, m->config.adapter_rank, in, 0, "%s.0.weight", name));
+    return load_weight(m, &adapter[1], 0, out, m->config.adapter_rank, 0, "%s.1.weight", name);
+}
+
+/* Zamba2's shared blocks. transformers stores each block once, under the first hybrid layer that
+ * visits it, with every visit's adapters numbered by global visit index; any hybrid layer of the
+ * block may hold them, so we look in each. */
+static int zamba2_block_home(const Model *m, int block, const char *tensor, int *home) {
+    const Config *c = &m->config;
+    for (int l = 0; l < c->n_layers; l++) {
+        char name[160];
+        snprintf(name, sizeof name, "model.layers.%d.shared_transformer.%s", l, tensor);
+        if (c->shared_visit[l] >= 0 && c->shared_visit[l] % c->n_shared_blocks == block && find_tensor(&m->checkpoint, name)) {
+            *home = l;
+            return GNA_OK;
+        }
+    }
+    return bad_input(m->weights_source, "no hybrid layer of shared block %d holds shared_transformer.%s", block, tensor);
+}
+
+static int load_zamba2_blocks(Model *m) {
+    const Config *c = &m->config;
+    int64_t D = c->hidden_size, I = c->intermediate_size;
+    m->shared_blocks = checked_calloc((size_t)c->n_shared_blocks, sizeof(SharedBlock));
+    for (int b = 0; b < c->n_shared_blocks; b++) {
+        int home;
+        int visited = 0;
+        for (int l = 0; l < c->n_layers; l++) visited |= c->shared_visit[l] >= 0 && c->shared_visit[l] % c->n_shared_blocks == b;
+        if (!visited) continue; /* a block no layer visits is never run */
+        TRY(zamba2_block_home(m, b, "input_layernorm.weight", &home));
+        char prefix[96];
+        snprintf(prefix, sizeof prefix, "model.layers.%d.shared_transformer", home);
+        SharedBlock *block = &m->shared_blocks[b];
+        TRY(load_weight(m, &block->input_norm, 0, 2 * D, 0, 0, "%s.input_layernorm.weight", prefix));
+        TRY(load_attention(m, prefix, 2 * D, &block->attention));
+        TRY(load_weight(m, &block->pre_mlp_norm, 0, D, 0, 0, "%s.pre_ff_layernorm.weight", prefix));
+        TRY(load_weight(m, &block->mlp.gate_proj, 0, 2 * I, D, 0, "%s.feed_forward.gate_up_proj.weight", prefix));
+        TRY(load_weight(m, &block->mlp.down_proj, 0, D, I, 0, "%s.feed_forward.down_proj.weight", prefix));
+        if (c->ssm_bias) { /* add_bias_linear */
+            TRY(load_weight(m, &block->mlp.gate_bias, 0, 2 * I, 0, 0, "%s.feed_forward.gate_up_proj.bias", prefix));
+            TRY(load_weight(m, &block->mlp.down_bias, 0, D, 0, 0, "%s.feed_forward.down_proj.bias", prefix));
+        }
+    }
+    return GNA_OK;
+}
+
+static int load_zamba2_layer(Model *m, int l, Layer *layer) {
+    const Config *c = &m->config;
+    int64_t D = c->hidden_size, I = c->intermediate_size, q = (int64_t)c->n_heads * c->head_dim,
+            kv = (int64_t)c->n_kv_heads * c->head_dim;
+    int visit = c->shared_visit[l];
+    char prefix[96], name[160];
+    /* a hybrid layer keeps its Mamba layer under mamba_decoder */
+    snprintf(prefix, sizeof prefix, visit >= 0 ? "model.layers.%d.mamba_decoder" : "model.layers.%d", l);
+    layer->kind = MIXER_MAMBA2;
+    TRY(load_weight(m, &layer->norm, 0, D, 0, 0, "%s.input_layernorm.weight", prefix));
+    strcat(prefix, ".mamba");
+    TRY(load_mamba2_mixer(m, prefix, &layer->mixer.mamba2));
+    if (visit < 0) return GNA_OK;
+
+    int b = visit % c->n_shared_blocks, home;
+    SharedVisit *v = &layer->shared;
+    layer->has_shared_visit = 1;
+    v->block = &m->shared_blocks[b];
+    v->visit = visit;
+    v->attention = v->block->attention;
+    v->mlp = v->block->mlp;
+    TRY(load_weight(m, &v->linear, 0, D, D, 0, "model.layers.%d.linear.weight", l));
+    snprintf(name, sizeof name, "feed_forward.gate_up_proj_adapter_list.%d.0.weight", visit);
+    TRY(zamba2_block_home(m, b, name, &home));
+    snprintf(name, sizeof name, "model.layers.%d.shared_transformer.feed_forward.gate_up_proj_adapter_list.%d", home, visit);
+    TRY(load_adapter(m, name, D, 2 * I, v->mlp.adapter));
+    if (c->attention_adapters) {
+        static const char *const which[3] = {"q", "k", "v"};
+        Weight *adapters[3] = {v->attention.q_adapter, v->attention.k_adapter, v->attention.v_adapter};
+        for (int i = 0; i < 3; i++) {
+            snprintf(name, sizeof name, "self_attn.linear_%s_adapter_list.%d.0.weight", which[i], visit);
+            TRY(zamba2_block_home(m, b, name, &home));
+            snprintf(name, sizeof name, "model.layers.%d.shared_transformer.self_attn.linear_%s_adapter_list.%d", home,
+                     which[i], visit);
+            TRY(load_adapter(m, name, 2 * D, i == 0 ? q : kv, adapters[i]));
+        }
+    }
+    return GNA_OK;
+}
+
+static int load_llamba_layer(Model *m, int l, Layer *layer) {
+    const Config *c = &m->config;
+    int64_t D = c->hidden_size, di = c->ssm_inner, H = c->ssm_heads, K = c->conv_kernel;
+    int64_t conv_dim = di + 2 * (int64_t)c->n_groups * c->ssm_state;
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "backbone.layers.%d", l);
+    DiscreteMamba2 *x = &layer->mixer.discrete_mamba2;
+    layer->kind = MIXER_DISCRETE_MAMBA2;
+    TRY(load_weight(m, &layer->norm, 0, D, 0, 0, "%s.input_layernorm.weight", prefix));
+    TRY(load_weight(m, &x->in_proj, 0, conv_dim + di + H, D, 0, "%s.mixer.in_proj.weight", prefix));
+    TRY(load_weight(m, &x->conv_weight, 0, conv_dim, 1, K, "%s.mixer.conv1d.weight", prefix));
+    TRY(load_weight(m, &x->D, 0, H, 0, 0, "%s.mixer.D", prefix));
+    TRY(load_weight(m, &x->out_proj, 0, D, di, 0, "%s.mixer.out_proj.weight", prefix));
+    if (c->conv_bias) TRY(load_weight(m, &x->conv_bias, 0, conv_dim, 0, 0, "%s.mixer.conv1d.bias", prefix));
+    if (c->ssm_bias) {
+        TRY(load_weight(m, &x->in_bias, 0, conv_dim + di + H, 0, 0, "%s.mixer.in_proj.bias", prefix));
+        TRY(load_weight(m, &x->out_bias, 0, D, 0, 0, "%s.mixer.out_proj.bias", prefix));
+    } else {
+        TRY(load_weight(m, &x->z_bias, 0, di, 0, 0, "%s.mixer.z_bias", prefix));
+    }
+    TRY(load_weight(m, &layer->mlp_norm, 0, D, 0, 0, "%s.post_attention_layernorm.weight", prefix));
+    return load_mlp(m, prefix, &layer->mlp);
 }
 
 static int build_model(Model *m, const char *dir) {
@@ -1368,26 +1654,38 @@ static int build_model(Model *m, const char *dir) {
     /* the same tensors go by different names across families (architectures.md, pitfall 19) */
     static const char *const embedding_names[] = {"model.embed_tokens.weight", "backbone.embeddings.weight",
                                                   "backbone.embedding.weight", NULL};
-    static const char *const final_norm_names[] = {"model.norm.weight", "backbone.norm_f.weight", NULL};
-    static const char *const lm_head_names[] = {"lm_head.weight", NULL};
+    static const char *const final_norm_names[] = {"model.norm.weight", "backbone.norm_f.weight",
+                                                   "model.final_layernorm.weight", "backbone.final_layernorm.weight", NULL};
+    static const char *const lm_head_names[] = {"lm_head.weight", "backbone.lm_head.weight", NULL};
+    static const char *const lm_head_bias_names[] = {"lm_head.bias", "backbone.lm_head.bias", NULL};
     TRY(load_weight_any(m, &m->embeddings, 0, V, D, embedding_names));
     TRY(load_weight_any(m, &m->final_norm, 0, D, 0, final_norm_names));
     if (c->tie_embeddings) m->lm_head = m->embeddings;
     else TRY(load_weight_any(m, &m->lm_head, 0, V, D, lm_head_names));
+    if (c->lm_head_bias) TRY(load_weight_any(m, &m->lm_head_bias, 0, V, 0, lm_head_bias_names));
 
+    if (c->family == FAMILY_ZAMBA2) TRY(load_zamba2_blocks(m));
     m->layers = checked_calloc((size_t)c->n_layers, sizeof(Layer));
     for (int l = 0; l < c->n_layers; l++) {
-        if (c->family == FAMILY_LLAMA) TRY(load_llama_layer(m, l, &m->layers[l]));
-        else if (c->family == FAMILY_MAMBA2) TRY(load_mamba2_layer(m, l, &m->layers[l]));
-        else TRY(load_mamba1_layer(m, l, &m->layers[l]));
+        Layer *layer = &m->layers[l];
+        switch (c->family) {
+        case FAMILY_LLAMA: TRY(load_llama_layer(m, l, layer)); break;
+        case FAMILY_MAMBA:
+        case FAMILY_FALCON_MAMBA: TRY(load_mamba1_layer(m, l, layer)); break;
+        case FAMILY_MAMBA2: TRY(load_mamba2_layer(m, l, layer)); break;
+        case FAMILY_ZAMBA2: TRY(load_zamba2_layer(m, l, layer)); break;
+        case FAMILY_LLAMBA: TRY(load_llamba_layer(m, l, layer)); break;
+        }
     }
-    if (c->family == FAMILY_LLAMA) m->rope_inv_freq = build_rope_inv_freq(c);
+    if (c->use_rope) m->rope_inv_freq = build_rope_inv_freq(c);
     return GNA_OK;
 }
 
 static void free_model(Model *m) {
     free_checkpoint(&m->checkpoint);
     free(m->layers);
+    free(m->shared_blocks);
+    free(m->config.shared_visit);
     free(m->rope_inv_freq);
     free(m->dir);
     memset(m, 0, sizeof *m);
@@ -1417,8 +1715,9 @@ int gna_vocab_size(const gna_model *model) { return model->config.vocab_size; }
  *   attention: keys and values of every position so far      [max_tokens, KV*hd] each
  *   mamba-1:   conv_state, the last K-1 conv inputs           [K-1, di]
  *              ssm_state                                       [di, N]
- *   mamba-2:   conv_state                                      [K-1, conv_dim]
- *              ssm_state                                       [heads, P, N] */
+ *   mamba-2, llamba:  conv_state                               [K-1, conv_dim]
+ *              ssm_state                                       [heads, P, N]
+ *   zamba2 hybrid layers hold both a Mamba-2 state and their visit's keys and values. */
 typedef struct {
     float *keys, *values;
     float *conv_state, *ssm_state;
@@ -1426,6 +1725,7 @@ typedef struct {
 
 struct gna_cache {
     int max_tokens;      /* capacity of the attention caches */
+    int bounded;         /* the model has attention, so max_tokens bounds the sequence */
     int n_tokens;        /* positions consumed so far; the next token's position */
     int n_layers;
     LayerCache *layers;  /* [n_layers] */
@@ -1440,22 +1740,19 @@ int gna_cache_new(const gna_model *model, int max_tokens, gna_cache **out) {
     cache->n_layers = c->n_layers;
     cache->layers = checked_calloc((size_t)c->n_layers, sizeof(LayerCache));
     for (int l = 0; l < c->n_layers; l++) {
+        const Layer *layer = &model->layers[l];
         LayerCache *lc = &cache->layers[l];
-        size_t K1 = (size_t)(c->conv_kernel - 1);
-        switch (model->layers[l].kind) {
-        case MIXER_ATTENTION:
-            lc->keys = checked_calloc((size_t)max_tokens * (size_t)(c->n_kv_heads * c->head_dim), sizeof(float));
-            lc->values = checked_calloc((size_t)max_tokens * (size_t)(c->n_kv_heads * c->head_dim), sizeof(float));
-            break;
-        case MIXER_MAMBA1:
-            lc->conv_state = checked_calloc(K1 * (size_t)c->ssm_inner, sizeof(float));
-            lc->ssm_state = checked_calloc((size_t)c->ssm_inner * (size_t)c->ssm_state, sizeof(float));
-            break;
-        case MIXER_MAMBA2:
-            lc->conv_state = checked_calloc(K1 * (size_t)(c->ssm_inner + 2 * c->n_groups * c->ssm_state), sizeof(float));
-            lc->ssm_state = checked_calloc((size_t)c->ssm_inner * (size_t)c->ssm_state, sizeof(float));
-            break;
+        size_t K1 = (size_t)(c->conv_kernel - 1), kv_width = (size_t)(c->n_kv_heads * c->head_dim);
+        if (layer->kind == MIXER_ATTENTION || layer->has_shared_visit) {
+            lc->keys = checked_calloc((size_t)max_tokens * kv_width, sizeof(float));
+            lc->values = checked_calloc((size_t)max_tokens * kv_width, sizeof(float));
+            cache->bounded = 1;
         }
+        if (layer->kind == MIXER_MAMBA1) lc->conv_state = checked_calloc(K1 * (size_t)c->ssm_inner, sizeof(float));
+        if (layer->kind == MIXER_MAMBA2 || layer->kind == MIXER_DISCRETE_MAMBA2)
+            lc->conv_state = checked_calloc(K1 * (size_t)(c->ssm_inner + 2 * c->n_groups * c->ssm_state), sizeof(float));
+        if (layer->kind != MIXER_ATTENTION) /* every SSM state here holds di x N floats */
+            lc->ssm_state = checked_calloc((size_t)c->ssm_inner * (size_t)c->ssm_state, sizeof(float));
     }
     *out = cache;
     return GNA_OK;
@@ -1491,7 +1788,7 @@ static void attention_heads(void *context, int begin, int end) {
     const Config *c = a->config;
     int hd = c->head_dim, q_width = c->n_heads * hd, kv_width = c->n_kv_heads * hd;
     int group = c->n_heads / c->n_kv_heads; /* repeat_kv: query heads h*group .. share kv head h */
-    float scale = 1.0f / sqrtf((float)hd);   /* LlamaAttention.scaling = head_dim ** -0.5 */
+    float scale = c->attention_scale;
     float *scores = checked_malloc(sizeof(float) * (size_t)(a->p0 + a->T));
     for (int h = begin; h < end; h++) {
         int kv = h / group;
@@ -1516,8 +1813,10 @@ static void attention_heads(void *context, int begin, int end) {
  * eager_attention_forward, repeat_kv):
  *   q = x Wq^T, k = x Wk^T, v = x Wv^T; q and k rotated at their positions (rope above)
  *   for query head h, kv head g = h / (H / KV), query position i:
- *       p_i = softmax_j( q_i . k_j / sqrt(hd) ),  j <= i;    o_i = sum_j p_ij v_j
- *   out = concat_h(o) Wo^T                                                              */
+ *       p_i = softmax_j( scale q_i . k_j ),  j <= i;    o_i = sum_j p_ij v_j
+ *   out = concat_h(o) Wo^T
+ * scale is hd^-0.5; Zamba2Attention uses (hd/2)^-0.5, adds its visit's adapters to q, k and v, and
+ * rotates only with use_mem_rope (modeling_zamba2.py: Zamba2Attention.forward). */
 static void attention_forward(const Model *m, const Attention *a, LayerCache *lc, int p0, const float *x, int T,
                               float *out) {
     const Config *c = &m->config;
@@ -1527,7 +1826,10 @@ static void attention_forward(const Model *m, const Attention *a, LayerCache *lc
     matmul(q, x, T, a->q_proj, a->q_bias);
     matmul(keys, x, T, a->k_proj, a->k_bias); /* this chunk's keys and values go straight into the cache */
     matmul(values, x, T, a->v_proj, a->v_bias);
-    for (int i = 0; i < T; i++) {
+    add_adapter(q, x, T, a->q_adapter);
+    add_adapter(keys, x, T, a->k_adapter);
+    add_adapter(values, x, T, a->v_adapter);
+    for (int i = 0; i < T && m->rope_inv_freq; i++) {
         for (int h = 0; h < c->n_heads; h++) rope(q + (size_t)i * (size_t)q_width + (size_t)h * (size_t)hd, hd, m->rope_inv_freq, p0 + i);
         for (int h = 0; h < c->n_kv_heads; h++) rope(keys + (size_t)i * (size_t)kv_width + (size_t)h * (size_t)hd, hd, m->rope_inv_freq, p0 + i);
     }
@@ -1539,14 +1841,25 @@ static void attention_forward(const Model *m, const Attention *a, LayerCache *lc
     free(q);
 }
 
-/* LlamaMLP: out = (silu(x Wgate^T) * (x Wup^T)) Wdown^T */
-static void mlp_forward(const Mlp *w, const float *x, int T, float *out) {
-    int I = w->gate_proj.rows;
+/* LlamaMLP:  out = (silu(x Wgate^T) * (x Wup^T)) Wdown^T
+ * Zamba2MLP: [gate | up] = x Wgate_up^T + adapter(x);  out = (gelu(gate) * up) Wdown^T */
+static void mlp_forward(const Config *c, const Mlp *w, const float *x, int T, float *out) {
+    int I = c->intermediate_size;
     float *gate = checked_malloc(sizeof(float) * (size_t)T * (size_t)I);
     float *up = checked_malloc(sizeof(float) * (size_t)T * (size_t)I);
-    matmul(gate, x, T, w->gate_proj, w->gate_bias);
-    matmul(up, x, T, w->up_proj, w->up_bias);
-    for (size_t i = 0; i < (size_t)T * (size_t)I; i++) gate[i] = silu(gate[i]) * up[i];
+    if (c->mlp_gelu) {
+        float *gate_up = checked_malloc(sizeof(float) * (size_t)T * (size_t)(2 * I));
+        matmul(gate_up, x, T, w->gate_proj, w->gate_bias);
+        add_adapter(gate_up, x, T, w->adapter);
+        for (int t = 0; t < T; t++)
+            for (int i = 0; i < I; i++)
+                gate[(size_t)t * I + i] = gelu(gate_up[(size_t)t * 2 * I + i]) * gate_up[(size_t)t * 2 * I + I + i];
+        free(gate_up);
+    } else {
+        matmul(gate, x, T, w->gate_proj, w->gate_bias);
+        matmul(up, x, T, w->up_proj, w->up_bias);
+        for (size_t i = 0; i < (size_t)T * (size_t)I; i++) gate[i] = silu(gate[i]) * up[i];
+    }
     matmul(out, gate, T, w->down_proj, w->down_bias);
     free(up);
     free(gate);
@@ -1636,10 +1949,15 @@ static void mamba1_forward(const Model *m, const Mamba1 *w, LayerCache *lc, cons
  *   S[p, n] <- exp(dt A) S[p, n] + dt x[p] B[g, n]              A = -exp(A_log[h]), a scalar
  *   y[p]     = sum_n S[p, n] C[g, n] + D[h] x[p]
  * (Dao & Gu 2024, "Transformers are SSMs", eq. for the selective SSM with scalar A; the sequential
- * form of transformers Mamba2Mixer.torch_forward and mamba_ssm's ssd_minimal_discrete.) */
+ * form of transformers Mamba2Mixer.torch_forward and mamba_ssm's ssd_minimal_discrete.)
+ * Llamba's DiscreteMamba2 is the same scan with A = -1 and no dt on the input: cartesia hands
+ * mamba_chunk_scan_combined x / dt, which the kernel multiplies by dt again; gna adds x B^T directly
+ * (the two differ by one rounding). */
 typedef struct {
     const Config *config;
-    const Mamba2 *w;
+    const float *A;          /* [heads]: -exp(A_log), or -1 (llamba) */
+    Weight D;                /* [heads] */
+    int input_times_dt;      /* 1: input dt x B^T (mamba-2); 0: x B^T (llamba) */
     float *ssm_state;        /* [heads, P, N] */
     const float *xBC;        /* [T, conv_dim]: x | B (G x N) | C (G x N), after conv and silu */
     const float *dt;         /* [T, heads]: after softplus and clamp */
@@ -1654,7 +1972,7 @@ static void mamba2_scan_heads(void *context, int begin, int end) {
     int conv_dim = di + 2 * G * N;
     for (int h = begin; h < end; h++) {
         int g = h / (H / G);
-        float A = -expf(weight_at(s->w->A_log, (size_t)h)), D = weight_at(s->w->D, (size_t)h);
+        float A = s->A[h], D = weight_at(s->D, (size_t)h);
         float *S = s->ssm_state + (size_t)h * (size_t)P * (size_t)N;
         for (int t = 0; t < s->T; t++) {
             const float *row = s->xBC + (size_t)t * (size_t)conv_dim;
@@ -1662,7 +1980,7 @@ static void mamba2_scan_heads(void *context, int begin, int end) {
                         *C = row + di + (size_t)(G + g) * (size_t)N;
             float delta = s->dt[(size_t)t * (size_t)H + (size_t)h], decay = expf(delta * A);
             for (int p = 0; p < P; p++) {
-                float *Sp = S + (size_t)p * (size_t)N, input = delta * x[p], y = 0;
+                float *Sp = S + (size_t)p * (size_t)N, input = s->input_times_dt ? delta * x[p] : x[p], y = 0;
                 for (int n = 0; n < N; n++) {
                     Sp[n] = decay * Sp[n] + input * B[n];
                     y += Sp[n] * C[n];
@@ -1680,6 +1998,7 @@ static void mamba2_scan_heads(void *context, int begin, int end) {
  *         + exp(L[t]) C[t] . S                                           (the state the chunk began with)
  *         + D x[t]
  *   S    <- exp(L[Q-1]) S + sum_s exp(L[Q-1] - L[s]) dt_s x[s] B[s]^T     (carried to the next chunk)
+ * (without the dt_s factors for llamba, as above)
  * It equals the sequential scan up to rounding; the test suite checks both against each other. */
 static void mamba2_chunked_scan_heads(void *context, int begin, int end) {
     const Mamba2ScanTask *s = context;
@@ -1690,7 +2009,7 @@ static void mamba2_chunked_scan_heads(void *context, int begin, int end) {
     float *weights = checked_malloc(sizeof(float) * (size_t)Q);
     for (int h = begin; h < end; h++) {
         int g = h / (H / G);
-        float A = -expf(weight_at(s->w->A_log, (size_t)h)), D = weight_at(s->w->D, (size_t)h);
+        float A = s->A[h], D = weight_at(s->D, (size_t)h);
         float *S = s->ssm_state + (size_t)h * (size_t)P * (size_t)N;
         for (int c0 = 0; c0 < s->T; c0 += Q) {
             int n_chunk = s->T - c0 < Q ? s->T - c0 : Q;
@@ -1701,7 +2020,8 @@ static void mamba2_chunked_scan_heads(void *context, int begin, int end) {
                 const float *x = row + (size_t)h * (size_t)P, *C = row + di + (size_t)(G + g) * (size_t)N;
                 for (int j = 0; j <= t; j++) {
                     const float *B = s->xBC + (size_t)(c0 + j) * (size_t)conv_dim + di + (size_t)g * (size_t)N;
-                    weights[j] = dot(C, B, N) * (float)exp(log_decay[t] - log_decay[j]) * s->dt[(size_t)(c0 + j) * (size_t)H + (size_t)h];
+                    weights[j] = dot(C, B, N) * (float)exp(log_decay[t] - log_decay[j]) *
+                                 (s->input_times_dt ? s->dt[(size_t)(c0 + j) * (size_t)H + (size_t)h] : 1.0f);
                 }
                 float carried = (float)exp(log_decay[t]);
                 float *y = s->y + (size_t)(c0 + t) * (size_t)di + (size_t)h * (size_t)P;
@@ -1713,7 +2033,7 @@ static void mamba2_chunked_scan_heads(void *context, int begin, int end) {
             }
             double last = log_decay[n_chunk - 1];
             for (int j = 0; j < n_chunk; j++)
-                weights[j] = (float)exp(last - log_decay[j]) * s->dt[(size_t)(c0 + j) * (size_t)H + (size_t)h];
+                weights[j] = (float)exp(last - log_decay[j]) * (s->input_times_dt ? s->dt[(size_t)(c0 + j) * (size_t)H + (size_t)h] : 1.0f);
             float chunk_decay = (float)exp(last);
             for (int p = 0; p < P; p++) {
                 float *Sp = S + (size_t)p * (size_t)N;
@@ -1736,6 +2056,13 @@ static void mamba2_chunked_scan_heads(void *context, int begin, int end) {
  * 64 x 128 states, T = 512, chunk 256, one thread of an AMD EPYC) the sequential scan took 0.17 s and
  * the chunked one 0.42 s: on a CPU the quadratic part costs more than it saves. */
 static int mamba2_prefill_chunked = 0;
+
+/* The SSD scan over a chunk, in the form mamba2_prefill_chunked picks */
+static void ssd_scan(const Config *c, const float *A, Weight D, int input_times_dt, float *ssm_state, const float *xBC,
+                     const float *dt, int T, float *y) {
+    Mamba2ScanTask scan = {c, A, D, input_times_dt, ssm_state, xBC, dt, T, y};
+    parallel_for(c->ssm_heads, T > 1 && mamba2_prefill_chunked ? mamba2_chunked_scan_heads : mamba2_scan_heads, &scan);
+}
 
 /* Mamba2Mixer (transformers modeling_mamba2.py, torch_forward):
  *   [z | xBC | dt] = x Win^T                   (di, conv_dim = di + 2 G N, heads)
@@ -1764,15 +2091,18 @@ static void mamba2_forward(const Model *m, const Mamba2 *w, LayerCache *lc, cons
             float v = softplus(z_xBC_dt[(size_t)t * (size_t)width + (size_t)(di + conv_dim + h)] + weight_at(w->dt_bias, (size_t)h));
             dt[(size_t)t * (size_t)H + (size_t)h] = fminf(fmaxf(v, c->dt_min), c->dt_max);
         }
-    Mamba2ScanTask scan = {c, w, lc->ssm_state, xBC, dt, T, y};
-    parallel_for(H, T > 1 && mamba2_prefill_chunked ? mamba2_chunked_scan_heads : mamba2_scan_heads, &scan);
+    float *A = checked_malloc(sizeof(float) * (size_t)H);
+    for (int h = 0; h < H; h++) A[h] = -expf(weight_at(w->A_log, (size_t)h)); /* A = -exp(A_log.float()) */
+    ssd_scan(c, A, w->D, 1, lc->ssm_state, xBC, dt, T, y);
+    free(A);
     for (int t = 0; t < T; t++) {
         float *yt = y + (size_t)t * (size_t)di;
         const float *z = z_xBC_dt + (size_t)t * (size_t)width;
         for (int i = 0; i < di; i++) yt[i] *= silu(z[i]);
         for (int g = 0; g < G; g++) {
             float *group = yt + (size_t)g * (size_t)group_size;
-            rmsnorm(group, group, group_size, weight_slice(w->gated_norm, (size_t)g * (size_t)group_size, group_size), c->norm_eps);
+            rmsnorm(group, group, group_size, weight_slice(w->gated_norm, (size_t)g * (size_t)group_size, group_size),
+                    c->gated_norm_eps);
         }
     }
     matmul(out, y, T, w->out_proj, w->out_bias);
@@ -1782,11 +2112,78 @@ static void mamba2_forward(const Model *m, const Mamba2 *w, LayerCache *lc, cons
     free(z_xBC_dt);
 }
 
+/* DiscreteMamba2 (Llamba; cartesia-ai/edge mixers/discrete_mamba2.py, DiscreteMamba2.forward):
+ *   [xBC | z | a] = x Win^T                     (conv_dim = di + 2 G N, di, heads; G = n_qk_heads)
+ *   xBC = causal_conv1d(xBC), no activation by default ("identity");  [x | B | C] = xBC
+ *   dt = softplus(a)                            per head: the decay is exp(-dt), A = -1
+ *   y = SSD scan with the input x B^T (above)
+ *   out = (y * silu(z + z_bias)) Wout^T         no norm in the mixer */
+static void discrete_mamba2_forward(const Model *m, const DiscreteMamba2 *w, LayerCache *lc, const float *x, int T,
+                                    float *out) {
+    const Config *c = &m->config;
+    int di = c->ssm_inner, H = c->ssm_heads, conv_dim = di + 2 * c->n_groups * c->ssm_state;
+    int width = conv_dim + di + H;
+    float *xBC_z_a = checked_malloc(sizeof(float) * (size_t)T * (size_t)width);
+    float *xBC = checked_malloc(sizeof(float) * (size_t)T * (size_t)conv_dim);
+    float *dt = checked_malloc(sizeof(float) * (size_t)T * (size_t)H);
+    float *y = checked_malloc(sizeof(float) * (size_t)T * (size_t)di);
+    float *A = checked_malloc(sizeof(float) * (size_t)H);
+    matmul(xBC_z_a, x, T, w->in_proj, w->in_bias);
+    causal_conv1d(xBC, xBC_z_a, width, T, conv_dim, w->conv_weight, w->conv_bias, lc->conv_state);
+    if (c->conv_silu)
+        for (size_t i = 0; i < (size_t)T * (size_t)conv_dim; i++) xBC[i] = silu(xBC[i]);
+    for (int t = 0; t < T; t++)
+        for (int h = 0; h < H; h++) dt[(size_t)t * H + h] = softplus(xBC_z_a[(size_t)t * width + conv_dim + di + h]);
+    for (int h = 0; h < H; h++) A[h] = -1.0f;
+    ssd_scan(c, A, w->D, 0, lc->ssm_state, xBC, dt, T, y);
+    for (int t = 0; t < T; t++) {
+        const float *z = xBC_z_a + (size_t)t * width + conv_dim;
+        for (int i = 0; i < di; i++)
+            y[(size_t)t * di + i] *= silu(z[i] + (w->z_bias.data ? weight_at(w->z_bias, (size_t)i) : 0.0f));
+    }
+    matmul(out, y, T, w->out_proj, w->out_bias);
+    free(A);
+    free(y);
+    free(dt);
+    free(xBC);
+    free(xBC_z_a);
+}
+
+/* A Zamba2 hybrid layer's visit of its shared block (modeling_zamba2.py: Zamba2AttentionDecoderLayer,
+ * Zamba2HybridLayer; Glorioso et al. 2024, "The Zamba2 Suite", fig. 2):
+ *   u = RMSNorm(concat(h, embeddings))          the block sees the residual stream and the input
+ *   a = attention(u)                            no residual inside the block
+ *   t = mlp(RMSNorm(a)) Wlinear^T               the visit's own output projection
+ * t is added to the Mamba layer's norm input only, not to the residual stream (Zamba2MambaDecoderLayer). */
+static void shared_visit_forward(const Model *m, const SharedVisit *v, LayerCache *lc, int p0, const float *h,
+                                 const float *embedded, int T, float *t_out) {
+    const Config *c = &m->config;
+    int D = c->hidden_size;
+    float *u = checked_malloc(sizeof(float) * (size_t)T * (size_t)(2 * D));
+    float *a = checked_malloc(sizeof(float) * (size_t)T * (size_t)D);
+    float *mlp_out = checked_malloc(sizeof(float) * (size_t)T * (size_t)D);
+    for (int t = 0; t < T; t++) {
+        float *row = u + (size_t)t * 2 * D;
+        memcpy(row, h + (size_t)t * D, sizeof(float) * (size_t)D);
+        memcpy(row + D, embedded + (size_t)t * D, sizeof(float) * (size_t)D);
+        rmsnorm(row, row, 2 * D, v->block->input_norm, c->norm_eps);
+    }
+    attention_forward(m, &v->attention, lc, p0, u, T, a);
+    for (int t = 0; t < T; t++) rmsnorm(a + (size_t)t * D, a + (size_t)t * D, D, v->block->pre_mlp_norm, c->norm_eps);
+    mlp_forward(c, &v->mlp, a, T, mlp_out);
+    matmul(t_out, mlp_out, T, v->linear, no_weight);
+    free(mlp_out);
+    free(a);
+    free(u);
+}
+
 /* The whole model over a chunk of T tokens that continues the sequence in `cache`:
  *   h = E[tokens]
- *   per layer:  h = h + mixer(RMSNorm(h));   with an MLP also  h = h + mlp(RMSNorm(h))
- *   logits = RMSNorm(h) Wlm^T                 for rows first_logit_row .. T-1 only
- * (LlamaDecoderLayer, MambaBlock, Mamba2Block: pre-norm residual blocks, residual kept in float32.) */
+ *   per layer:  h = h + mixer(RMSNorm(h + t));   with an MLP also  h = h + mlp(RMSNorm(h))
+ *               (t: a zamba2 hybrid layer's shared-block output, otherwise 0)
+ *   logits = RMSNorm(h) Wlm^T (+ b)           for rows first_logit_row .. T-1 only
+ * (LlamaDecoderLayer, MambaBlock, Mamba2Block, Zamba2HybridLayer, Llamba's Block: pre-norm residual
+ * blocks, the residual kept in float32.) */
 static int forward(const Model *m, Cache *cache, const int *tokens, int T, float *logits, int first_logit_row) {
     const Config *c = &m->config;
     int D = c->hidden_size, p0 = cache->n_tokens;
@@ -1794,35 +2191,45 @@ static int forward(const Model *m, Cache *cache, const int *tokens, int T, float
     for (int t = 0; t < T; t++)
         if (tokens[t] < 0 || tokens[t] >= c->vocab_size)
             return bad_input("tokens", "token id %d is out of range for vocab_size %d", tokens[t], c->vocab_size);
-    if (c->family == FAMILY_LLAMA && p0 + T > cache->max_tokens)
+    if (cache->bounded && p0 + T > cache->max_tokens)
         return bad_input("tokens", "%d tokens overflow the cache of %d positions", p0 + T, cache->max_tokens);
     float *h = checked_malloc(sizeof(float) * (size_t)T * (size_t)D);
     float *normed = checked_malloc(sizeof(float) * (size_t)T * (size_t)D);
     float *mixed = checked_malloc(sizeof(float) * (size_t)T * (size_t)D);
+    float *embedded = m->shared_blocks ? checked_malloc(sizeof(float) * (size_t)T * (size_t)D) : NULL;
     for (int t = 0; t < T; t++) widen(m->embeddings, (size_t)tokens[t] * (size_t)D, D, h + (size_t)t * (size_t)D);
+    if (embedded) memcpy(embedded, h, sizeof(float) * (size_t)T * (size_t)D); /* zamba2's "original_hidden_states" */
     for (int l = 0; l < c->n_layers; l++) {
         const Layer *layer = &m->layers[l];
         LayerCache *lc = &cache->layers[l];
-        for (int t = 0; t < T; t++) rmsnorm(normed + (size_t)t * D, h + (size_t)t * D, D, layer->norm, c->norm_eps);
+        if (layer->has_shared_visit) {
+            shared_visit_forward(m, &layer->shared, lc, p0, h, embedded, T, mixed);
+            for (size_t i = 0; i < (size_t)T * (size_t)D; i++) mixed[i] += h[i];
+            for (int t = 0; t < T; t++) rmsnorm(normed + (size_t)t * D, mixed + (size_t)t * D, D, layer->norm, c->norm_eps);
+        } else {
+            for (int t = 0; t < T; t++) rmsnorm(normed + (size_t)t * D, h + (size_t)t * D, D, layer->norm, c->norm_eps);
+        }
         switch (layer->kind) {
         case MIXER_ATTENTION: attention_forward(m, &layer->mixer.attention, lc, p0, normed, T, mixed); break;
         case MIXER_MAMBA1: mamba1_forward(m, &layer->mixer.mamba1, lc, normed, T, mixed); break;
         case MIXER_MAMBA2: mamba2_forward(m, &layer->mixer.mamba2, lc, normed, T, mixed); break;
+        case MIXER_DISCRETE_MAMBA2: discrete_mamba2_forward(m, &layer->mixer.discrete_mamba2, lc, normed, T, mixed); break;
         }
         for (size_t i = 0; i < (size_t)T * (size_t)D; i++) h[i] += mixed[i];
         if (layer->mlp_norm.data) {
             for (int t = 0; t < T; t++) rmsnorm(normed + (size_t)t * D, h + (size_t)t * D, D, layer->mlp_norm, c->norm_eps);
-            mlp_forward(&layer->mlp, normed, T, mixed);
+            mlp_forward(c, &layer->mlp, normed, T, mixed);
             for (size_t i = 0; i < (size_t)T * (size_t)D; i++) h[i] += mixed[i];
         }
     }
     if (logits) {
         int rows = T - first_logit_row;
         for (int t = 0; t < rows; t++)
-            rmsnorm(normed + (size_t)t * D, h + (size_t)(first_logit_row + t) * D, D, m->final_norm, c->norm_eps);
-        matmul(logits, normed, rows, m->lm_head, no_weight);
+            rmsnorm(normed + (size_t)t * D, h + (size_t)(first_logit_row + t) * D, D, m->final_norm, c->final_norm_eps);
+        matmul(logits, normed, rows, m->lm_head, m->lm_head_bias);
     }
     cache->n_tokens += T;
+    free(embedded);
     free(mixed);
     free(normed);
     free(h);
@@ -1905,7 +2312,8 @@ static const char *const usage_text =
     "  generate  -m DIR --tokens IDS [-n N]         continue a sequence of token ids\n"
     "\n"
     "DIR is a Hugging Face model folder (config.json + model.safetensors, or shards with\n"
-    "model.safetensors.index.json) of model_type llama, mamba, falcon_mamba or mamba2.\n"
+    "model.safetensors.index.json) of model_type llama, mamba, falcon_mamba, mamba2, zamba2\n"
+    "or llamba (cartesia's config layout).\n"
     "Exit status: 0 done, 1 failure while running, 2 bad input or usage (one line on stderr).\n";
 
 static const char *const common_help =
@@ -2083,7 +2491,7 @@ static int command_info(const Model *m) {
     const Config *c = &m->config;
     const Checkpoint *ck = &m->checkpoint;
     static const char *const class_names[] = {"LlamaForCausalLM", "MambaForCausalLM", "FalconMambaForCausalLM",
-                                              "Mamba2ForCausalLM"};
+                                              "Mamba2ForCausalLM", "Zamba2ForCausalLM", "cartesia LlambaLMHeadModel"};
     printf("model        %s\n", m->dir);
     printf("family       %s (%s)\n", family_names[c->family], class_names[c->family]);
     printf("layers       %d\n", c->n_layers);
@@ -2098,9 +2506,22 @@ static int command_info(const Model *m) {
         else
             printf("rope         default, theta %g\n", c->rope_theta);
         printf("mlp          %d%s\n", c->intermediate_size, c->mlp_bias ? ", with biases" : "");
-    } else if (c->family == FAMILY_MAMBA2) {
-        printf("ssm          %d heads x head_dim %d (inner %d), state %d, groups %d, conv %d, dt limit [%g, %g]\n",
-               c->ssm_heads, c->ssm_head_dim, c->ssm_inner, c->ssm_state, c->n_groups, c->conv_kernel, c->dt_min, c->dt_max);
+    } else if (c->family == FAMILY_MAMBA2 || c->family == FAMILY_ZAMBA2 || c->family == FAMILY_LLAMBA) {
+        printf("ssm          %d heads x head_dim %d (inner %d), state %d, %s %d, conv %d", c->ssm_heads, c->ssm_head_dim,
+               c->ssm_inner, c->ssm_state, c->family == FAMILY_LLAMBA ? "B/C heads" : "groups", c->n_groups, c->conv_kernel);
+        if (c->family == FAMILY_LLAMBA) printf(", conv activation %s\n", c->conv_silu ? "silu" : "identity");
+        else printf(", dt limit [%g, %g]\n", c->dt_min, c->dt_max);
+        if (c->family == FAMILY_LLAMBA) printf("mlp          %d%s\n", c->intermediate_size, c->mlp_bias ? ", with biases" : "");
+        if (c->family == FAMILY_ZAMBA2) {
+            int hybrid = 0;
+            printf("hybrid       layers");
+            for (int l = 0; l < c->n_layers; l++)
+                if (c->shared_visit[l] >= 0) { printf(" %d", l); hybrid++; }
+            printf(" (%d visits of %d shared blocks, in turn)\n", hybrid, c->n_shared_blocks);
+            printf("attention    %d heads, %d kv heads, head_dim %d, on concat(h, embeddings); rope %s%s\n", c->n_heads,
+                   c->n_kv_heads, c->head_dim, c->use_rope ? "default" : "none", c->attention_adapters ? "; q/k/v adapters" : "");
+            printf("mlp          %d, GELU, adapters of rank %d\n", c->intermediate_size, c->adapter_rank);
+        }
     } else {
         printf("ssm          inner %d channels, state %d, dt_rank %d, conv %d%s\n", c->ssm_inner, c->ssm_state,
                c->dt_rank, c->conv_kernel, c->family == FAMILY_FALCON_MAMBA ? ", RMS on B, C, dt" : "");
