@@ -1094,7 +1094,7 @@ static int read_config(const char *path, Config *cfg) {
          e = eos->type == JSON_ARRAY ? e->next : NULL)
         if (e->type == JSON_NUMBER && e->number >= 0 && e->number < 1e9) cfg->eos_token_ids[cfg->n_eos++] = (int)e->number;
 
-    double eps;
+    double eps = 0; /* every family sets it below */
     if (cfg->family == FAMILY_LLAMA) {
         /* transformers LlamaConfig */
         CHECK(config_number(&c, doc.root, "rms_norm_eps", 1e-6, &eps));
