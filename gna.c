@@ -1321,7 +1321,7 @@ typedef struct {
     const SharedBlock *block;
     int visit;                       /* the global visit index, by which adapters are numbered */
     Attention attention;             /* the block's attention with this visit's adapters */
-    Mlp mlp;                         /* the block's MLP with this visit's adapter */
+    Mlp mlp;                         /* the block's MLP with this visit's adapter (and biases) */
     Weight linear;                   /* [D, D]: model.layers.L.linear */
 } SharedVisit;
 
@@ -1563,10 +1563,6 @@ static int load_zamba2_blocks(Model *m) {
         TRY(load_weight(m, &block->pre_mlp_norm, 0, D, 0, 0, "%s.pre_ff_layernorm.weight", prefix));
         TRY(load_weight(m, &block->mlp.gate_proj, 0, 2 * I, D, 0, "%s.feed_forward.gate_up_proj.weight", prefix));
         TRY(load_weight(m, &block->mlp.down_proj, 0, D, I, 0, "%s.feed_forward.down_proj.weight", prefix));
-        if (c->ssm_bias) { /* add_bias_linear */
-            TRY(load_weight(m, &block->mlp.gate_bias, 0, 2 * I, 0, 0, "%s.feed_forward.gate_up_proj.bias", prefix));
-            TRY(load_weight(m, &block->mlp.down_bias, 0, D, 0, 0, "%s.feed_forward.down_proj.bias", prefix));
-        }
     }
     return GNA_OK;
 }
@@ -1593,6 +1589,12 @@ static int load_zamba2_layer(Model *m, int l, Layer *layer) {
     v->attention = v->block->attention;
     v->mlp = v->block->mlp;
     TRY(load_weight(m, &v->linear, 0, D, D, 0, "model.layers.%d.linear.weight", l));
+    if (c->ssm_bias) {
+        /* add_bias_linear: transformers ties only the shared block's weights across its visits, so each
+         * hybrid layer has MLP biases of its own, stored under its own name */
+        TRY(load_weight(m, &v->mlp.gate_bias, 0, 2 * I, 0, 0, "model.layers.%d.shared_transformer.feed_forward.gate_up_proj.bias", l));
+        TRY(load_weight(m, &v->mlp.down_bias, 0, D, 0, 0, "model.layers.%d.shared_transformer.feed_forward.down_proj.bias", l));
+    }
     snprintf(name, sizeof name, "feed_forward.gate_up_proj_adapter_list.%d.0.weight", visit);
     TRY(zamba2_block_home(m, b, name, &home));
     snprintf(name, sizeof name, "model.layers.%d.shared_transformer.feed_forward.gate_up_proj_adapter_list.%d", home, visit);

@@ -333,17 +333,19 @@ def main():
 
     # Zamba2: Mamba-2 layers with shared attention blocks visited in turn. Layers 1, 3 and 4 are hybrid;
     # with 2 memory blocks the visits go block 0, 1, 0, so block 0 is visited twice with its own adapters.
+    # transformers' attention adapters output 2 x hidden_size for k and v too, so they only run with as many
+    # kv heads as heads (as in Zamba2-7B); the second fixture has GQA without them.
     zamba2 = dict(vocab_size=96, hidden_size=32, num_hidden_layers=6,
                   layers_block_type=["mamba", "hybrid", "mamba", "hybrid", "hybrid", "mamba"],
                   mamba_d_state=8, mamba_d_conv=4, mamba_expand=2, mamba_ngroups=2, n_mamba_heads=4,
-                  intermediate_size=48, num_attention_heads=4, num_key_value_heads=2, num_mem_blocks=2,
+                  intermediate_size=48, num_attention_heads=4, num_key_value_heads=4, num_mem_blocks=2,
                   use_shared_attention_adapter=True, adapter_rank=4, use_mem_rope=True,
                   rope_parameters={"rope_type": "default", "rope_theta": 10000.0}, chunk_size=8,
                   add_bias_linear=False, tie_word_embeddings=True, rms_norm_eps=1e-5, hidden_act="gelu")
     make(outdir, "zamba2_f32", "zamba2", zamba2, torch.float32, seed=41, T=29, log=log)
     make(outdir, "zamba2_bf16_one_block", "zamba2",
          dict(zamba2, num_mem_blocks=1, use_shared_attention_adapter=False, use_mem_rope=False, mamba_ngroups=1,
-              mamba_d_conv=3, add_bias_linear=True, tie_word_embeddings=False, num_key_value_heads=4,
+              mamba_d_conv=3, add_bias_linear=True, tie_word_embeddings=False, num_key_value_heads=2,
               layers_block_type=["hybrid", "mamba", "linear_attention", "hybrid"], num_hidden_layers=4),
          torch.bfloat16, seed=42, T=30, log=log)
 
