@@ -3,6 +3,7 @@
  *   gna_test unit                     unit tests: JSON, number formats, RoPE, safetensors, .npy
  *   gna_test compare REF.npy OUT.npy  OUT within the fidelity tolerance of REF (float32 or float64 .npy)
  *   gna_test chunks DIR               one chunk = several chunks = token by token; any thread count, same bits
+ *   gna_test pair DIR DIR             two models loaded at once run as they do alone
  *
  * Each check prints "ok <name>" or "FAIL <name>: <detail>"; test/run_tests.sh counts them. Exit
  * status: 0 when every check passed.
@@ -189,6 +190,35 @@ static int command_chunks(const char *dir) {
     free(one); free(several); free(single); free(threaded); free(threaded_single);
     free(a); free(b); free(tokens);
     gna_free(m);
+    return n_failed ? 1 : 0;
+}
+
+/* ---- two models alive at once (a Llama layer is to be placed into a Llamba: both must load side by
+ * side) give each the logits it gives alone */
+static int command_pair(const char *dir_a, const char *dir_b) {
+    const char *dirs[2] = {dir_a, dir_b};
+    Model *models[2];
+    float *alone[2] = {NULL, NULL}, *together[2] = {NULL, NULL};
+    int tokens[6] = {3, 1, 4, 1, 5, 9};
+    for (int i = 0; i < 2; i++) { /* alone: load, run, free */
+        if (gna_load(dirs[i], &models[i]) != GNA_OK) { check(0, dirs[i], "load: %s", gna_error()); return 1; }
+        alone[i] = run_in_chunks(models[i], tokens, 6, NULL, 1);
+        gna_free(models[i]);
+    }
+    for (int i = 0; i < 2; i++) gna_load(dirs[i], &models[i]);
+    for (int i = 0; i < 2; i++) together[i] = run_in_chunks(models[i], tokens, 6, NULL, 1);
+    int same = 1;
+    for (int i = 0; i < 2; i++)
+        same &= alone[i] && together[i] &&
+                memcmp(alone[i], together[i], sizeof(float) * 6 * (size_t)models[i]->config.vocab_size) == 0;
+    char name[512];
+    snprintf(name, sizeof name, "%s and %s loaded side by side run as they do alone", dir_a, dir_b);
+    check(same, name, "logits differ");
+    for (int i = 0; i < 2; i++) {
+        free(alone[i]);
+        free(together[i]);
+        gna_free(models[i]);
+    }
     return n_failed ? 1 : 0;
 }
 
@@ -388,6 +418,7 @@ int main(int argc, char **argv) {
     }
     if (argc == 4 && strcmp(argv[1], "compare") == 0) return command_compare(argv[2], argv[3]);
     if (argc == 3 && strcmp(argv[1], "chunks") == 0) return command_chunks(argv[2]);
-    fprintf(stderr, "usage: gna_test unit TMPDIR | compare REF.npy OUT.npy | chunks DIR\n");
+    if (argc == 4 && strcmp(argv[1], "pair") == 0) return command_pair(argv[2], argv[3]);
+    fprintf(stderr, "usage: gna_test unit TMPDIR | compare REF.npy OUT.npy | chunks DIR | pair DIR DIR\n");
     return 2;
 }

@@ -77,6 +77,9 @@ got:      $got $(cat "$TMP/err")"
     count_c_checks "$name: chunk checks" $? "$TMP/chunks.txt"
 done
 
+"$GNA_TEST" pair test/fixtures/llama_gqa_llama3 test/fixtures/llamba_f32 >"$TMP/pair.txt" 2>&1
+count_c_checks "llama and llamba side by side" $? "$TMP/pair.txt"
+
 # 3. Sampling is reproducible from its seed, and differs across seeds.
 dir=test/fixtures/llama_gqa_llama3
 a=$("$GNA" generate -q -m $dir --tokens 1,2,3 -n 12 --temp 1.5 --seed 7 --ignore-eos)

@@ -210,6 +210,20 @@ def main():
            config={"model_type": "mamba2", "vocab_size": 16, "hidden_size": 8, "num_heads": 3, "head_dim": 4,
                    "num_hidden_layers": 1})
 
+    broken("zamba2_block_types_wrong_length", "\"layers_block_type\" must list num_hidden_layers = 2 layer types", good,
+           config={"model_type": "zamba2", "vocab_size": 16, "hidden_size": 8, "num_hidden_layers": 2,
+                   "n_mamba_heads": 2, "num_attention_heads": 2, "layers_block_type": ["hybrid"]})
+    broken("zamba2_unknown_block_type", "layer type \"attention\" is not one gna knows", good,
+           config={"model_type": "zamba2", "vocab_size": 16, "hidden_size": 8, "num_hidden_layers": 1,
+                   "n_mamba_heads": 2, "num_attention_heads": 2, "layers_block_type": ["attention"]})
+    broken("llamba_unknown_activation", "ssm_cfg.activation \"relu\" is not supported", good,
+           config={"model_type": "llamba", "vocab_size": 16, "d_model": 8, "n_layer": 1,
+                   "mlp_cfg": {"intermediate_size": 8}, "ssm_cfg": {"d_state": 4, "n_v_heads": 2, "n_qk_heads": 2,
+                                                                  "activation": "relu"}})
+    broken("llamba_over_llama_tensors", "tensor backbone.layers.0.input_layernorm.weight is missing (config.json says model_type llamba)",
+           good, config={"model_type": "llamba", "vocab_size": 16, "d_model": 8, "n_layer": 1,
+                         "mlp_cfg": {"intermediate_size": 8}, "ssm_cfg": {"d_state": 4, "n_v_heads": 2, "n_qk_heads": 2}})
+
     # arguments
     case("no_such_folder", "$BAD/does_not_exist: no such folder", "info -m $BAD/does_not_exist")
     case("token_out_of_range", "--tokens: token id 16 is out of range: the model's vocab_size is 16",
