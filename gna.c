@@ -7,11 +7,12 @@
  * arXiv 2504.18574).
  *
  * The file reads in the order data flows:
- *   1. build switches          6. kernels (matmul, rmsnorm, rope, conv, scans, threads)
- *   2. utilities               7. models: config -> weights -> cache -> forward
- *   3. JSON                    8. output (.npy)
- *   4. safetensors checkpoint  9. command line
- *   5. number formats
+ *   1. build switches          7. models: config -> weights
+ *   2. utilities               8. interventions and probes (head masks, attention capture)
+ *   3. JSON                    9. the forward pass (cache, mixers, layers)
+ *   4. safetensors checkpoint  10. output (.npy, SVG)
+ *   5. number formats          11. command line
+ *   6. kernels (matmul, rmsnorm, rope, conv, scans, threads)
  * Shapes in comments are row-major, [rows, cols]. T is the number of tokens in a chunk, D the model
  * width (hidden_size), V the vocabulary size.
  *
@@ -920,7 +921,7 @@ static void causal_conv1d(float *out, const float *in, int in_stride, int T, int
 }
 
 /* ----------------------------------------------------------------------------------------------
- * 7. Models: config.json -> Config -> weights -> cache -> forward
+ * 7. Models: config.json -> Config -> weights
  */
 typedef enum { FAMILY_LLAMA, FAMILY_MAMBA, FAMILY_FALCON_MAMBA, FAMILY_MAMBA2, FAMILY_ZAMBA2, FAMILY_LLAMBA } Family;
 static const char *const family_names[] = {"llama", "mamba", "falcon_mamba", "mamba2", "zamba2", "llamba"};
@@ -1340,6 +1341,9 @@ typedef struct {
     Mlp mlp;
     int has_shared_visit;            /* zamba2 hybrid layer: runs `shared` first */
     SharedVisit shared;
+    int skipped;                     /* layer surgery: --layers / --drop leave it out */
+    const struct gna_model *owner;   /* layer surgery: a donor's layer (--replace) runs with the donor's
+                                        config and RoPE; NULL for the model's own layers */
 } Layer;
 
 struct gna_model {
@@ -1713,6 +1717,274 @@ void gna_free(gna_model *model) {
 
 int gna_vocab_size(const gna_model *model) { return model->config.vocab_size; }
 
+/* ----------------------------------------------------------------------------------------------
+ * 8. Interventions and probes: what a run does to the model, and what it records
+ *
+ * A mask spec (design.md section 4) is a comma list of items L<layers><kind><heads>[@<queries>[:<keys>]]:
+ *   layers, heads   N, N-M or *; zero-based, as in model.layers.N
+ *   kind            H: the layer's one kind of head; A: attention head (zamba2 hybrid layers);
+ *                   S: SSM head (mamba-2, zamba2, llamba) or channel (mamba-1, falcon-mamba)
+ *   queries, keys   positions N or N-M; negative ones count from the end (-1 is the last token)
+ * Without `:` an item ablates: it zeroes the head's slice of the input of the mixer's output
+ * projection (o_proj, out_proj), at every position or at the given query positions; this is the
+ * paper's head removal (paper.md section 6.1). With `:` it masks entries: the head's attention
+ * probabilities (after the softmax, not renormalised) or the entries of its implicit attention matrix
+ * from those queries to those keys are set to zero (paper.md section 6.4).
+ *   L17H24            ablate Llama-3.1-8B's Aggregate head
+ *   L17H24@-1         ablate it at the last position only
+ *   L17H24@-1:5-9     zero its attention from the last token to tokens 5..9
+ *   L*A*@-1:0--2      the paper's Zamba2 experiment: every attention head's final row, all earlier keys
+ */
+typedef enum { HEAD_ATTENTION, HEAD_SSM } HeadKind;
+
+typedef struct {
+    int layer;
+    HeadKind kind;
+    int head;                     /* attention head, SSM head, or mamba-1 channel */
+    int has_queries, query_first, query_last; /* positions as written; negative: from the end */
+    int has_keys, key_first, key_last;
+    char text[48];                /* the item as written, for messages */
+} MaskItem;
+
+typedef struct {
+    int n_items;
+    MaskItem *items;              /* [n_items] */
+} Mask;
+
+static void free_mask(Mask *mask) {
+    free(mask->items);
+    memset(mask, 0, sizeof *mask);
+}
+
+/* How many heads of `kind` layer l has; 0 if it has none of that kind. */
+static int heads_of(const Model *m, int l, HeadKind kind) {
+    const Layer *layer = &m->layers[l];
+    const Config *c = layer->owner ? &layer->owner->config : &m->config;
+    if (layer->skipped) return 0;
+    if (kind == HEAD_ATTENTION) return layer->kind == MIXER_ATTENTION || layer->has_shared_visit ? c->n_heads : 0;
+    if (layer->kind == MIXER_MAMBA1) return c->ssm_inner;
+    return layer->kind == MIXER_ATTENTION ? 0 : c->ssm_heads;
+}
+
+/* "N", "N-M" or "*" into [first, last]; `*` gives [0, count - 1] */
+static const char *parse_range(const char *p, int count, int *first, int *last) {
+    if (*p == '*') {
+        *first = 0;
+        *last = count - 1;
+        return p + 1;
+    }
+    if (*p < '0' || *p > '9') return NULL;
+    char *end;
+    long a = strtol(p, &end, 10), b = a;
+    if (*end == '-' && end[1] >= '0' && end[1] <= '9') b = strtol(end + 1, &end, 10);
+    if (a > INT_MAX || b > INT_MAX) return NULL;
+    *first = (int)a;
+    *last = (int)b;
+    return end;
+}
+
+/* a position or range of positions, each possibly negative: "5", "-1", "3-7", "0--2" */
+static const char *parse_positions(const char *p, int *first, int *last) {
+    char *end;
+    if (!((*p >= '0' && *p <= '9') || (*p == '-' && p[1] >= '0' && p[1] <= '9'))) return NULL;
+    long a = strtol(p, &end, 10), b = a;
+    if (*end == '-' && ((end[1] >= '0' && end[1] <= '9') || (end[1] == '-' && end[2] >= '0' && end[2] <= '9')))
+        b = strtol(end + 1, &end, 10);
+    if (a > INT_MAX || a < -INT_MAX || b > INT_MAX || b < -INT_MAX) return NULL;
+    *first = (int)a;
+    *last = (int)b;
+    return end;
+}
+
+static int build_mask(Mask *mask, const Model *m, const char *spec) {
+    const Config *c = &m->config;
+    memset(mask, 0, sizeof *mask);
+    const char *p = spec;
+    while (*p) {
+        const char *start = p;
+        char text[48];
+        size_t n = strcspn(p, ",");
+        snprintf(text, sizeof text, "%.*s", (int)(n < 47 ? n : 47), p);
+        int l0, l1, h0 = 0, h1 = -1, q0 = 0, q1 = 0, k0 = 0, k1 = 0, has_q = 0, has_k = 0;
+        char kind_letter;
+        if (*p++ != 'L' || !(p = parse_range(p, c->n_layers, &l0, &l1)))
+            return bad_input("--mask", "\"%s\": expected L<layer>H<head>, e.g. L17H24, L16-17H*, L*A*@-1", text);
+        kind_letter = *p++;
+        if (kind_letter != 'H' && kind_letter != 'A' && kind_letter != 'S')
+            return bad_input("--mask", "\"%s\": expected H, A or S after the layer", text);
+        const char *heads_at = p;
+        if (*heads_at != '*' && !(p = parse_range(heads_at, 0, &h0, &h1)))
+            return bad_input("--mask", "\"%s\": expected a head number, range or * after %c", text, kind_letter);
+        if (*heads_at == '*') p = heads_at + 1;
+        if (*p == '@') {
+            has_q = 1;
+            if (!(p = parse_positions(p + 1, &q0, &q1)))
+                return bad_input("--mask", "\"%s\": expected query positions after @", text);
+            if (*p == ':') {
+                has_k = 1;
+                if (!(p = parse_positions(p + 1, &k0, &k1)))
+                    return bad_input("--mask", "\"%s\": expected key positions after :", text);
+            }
+        }
+        if (*p && *p != ',') return bad_input("--mask", "\"%s\": unexpected \"%c\"", text, *p);
+        if (l0 > l1 || l1 >= c->n_layers)
+            return bad_input("--mask", "\"%s\": layer %d is out of range (the model has %d layers, 0-%d)", text,
+                             l1 >= c->n_layers ? l1 : l0, c->n_layers, c->n_layers - 1);
+        int wildcard_layers = start[1] == '*';
+        for (int l = l0; l <= l1; l++) {
+            HeadKind kind = kind_letter == 'A' ? HEAD_ATTENTION : HEAD_SSM;
+            if (kind_letter == 'H') {
+                if (m->layers[l].has_shared_visit)
+                    return bad_input("--mask", "\"%s\": layer %d has attention and SSM heads: write L%dA.. or L%dS..", text, l, l, l);
+                kind = m->layers[l].kind == MIXER_ATTENTION ? HEAD_ATTENTION : HEAD_SSM;
+            }
+            int count = heads_of(m, l, kind);
+            if (count == 0) {
+                if (wildcard_layers) continue; /* L*A* means the layers that have attention heads */
+                return bad_input("--mask", "\"%s\": layer %d has no %s heads", text, l, kind == HEAD_ATTENTION ? "attention" : "SSM");
+            }
+            int first = h0, last = *heads_at == '*' ? count - 1 : h1;
+            if (first > last || last >= count)
+                return bad_input("--mask", "\"%s\": head %d is out of range (layer %d has %d %s, 0-%d)", text,
+                                 last >= count ? last : first, l, count,
+                                 kind == HEAD_ATTENTION ? "attention heads" : m->layers[l].kind == MIXER_MAMBA1 ? "SSM channels" : "SSM heads",
+                                 count - 1);
+            mask->items = realloc(mask->items, sizeof(MaskItem) * (size_t)(mask->n_items + last - first + 1));
+            if (!mask->items) return failure("--mask", "out of memory");
+            for (int h = first; h <= last; h++) {
+                MaskItem *item = &mask->items[mask->n_items++];
+                *item = (MaskItem){l, kind, h, has_q, q0, q1, has_k, k0, k1, ""};
+                snprintf(item->text, sizeof item->text, "%s", text);
+            }
+        }
+        if (*p == ',') p++;
+    }
+    return GNA_OK;
+}
+
+/* Layer surgery (paper.md section 6.5, design.md section 4), applied once after loading:
+ *   keep_layers(first, last)  run only layers first..last: the paper's "minimal model" keeps 0..k
+ *   drop_layer(l)             leave layer l out
+ *   replace_layer(l, donor)   run the donor's layer l in its place: the donor must have the same
+ *                             width; its layer keeps the donor's config and RoPE, so a Llama layer
+ *                             placed in Llamba attends with Llama's rotary embedding */
+static int keep_layers(Model *m, int first, int last) {
+    if (first < 0 || first > last || last >= m->config.n_layers)
+        return bad_input("--layers", "%d-%d is not a range of the model's layers 0-%d", first, last, m->config.n_layers - 1);
+    for (int l = 0; l < m->config.n_layers; l++)
+        if (l < first || l > last) m->layers[l].skipped = 1;
+    return GNA_OK;
+}
+
+static int drop_layer(Model *m, int l) {
+    if (l < 0 || l >= m->config.n_layers)
+        return bad_input("--drop", "layer %d is out of range (the model has layers 0-%d)", l, m->config.n_layers - 1);
+    m->layers[l].skipped = 1;
+    return GNA_OK;
+}
+
+static int replace_layer(Model *m, int l, const Model *donor) {
+    if (l < 0 || l >= m->config.n_layers || l >= donor->config.n_layers)
+        return bad_input("--replace", "layer %d is not in both models (%d and %d layers)", l, m->config.n_layers,
+                         donor->config.n_layers);
+    if (donor->config.hidden_size != m->config.hidden_size)
+        return bad_input("--replace", "%s: hidden_size %d differs from the model's %d", donor->dir, donor->config.hidden_size,
+                         m->config.hidden_size);
+    const Layer *given = &donor->layers[l];
+    if (given->skipped) return bad_input("--replace", "%s: layer %d is itself left out", donor->dir, l);
+    m->layers[l] = *given;
+    m->layers[l].owner = given->owner ? given->owner : donor;
+    return GNA_OK;
+}
+
+/* A position as written, resolved against a sequence of `length` tokens; -1 if out of range */
+static int resolve_position(int position, int length) {
+    int resolved = position < 0 ? length + position : position;
+    return resolved >= 0 && resolved < length ? resolved : -1;
+}
+
+/* The mask's positions must lie inside the sequence; called once the length is known. */
+static int check_mask_positions(const Mask *mask, int length) {
+    for (int i = 0; i < mask->n_items; i++) {
+        const MaskItem *item = &mask->items[i];
+        int ends[4] = {item->query_first, item->query_last, item->key_first, item->key_last};
+        for (int e = 0; e < (item->has_keys ? 4 : item->has_queries ? 2 : 0); e++)
+            if (resolve_position(ends[e], length) < 0)
+                return bad_input("--mask", "\"%s\": position %d is outside the %d tokens", item->text, ends[e], length);
+        if (item->has_queries && resolve_position(item->query_first, length) > resolve_position(item->query_last, length))
+            return bad_input("--mask", "\"%s\": the query range runs backwards", item->text);
+        if (item->has_keys && resolve_position(item->key_first, length) > resolve_position(item->key_last, length))
+            return bad_input("--mask", "\"%s\": the key range runs backwards", item->text);
+    }
+    return GNA_OK;
+}
+
+/* Does the mask ablate (kind, head) of layer l at query position t? */
+static int is_ablated(const Mask *mask, int l, HeadKind kind, int head, int t, int length) {
+    for (int i = 0; mask && i < mask->n_items; i++) {
+        const MaskItem *item = &mask->items[i];
+        if (item->layer != l || item->kind != kind || item->head != head || item->has_keys) continue;
+        if (!item->has_queries) return 1;
+        if (t >= resolve_position(item->query_first, length) && t <= resolve_position(item->query_last, length)) return 1;
+    }
+    return 0;
+}
+
+/* Is the entry (query t, key s) of (kind, head) in layer l masked? */
+static int is_entry_masked(const Mask *mask, int l, HeadKind kind, int head, int t, int s, int length) {
+    for (int i = 0; mask && i < mask->n_items; i++) {
+        const MaskItem *item = &mask->items[i];
+        if (item->layer != l || item->kind != kind || item->head != head || !item->has_keys) continue;
+        if (t >= resolve_position(item->query_first, length) && t <= resolve_position(item->query_last, length) &&
+            s >= resolve_position(item->key_first, length) && s <= resolve_position(item->key_last, length))
+            return 1;
+    }
+    return 0;
+}
+
+/* Does layer l have entry masks on any head of `kind`? (SSM heads then take the materialised path) */
+static int has_entry_masks(const Mask *mask, int l, HeadKind kind, int head) {
+    for (int i = 0; mask && i < mask->n_items; i++)
+        if (mask->items[i].layer == l && mask->items[i].kind == kind && mask->items[i].has_keys &&
+            (head < 0 || mask->items[i].head == head))
+            return 1;
+    return 0;
+}
+
+/* A probe records one head's attention probabilities, or its implicit attention matrix, for the
+ * chosen query rows of a sequence run in one chunk from position 0:
+ *   attention:  p[t, s], the softmax row (after any entry mask)
+ *   mamba-2:    M[t, s] = (C_t . B_s) exp(sum_{r=s+1..t} dt_r A) dt_s           (Dao & Gu 2024, eq. 6)
+ *   llamba:     M[t, s] = (C_t . B_s) exp(-sum_{r=s+1..t} softplus(a_r))          (phi-mamba materialize_mixer)
+ *   mamba-1 channel d:  M[t, s] = sum_n C_t[n] exp(A[d, n] sum_{r=s+1..t} dt_r[d]) dt_s[d] B_s[n]
+ *                                                                               (Ali et al. 2024, eq. 11)
+ * The conv, the gate and the D skip are not part of M (D is the diagonal's extra term, reported apart).
+ * Entries s > t are 0. */
+typedef struct {
+    int layer;
+    HeadKind kind;
+    int head;
+    int n_rows;
+    const int *rows;              /* [n_rows] query positions */
+    float *matrix;                /* [n_rows, T] */
+} Probe;
+
+/* What a run does and records, handed to forward() through the cache */
+typedef struct RunControl {
+    const Mask *mask;             /* NULL: the model as it is */
+    int n_probes;
+    Probe *probes;                /* [n_probes] */
+} RunControl;
+
+static Probe *find_probe(const RunControl *run, int l, HeadKind kind, int head) {
+    for (int i = 0; run && i < run->n_probes; i++)
+        if (run->probes[i].layer == l && run->probes[i].kind == kind && run->probes[i].head == head) return &run->probes[i];
+    return NULL;
+}
+
+/* ----------------------------------------------------------------------------------------------
+ * 9. The forward pass
+ */
 /* What a sequence leaves behind for its next chunk, per layer:
  *   attention: keys and values of every position so far      [max_tokens, KV*hd] each
  *   mamba-1:   conv_state, the last K-1 conv inputs           [K-1, di]
@@ -1726,6 +1998,7 @@ typedef struct {
 } LayerCache;
 
 struct gna_cache {
+    const struct RunControl *run; /* interventions and probes for the next forward calls; NULL: none */
     int max_tokens;      /* capacity of the attention caches */
     int bounded;         /* the model has attention, so max_tokens bounds the sequence */
     int n_tokens;        /* positions consumed so far; the next token's position */
@@ -1741,9 +2014,10 @@ int gna_cache_new(const gna_model *model, int max_tokens, gna_cache **out) {
     cache->max_tokens = max_tokens;
     cache->n_layers = c->n_layers;
     cache->layers = checked_calloc((size_t)c->n_layers, sizeof(LayerCache));
-    for (int l = 0; l < c->n_layers; l++) {
+    for (int l = 0; l < cache->n_layers; l++) {
         const Layer *layer = &model->layers[l];
         LayerCache *lc = &cache->layers[l];
+        c = layer->owner ? &layer->owner->config : &model->config; /* a donor's layer keeps the donor's shapes */
         size_t K1 = (size_t)(c->conv_kernel - 1), kv_width = (size_t)(c->n_kv_heads * c->head_dim);
         if (layer->kind == MIXER_ATTENTION || layer->has_shared_visit) {
             lc->keys = checked_calloc((size_t)max_tokens * kv_width, sizeof(float));
@@ -1777,12 +2051,28 @@ int gna_cache_length(const gna_cache *cache) { return cache->n_tokens; }
 /* -- The forward pass. Activations are float32 [T, D] for a chunk of T tokens; each mixer reads the
  * normed input and returns its output, which the layer adds to the residual stream. */
 
+/* Where a mixer runs: which layer, which positions, under which interventions */
+typedef struct {
+    int layer;                /* index in model.layers */
+    int p0;                   /* position of the chunk's first token */
+    int length;               /* p0 + T: the tokens so far, from whose end negative mask positions count */
+    const RunControl *run;    /* NULL: no interventions, no probes */
+} LayerRun;
+
+/* The probe's row index for query position t, or -1 when the probe does not keep that row */
+static int probe_row(const Probe *probe, int t) {
+    for (int r = 0; probe && r < probe->n_rows; r++)
+        if (probe->rows[r] == t) return r;
+    return -1;
+}
+
 typedef struct {
     const Config *config;
     const float *q;           /* [T, H*hd], rotated */
     const float *keys, *values; /* cache: [p0 + T, KV*hd], this chunk's rows included */
     float *heads_out;         /* [T, H*hd]: each head's o_i in its column block */
     int T, p0;
+    const LayerRun *at;
 } AttentionTask;
 
 static void attention_heads(void *context, int begin, int end) {
@@ -1800,8 +2090,17 @@ static void attention_heads(void *context, int begin, int end) {
             for (int j = 0; j < n_keys; j++)
                 scores[j] = dot(q, a->keys + (size_t)j * (size_t)kv_width + (size_t)kv * (size_t)hd, hd) * scale;
             softmax(scores, n_keys);
+            const Mask *mask = a->at->run ? a->at->run->mask : NULL;
+            int t = a->p0 + i, length = a->at->length;
+            if (has_entry_masks(mask, a->at->layer, HEAD_ATTENTION, h)) /* after the softmax, not renormalised */
+                for (int j = 0; j < n_keys; j++)
+                    if (is_entry_masked(mask, a->at->layer, HEAD_ATTENTION, h, t, j, length)) scores[j] = 0;
+            const Probe *probe = find_probe(a->at->run, a->at->layer, HEAD_ATTENTION, h);
+            int row = probe_row(probe, t);
+            if (row >= 0) memcpy(probe->matrix + (size_t)row * (size_t)length, scores, sizeof(float) * (size_t)n_keys);
             float *o = a->heads_out + (size_t)i * (size_t)q_width + (size_t)h * (size_t)hd;
             for (int d = 0; d < hd; d++) o[d] = 0;
+            if (is_ablated(mask, a->at->layer, HEAD_ATTENTION, h, t, length)) continue; /* o_proj's input slice: 0 */
             for (int j = 0; j < n_keys; j++) {
                 const float *v = a->values + (size_t)j * (size_t)kv_width + (size_t)kv * (size_t)hd;
                 for (int d = 0; d < hd; d++) o[d] += scores[j] * v[d];
@@ -1819,9 +2118,10 @@ static void attention_heads(void *context, int begin, int end) {
  *   out = concat_h(o) Wo^T
  * scale is hd^-0.5; Zamba2Attention uses (hd/2)^-0.5, adds its visit's adapters to q, k and v, and
  * rotates only with use_mem_rope (modeling_zamba2.py: Zamba2Attention.forward). */
-static void attention_forward(const Model *m, const Attention *a, LayerCache *lc, int p0, const float *x, int T,
-                              float *out) {
+static void attention_forward(const Model *m, const Attention *a, LayerCache *lc, const LayerRun *at, const float *x,
+                              int T, float *out) {
     const Config *c = &m->config;
+    int p0 = at->p0;
     int hd = c->head_dim, q_width = c->n_heads * hd, kv_width = c->n_kv_heads * hd;
     float *q = checked_malloc(sizeof(float) * (size_t)T * (size_t)q_width);
     float *keys = lc->keys + (size_t)p0 * (size_t)kv_width, *values = lc->values + (size_t)p0 * (size_t)kv_width;
@@ -1836,7 +2136,7 @@ static void attention_forward(const Model *m, const Attention *a, LayerCache *lc
         for (int h = 0; h < c->n_kv_heads; h++) rope(keys + (size_t)i * (size_t)kv_width + (size_t)h * (size_t)hd, hd, m->rope_inv_freq, p0 + i);
     }
     float *heads_out = checked_malloc(sizeof(float) * (size_t)T * (size_t)q_width);
-    AttentionTask task = {c, q, lc->keys, lc->values, heads_out, T, p0};
+    AttentionTask task = {c, q, lc->keys, lc->values, heads_out, T, p0, at};
     parallel_for(c->n_heads, attention_heads, &task);
     matmul(out, heads_out, T, a->o_proj, a->o_bias);
     free(heads_out);
@@ -1915,7 +2215,65 @@ static void mamba1_scan_channels(void *context, int begin, int end) {
  *                      dt_proj (architectures.md section 3: the inference path, not the training kernel)
  *   dt = softplus(dt Wdt^T + b_dt)          (the bias is inside the softplus)
  *   y = selective scan (above);  out = y Wout^T                                          */
-static void mamba1_forward(const Model *m, const Mamba1 *w, LayerCache *lc, const float *x, int T, float *out) {
+/* Mamba-1 channel d's implicit attention row t, M[t, s] for s = 0..t (Ali et al. 2024, eq. 11):
+ *   M[t, s] = sum_n C_t[n] exp(A[d, n] sum_{r=s+1..t} dt_r[d]) dt_s[d] B_s[n]
+ * from the chunk's own dt, B, C; the chunk must start the sequence. Summed in double. */
+static void mamba1_implicit_row(const Config *c, const Mamba1 *w, int d, const float *dt, const float *dt_B_C, int t,
+                                double *row) {
+    int di = c->ssm_inner, N = c->ssm_state, R = c->dt_rank, width = R + 2 * N;
+    const float *C = dt_B_C + (size_t)t * (size_t)width + R + N;
+    double decay_sum = 0; /* sum_{r=s+1..t} dt_r[d] */
+    for (int s = t; s >= 0; s--) {
+        const float *B = dt_B_C + (size_t)s * (size_t)width + R;
+        double delta = dt[(size_t)s * (size_t)di + (size_t)d], sum = 0;
+        for (int n = 0; n < N; n++) {
+            double A = -exp((double)weight_at(w->A_log, (size_t)d * (size_t)N + (size_t)n));
+            sum += (double)C[n] * exp(A * decay_sum) * delta * (double)B[n];
+        }
+        row[s] = sum;
+        decay_sum += delta;
+    }
+}
+
+/* Probes and entry masks on Mamba-1 channels: rows with masked entries are recomputed from the
+ * materialised form, y[t, d] = (sum_s M[t, s] u[s, d] + D[d] u[t, d]) silu(z[t, d]); other rows keep
+ * the scan's result. Then ablation zeroes y[t, d] (out_proj's input column d). */
+static void mamba1_interventions(const Config *c, const Mamba1 *w, const LayerRun *at, const float *u, const float *dt,
+                                 const float *dt_B_C, const float *z, int z_stride, int T, float *y) {
+    const RunControl *run = at->run;
+    if (!run) return;
+    int di = c->ssm_inner;
+    double *row = checked_malloc(sizeof(double) * (size_t)T);
+    for (int d = 0; d < di; d++) {
+        const Probe *probe = find_probe(run, at->layer, HEAD_SSM, d);
+        int masked = has_entry_masks(run->mask, at->layer, HEAD_SSM, d);
+        for (int t = 0; t < T && (probe || masked); t++) {
+            int keep = probe_row(probe, t), recompute = 0;
+            if (keep < 0 && !masked) continue;
+            mamba1_implicit_row(c, w, d, dt, dt_B_C, t, row);
+            for (int s = 0; s <= t; s++)
+                if (is_entry_masked(run->mask, at->layer, HEAD_SSM, d, t, s, at->length)) { row[s] = 0; recompute = 1; }
+            if (keep >= 0)
+                for (int s = 0; s <= t; s++) probe->matrix[(size_t)keep * (size_t)at->length + (size_t)s] = (float)row[s];
+            if (!recompute) continue;
+            double sum = (double)weight_at(w->D, (size_t)d) * u[(size_t)t * (size_t)di + (size_t)d];
+            for (int s = 0; s <= t; s++) sum += row[s] * u[(size_t)s * (size_t)di + (size_t)d];
+            y[(size_t)t * (size_t)di + (size_t)d] = (float)sum * silu(z[(size_t)t * (size_t)z_stride + (size_t)d]);
+        }
+    }
+    free(row);
+    if (run->mask)
+        for (int t = 0; t < T; t++)
+            for (int i = 0; i < run->mask->n_items; i++) {
+                const MaskItem *item = &run->mask->items[i];
+                if (item->layer == at->layer && item->kind == HEAD_SSM &&
+                    is_ablated(run->mask, at->layer, HEAD_SSM, item->head, at->p0 + t, at->length))
+                    y[(size_t)t * (size_t)di + (size_t)item->head] = 0;
+            }
+}
+
+static void mamba1_forward(const Model *m, const Mamba1 *w, LayerCache *lc, const LayerRun *at, const float *x, int T,
+                           float *out) {
     const Config *c = &m->config;
     int di = c->ssm_inner, N = c->ssm_state, R = c->dt_rank, row = R + 2 * N;
     float *u_z = checked_malloc(sizeof(float) * (size_t)T * (size_t)(2 * di));
@@ -1938,6 +2296,7 @@ static void mamba1_forward(const Model *m, const Mamba1 *w, LayerCache *lc, cons
     for (size_t i = 0; i < (size_t)T * (size_t)di; i++) dt[i] = softplus(dt[i]);
     Mamba1ScanTask scan = {c, w, lc->ssm_state, u, dt, dt_B_C, u_z + di, 2 * di, T, y};
     parallel_for(di, mamba1_scan_channels, &scan);
+    mamba1_interventions(c, w, at, u, dt, dt_B_C, u_z + di, 2 * di, T, y);
     matmul(out, y, T, w->out_proj, w->out_bias);
     free(y);
     free(dt);
@@ -2059,6 +2418,70 @@ static void mamba2_chunked_scan_heads(void *context, int begin, int end) {
  * the chunked one 0.42 s: on a CPU the quadratic part costs more than it saves. */
 static int mamba2_prefill_chunked = 0;
 
+/* SSM head h's implicit attention row t, M[t, s] for s = 0..t, from the chunk's own x/B/C and dt
+ * (the chunk must start the sequence), summed in double:
+ *   mamba-2:  M[t, s] = (C_t . B_s) exp(A sum_{r=s+1..t} dt_r) dt_s        (Dao & Gu 2024, eq. 6)
+ *   llamba:   the same without dt_s, with A = -1                            (phi-mamba materialize_mixer) */
+static void ssd_implicit_row(const Config *c, float A, int input_times_dt, int h, const float *xBC, const float *dt,
+                             int t, double *row) {
+    int N = c->ssm_state, H = c->ssm_heads, G = c->n_groups, di = c->ssm_inner, conv_dim = di + 2 * G * N;
+    int g = h / (H / G);
+    const float *C = xBC + (size_t)t * (size_t)conv_dim + di + (size_t)(G + g) * (size_t)N;
+    double log_decay = 0; /* A sum_{r=s+1..t} dt_r */
+    for (int s = t; s >= 0; s--) {
+        const float *B = xBC + (size_t)s * (size_t)conv_dim + di + (size_t)g * (size_t)N;
+        double delta = dt[(size_t)s * (size_t)H + (size_t)h], cb = 0;
+        for (int n = 0; n < N; n++) cb += (double)C[n] * (double)B[n];
+        row[s] = cb * exp(log_decay) * (input_times_dt ? delta : 1.0);
+        log_decay += (double)A * delta;
+    }
+}
+
+/* Probes and entry masks on SSD heads: rows with masked entries are recomputed from the materialised
+ * form, y[t, hP + p] = sum_s M[t, s] x[s, hP + p] + D[h] x[t, hP + p], before the gate and norm; other
+ * rows keep the scan's result. (Ablation comes after the gate, where the mixer calls ssd_ablate.) */
+static void ssd_interventions(const Config *c, const LayerRun *at, const float *A, Weight D, int input_times_dt,
+                              const float *xBC, const float *dt, int T, float *y) {
+    const RunControl *run = at->run;
+    if (!run) return;
+    int P = c->ssm_head_dim, di = c->ssm_inner, conv_dim = di + 2 * c->n_groups * c->ssm_state;
+    double *row = checked_malloc(sizeof(double) * (size_t)T);
+    for (int h = 0; h < c->ssm_heads; h++) {
+        const Probe *probe = find_probe(run, at->layer, HEAD_SSM, h);
+        int masked = has_entry_masks(run->mask, at->layer, HEAD_SSM, h);
+        for (int t = 0; t < T && (probe || masked); t++) {
+            int keep = probe_row(probe, t), recompute = 0;
+            if (keep < 0 && !masked) continue;
+            ssd_implicit_row(c, A[h], input_times_dt, h, xBC, dt, t, row);
+            for (int s = 0; s <= t; s++)
+                if (is_entry_masked(run->mask, at->layer, HEAD_SSM, h, t, s, at->length)) { row[s] = 0; recompute = 1; }
+            if (keep >= 0)
+                for (int s = 0; s <= t; s++) probe->matrix[(size_t)keep * (size_t)at->length + (size_t)s] = (float)row[s];
+            if (!recompute) continue;
+            for (int p = 0; p < P; p++) {
+                size_t column = (size_t)h * (size_t)P + (size_t)p;
+                double sum = (double)weight_at(D, (size_t)h) * xBC[(size_t)t * (size_t)conv_dim + column];
+                for (int s = 0; s <= t; s++) sum += row[s] * xBC[(size_t)s * (size_t)conv_dim + column];
+                y[(size_t)t * (size_t)di + column] = (float)sum;
+            }
+        }
+    }
+    free(row);
+}
+
+/* Ablation of SSD heads: zero y[t, hP .. hP+P) (out_proj's input slice), after the gate and norm */
+static void ssd_ablate(const Config *c, const LayerRun *at, int T, float *y) {
+    const Mask *mask = at->run ? at->run->mask : NULL;
+    int P = c->ssm_head_dim;
+    for (int i = 0; mask && i < mask->n_items; i++) {
+        const MaskItem *item = &mask->items[i];
+        if (item->layer != at->layer || item->kind != HEAD_SSM || item->has_keys) continue;
+        for (int t = 0; t < T; t++)
+            if (is_ablated(mask, at->layer, HEAD_SSM, item->head, at->p0 + t, at->length))
+                memset(y + (size_t)t * (size_t)c->ssm_inner + (size_t)item->head * (size_t)P, 0, sizeof(float) * (size_t)P);
+    }
+}
+
 /* The SSD scan over a chunk, in the form mamba2_prefill_chunked picks */
 static void ssd_scan(const Config *c, const float *A, Weight D, int input_times_dt, float *ssm_state, const float *xBC,
                      const float *dt, int T, float *y) {
@@ -2077,7 +2500,8 @@ static void ssd_scan(const Config *c, const float *A, Weight D, int input_times_
  * (RMSNormGated(d_ssm, group_size=d_ssm // ngroups), mamba_ssm/modules/mamba2.py), and so does Zamba2;
  * transformers' Mamba2 normalises over the full width. The two agree when n_groups = 1 (every
  * state-spaces/mamba2-* checkpoint); gna follows the training code. */
-static void mamba2_forward(const Model *m, const Mamba2 *w, LayerCache *lc, const float *x, int T, float *out) {
+static void mamba2_forward(const Model *m, const Mamba2 *w, LayerCache *lc, const LayerRun *at, const float *x, int T,
+                           float *out) {
     const Config *c = &m->config;
     int di = c->ssm_inner, H = c->ssm_heads, G = c->n_groups, conv_dim = di + 2 * G * c->ssm_state;
     int width = di + conv_dim + H, group_size = di / G;
@@ -2096,6 +2520,7 @@ static void mamba2_forward(const Model *m, const Mamba2 *w, LayerCache *lc, cons
     float *A = checked_malloc(sizeof(float) * (size_t)H);
     for (int h = 0; h < H; h++) A[h] = -expf(weight_at(w->A_log, (size_t)h)); /* A = -exp(A_log.float()) */
     ssd_scan(c, A, w->D, 1, lc->ssm_state, xBC, dt, T, y);
+    ssd_interventions(c, at, A, w->D, 1, xBC, dt, T, y);
     free(A);
     for (int t = 0; t < T; t++) {
         float *yt = y + (size_t)t * (size_t)di;
@@ -2107,6 +2532,7 @@ static void mamba2_forward(const Model *m, const Mamba2 *w, LayerCache *lc, cons
                     c->gated_norm_eps);
         }
     }
+    ssd_ablate(c, at, T, y);
     matmul(out, y, T, w->out_proj, w->out_bias);
     free(y);
     free(dt);
@@ -2120,8 +2546,8 @@ static void mamba2_forward(const Model *m, const Mamba2 *w, LayerCache *lc, cons
  *   dt = softplus(a)                            per head: the decay is exp(-dt), A = -1
  *   y = SSD scan with the input x B^T (above)
  *   out = (y * silu(z + z_bias)) Wout^T         no norm in the mixer */
-static void discrete_mamba2_forward(const Model *m, const DiscreteMamba2 *w, LayerCache *lc, const float *x, int T,
-                                    float *out) {
+static void discrete_mamba2_forward(const Model *m, const DiscreteMamba2 *w, LayerCache *lc, const LayerRun *at,
+                                    const float *x, int T, float *out) {
     const Config *c = &m->config;
     int di = c->ssm_inner, H = c->ssm_heads, conv_dim = di + 2 * c->n_groups * c->ssm_state;
     int width = conv_dim + di + H;
@@ -2138,11 +2564,13 @@ static void discrete_mamba2_forward(const Model *m, const DiscreteMamba2 *w, Lay
         for (int h = 0; h < H; h++) dt[(size_t)t * H + h] = softplus(xBC_z_a[(size_t)t * width + conv_dim + di + h]);
     for (int h = 0; h < H; h++) A[h] = -1.0f;
     ssd_scan(c, A, w->D, 0, lc->ssm_state, xBC, dt, T, y);
+    ssd_interventions(c, at, A, w->D, 0, xBC, dt, T, y);
     for (int t = 0; t < T; t++) {
         const float *z = xBC_z_a + (size_t)t * width + conv_dim;
         for (int i = 0; i < di; i++)
             y[(size_t)t * di + i] *= silu(z[i] + (w->z_bias.data ? weight_at(w->z_bias, (size_t)i) : 0.0f));
     }
+    ssd_ablate(c, at, T, y);
     matmul(out, y, T, w->out_proj, w->out_bias);
     free(A);
     free(y);
@@ -2157,8 +2585,8 @@ static void discrete_mamba2_forward(const Model *m, const DiscreteMamba2 *w, Lay
  *   a = attention(u)                            no residual inside the block
  *   t = mlp(RMSNorm(a)) Wlinear^T               the visit's own output projection
  * t is added to the Mamba layer's norm input only, not to the residual stream (Zamba2MambaDecoderLayer). */
-static void shared_visit_forward(const Model *m, const SharedVisit *v, LayerCache *lc, int p0, const float *h,
-                                 const float *embedded, int T, float *t_out) {
+static void shared_visit_forward(const Model *m, const SharedVisit *v, LayerCache *lc, const LayerRun *at,
+                                 const float *h, const float *embedded, int T, float *t_out) {
     const Config *c = &m->config;
     int D = c->hidden_size;
     float *u = checked_malloc(sizeof(float) * (size_t)T * (size_t)(2 * D));
@@ -2170,7 +2598,7 @@ static void shared_visit_forward(const Model *m, const SharedVisit *v, LayerCach
         memcpy(row + D, embedded + (size_t)t * D, sizeof(float) * (size_t)D);
         rmsnorm(row, row, 2 * D, v->block->input_norm, c->norm_eps);
     }
-    attention_forward(m, &v->attention, lc, p0, u, T, a);
+    attention_forward(m, &v->attention, lc, at, u, T, a);
     for (int t = 0; t < T; t++) rmsnorm(a + (size_t)t * D, a + (size_t)t * D, D, v->block->pre_mlp_norm, c->norm_eps);
     mlp_forward(c, &v->mlp, a, T, mlp_out);
     matmul(t_out, mlp_out, T, v->linear, no_weight);
@@ -2195,6 +2623,15 @@ static int forward(const Model *m, Cache *cache, const int *tokens, int T, float
             return bad_input("tokens", "token id %d is out of range for vocab_size %d", tokens[t], c->vocab_size);
     if (cache->bounded && p0 + T > cache->max_tokens)
         return bad_input("tokens", "%d tokens overflow the cache of %d positions", p0 + T, cache->max_tokens);
+    const RunControl *run = cache->run;
+    if (run && run->mask) TRY(check_mask_positions(run->mask, p0 + T));
+    if (run && p0 > 0) { /* materialised SSM rows and probes read the whole sequence from this chunk */
+        int whole_sequence_needed = run->n_probes > 0;
+        for (int i = 0; run->mask && i < run->mask->n_items; i++)
+            whole_sequence_needed |= run->mask->items[i].kind == HEAD_SSM && run->mask->items[i].has_keys;
+        if (whole_sequence_needed)
+            return bad_input("--mask", "probes and SSM entry masks need the whole sequence in one chunk");
+    }
     float *h = checked_malloc(sizeof(float) * (size_t)T * (size_t)D);
     float *normed = checked_malloc(sizeof(float) * (size_t)T * (size_t)D);
     float *mixed = checked_malloc(sizeof(float) * (size_t)T * (size_t)D);
@@ -2203,24 +2640,28 @@ static int forward(const Model *m, Cache *cache, const int *tokens, int T, float
     if (embedded) memcpy(embedded, h, sizeof(float) * (size_t)T * (size_t)D); /* zamba2's "original_hidden_states" */
     for (int l = 0; l < c->n_layers; l++) {
         const Layer *layer = &m->layers[l];
+        if (layer->skipped) continue;
+        const Model *owner = layer->owner ? layer->owner : m; /* a donor's layer runs with the donor's config */
+        const Config *lc_config = &owner->config;
         LayerCache *lc = &cache->layers[l];
+        LayerRun at = {l, p0, p0 + T, run};
         if (layer->has_shared_visit) {
-            shared_visit_forward(m, &layer->shared, lc, p0, h, embedded, T, mixed);
+            shared_visit_forward(m, &layer->shared, lc, &at, h, embedded, T, mixed);
             for (size_t i = 0; i < (size_t)T * (size_t)D; i++) mixed[i] += h[i];
-            for (int t = 0; t < T; t++) rmsnorm(normed + (size_t)t * D, mixed + (size_t)t * D, D, layer->norm, c->norm_eps);
+            for (int t = 0; t < T; t++) rmsnorm(normed + (size_t)t * D, mixed + (size_t)t * D, D, layer->norm, lc_config->norm_eps);
         } else {
-            for (int t = 0; t < T; t++) rmsnorm(normed + (size_t)t * D, h + (size_t)t * D, D, layer->norm, c->norm_eps);
+            for (int t = 0; t < T; t++) rmsnorm(normed + (size_t)t * D, h + (size_t)t * D, D, layer->norm, lc_config->norm_eps);
         }
         switch (layer->kind) {
-        case MIXER_ATTENTION: attention_forward(m, &layer->mixer.attention, lc, p0, normed, T, mixed); break;
-        case MIXER_MAMBA1: mamba1_forward(m, &layer->mixer.mamba1, lc, normed, T, mixed); break;
-        case MIXER_MAMBA2: mamba2_forward(m, &layer->mixer.mamba2, lc, normed, T, mixed); break;
-        case MIXER_DISCRETE_MAMBA2: discrete_mamba2_forward(m, &layer->mixer.discrete_mamba2, lc, normed, T, mixed); break;
+        case MIXER_ATTENTION: attention_forward(owner, &layer->mixer.attention, lc, &at, normed, T, mixed); break;
+        case MIXER_MAMBA1: mamba1_forward(owner, &layer->mixer.mamba1, lc, &at, normed, T, mixed); break;
+        case MIXER_MAMBA2: mamba2_forward(owner, &layer->mixer.mamba2, lc, &at, normed, T, mixed); break;
+        case MIXER_DISCRETE_MAMBA2: discrete_mamba2_forward(owner, &layer->mixer.discrete_mamba2, lc, &at, normed, T, mixed); break;
         }
         for (size_t i = 0; i < (size_t)T * (size_t)D; i++) h[i] += mixed[i];
         if (layer->mlp_norm.data) {
-            for (int t = 0; t < T; t++) rmsnorm(normed + (size_t)t * D, h + (size_t)t * D, D, layer->mlp_norm, c->norm_eps);
-            mlp_forward(c, &layer->mlp, normed, T, mixed);
+            for (int t = 0; t < T; t++) rmsnorm(normed + (size_t)t * D, h + (size_t)t * D, D, layer->mlp_norm, lc_config->norm_eps);
+            mlp_forward(lc_config, &layer->mlp, normed, T, mixed);
             for (size_t i = 0; i < (size_t)T * (size_t)D; i++) h[i] += mixed[i];
         }
     }
@@ -2243,7 +2684,7 @@ int gna_forward(const gna_model *model, gna_cache *cache, const int *tokens, int
 }
 
 /* ----------------------------------------------------------------------------------------------
- * 8. Output. Files are written under a temporary name and renamed when complete, so a failed or
+ * 10. Output. Files are written under a temporary name and renamed when complete, so a failed or
  * interrupted run never leaves half a file behind.
  */
 typedef struct {
@@ -2299,8 +2740,45 @@ static void write_npy(FILE *file, const float *data, int ndim, const int64_t *sh
     fwrite(data, sizeof(float), count, file);
 }
 
+/* Attention maps as one SVG: a heatmap per head, query rows down, key positions across, the token
+ * at each position written along both axes. A cell's colour is its value over the panel's largest
+ * |value|: blue for positive, red for negative (implicit attention can be negative), white for 0. */
+static void write_attention_svg(FILE *f, const Probe *probes, const char *const *names, int n_probes, const int *tokens,
+                                int T) {
+    int n_rows = probes[0].n_rows;
+    int cell = T <= 24 ? 18 : T <= 64 ? 10 : T <= 160 ? 5 : 3, label = cell >= 10 ? 44 : 0;
+    int panel_w = label + T * cell + 20, panel_h = label + n_rows * cell + 34;
+    int columns = n_probes < 3 ? n_probes : 3, rows_of_panels = (n_probes + columns - 1) / columns;
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"monospace\" "
+               "font-size=\"%d\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+            columns * panel_w, rows_of_panels * panel_h, cell >= 10 ? 8 : 6);
+    for (int i = 0; i < n_probes; i++) {
+        const Probe *p = &probes[i];
+        int x0 = (i % columns) * panel_w + label, y0 = (i / columns) * panel_h + 20 + label;
+        float largest = 0;
+        for (size_t k = 0; k < (size_t)n_rows * (size_t)T; k++) largest = fmaxf(largest, fabsf(p->matrix[k]));
+        fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\">%s (max %.3g)</text>\n", x0, y0 - label - 6, names[i], largest);
+        for (int r = 0; r < n_rows; r++)
+            for (int s = 0; s < T; s++) {
+                float v = largest > 0 ? p->matrix[(size_t)r * (size_t)T + (size_t)s] / largest : 0;
+                int shade = (int)lroundf(255.0f * (1.0f - fminf(1.0f, fabsf(v))));
+                if (v == 0) continue;
+                fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"rgb(%d,%d,%d)\"><title>q %d, k %d: %g</title></rect>\n",
+                        x0 + s * cell, y0 + r * cell, cell, cell, v > 0 ? shade : 255, shade, v > 0 ? 255 : shade, p->rows[r], s,
+                        p->matrix[(size_t)r * (size_t)T + (size_t)s]);
+            }
+        fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#888\"/>\n", x0, y0, T * cell,
+                n_rows * cell);
+        for (int k = 0; label && k < T; k++) /* keys across the top, queries down the left */
+            fprintf(f, "<text transform=\"translate(%d,%d) rotate(-60)\">%d</text>\n", x0 + k * cell + cell - 2, y0 - 3, tokens[k]);
+        for (int r = 0; label && r < n_rows; r++)
+            fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%d</text>\n", x0 - 3, y0 + r * cell + cell - 2, tokens[p->rows[r]]);
+    }
+    fprintf(f, "</svg>\n");
+}
+
 /* ----------------------------------------------------------------------------------------------
- * 9. Command line: gna_main(), which main() calls (compiled out with -DGNA_NO_MAIN, so that a
+ * 11. Command line: gna_main(), which main() calls (compiled out with -DGNA_NO_MAIN, so that a
  * program or the tests can include gna.c and call gna_main themselves).
  */
 static const char *const usage_text =
@@ -2312,11 +2790,31 @@ static const char *const usage_text =
     "  info      -m DIR                             what a model folder holds\n"
     "  logits    -m DIR --tokens IDS [-o OUT.npy]   next-token logits at every position\n"
     "  generate  -m DIR --tokens IDS [-n N]         continue a sequence of token ids\n"
+    "  attn      -m DIR --tokens IDS --heads SPEC -o OUT.npy [--svg OUT.svg]\n"
+    "                                               attention maps, or implicit attention of SSM heads\n"
+    "\n"
+    "Head specs (--mask, --heads): a comma list of L<layers><kind><heads>[@<queries>[:<keys>]]\n"
+    "  layers, heads   N, N-M or *, zero-based as in model.layers.N\n"
+    "  kind            H: the layer's heads; A / S: attention / SSM heads of a zamba2 hybrid layer\n"
+    "                  (SSM heads: mamba-2, zamba2, llamba heads; mamba-1 and falcon-mamba channels)\n"
+    "  @queries        positions N or N-M, negative from the end (-1 is the last token)\n"
+    "  :keys           with --mask: zero the entries from those queries to these keys (after the\n"
+    "                  softmax, not renormalised; for SSM heads, in the implicit attention matrix)\n"
+    "With --mask, an item without :keys ablates the head: its slice of the output projection's input\n"
+    "is zeroed, at every position or at the @queries. Examples: L17H24, L16H22,L17H24@-1,\n"
+    "L17H24@-1:5-9, L*A*@-1:0--2 (zamba2: every attention head's final row).\n"
     "\n"
     "DIR is a Hugging Face model folder (config.json + model.safetensors, or shards with\n"
     "model.safetensors.index.json) of model_type llama, mamba, falcon_mamba, mamba2, zamba2\n"
     "or llamba (cartesia's config layout).\n"
     "Exit status: 0 done, 1 failure while running, 2 bad input or usage (one line on stderr).\n";
+
+static const char *const model_options_help =
+    "  --mask SPEC      ablate heads or mask attention entries (gna --help describes SPEC)\n"
+    "  --layers A-B     run only layers A..B; the paper's minimal model of Llama-3.1-8B is 0-17\n"
+    "  --drop L         leave layer L out (repeatable)\n"
+    "  --replace L=DIR  run layer L of the model in DIR (same width) in place of layer L (repeatable);\n"
+    "                   the donor's layer keeps its config and RoPE (a Llama layer in Llamba)\n";
 
 static const char *const common_help =
     "  --threads N      worker threads (default: all cores); results are identical for any N\n"
@@ -2345,11 +2843,33 @@ static const struct {
                  "  --temp T         0 (default): greedy argmax; T > 0: sample from softmax(logits / T)\n"
                  "  --seed S         random seed for sampling (default 0)\n"
                  "  --ignore-eos     keep going past the model's end-of-sequence token\n"},
+    {"attn", "usage: gna attn -m DIR --tokens IDS --heads SPEC -o OUT.npy [--svg OUT.svg] [--rows R]\n"
+             "Runs the tokens (one chunk) and records, for each head of SPEC, its attention\n"
+             "probabilities, or for SSM heads its implicit attention matrix M[t, s] (conv, gate and D\n"
+             "excluded): mamba-2 (C_t.B_s) exp(sum_{r=s+1..t} dt_r A) dt_s; llamba (C_t.B_s)\n"
+             "exp(-sum softplus(a_r)); mamba-1 channel d sum_n C_t[n] exp(A[d,n] sum dt_r[d]) dt_s[d] B_s[n].\n"
+             "  -m DIR           the model folder\n"
+             "  --tokens IDS     token ids, separated by commas or spaces\n"
+             "  --heads SPEC     the heads to record, e.g. L16H22,L17H24 or L17H* (no @ or :)\n"
+             "  -o OUT.npy       float32 [heads, rows, T], heads in the order SPEC lists them\n"
+             "  --svg OUT.svg    a heatmap per head, token positions on both axes\n"
+             "  --rows R         keep only these query rows: positions N or N-M, comma separated,\n"
+             "                   negative from the end (default: all)\n"},
 };
+
+enum { MAX_SURGERY = 16 };
 
 typedef struct {
     const char *command;
     const char *model_dir;    /* -m */
+    const char *mask_spec;    /* --mask */
+    const char *layers_text;  /* --layers */
+    int n_drops, drops[MAX_SURGERY];                 /* --drop */
+    int n_replaces, replace_layers[MAX_SURGERY];     /* --replace L=DIR */
+    const char *replace_dirs[MAX_SURGERY];
+    const char *heads_spec;   /* --heads (attn) */
+    const char *rows_text;    /* --rows (attn) */
+    const char *svg;          /* --svg (attn) */
     const char *tokens_text;  /* --tokens */
     const char *output;       /* -o */
     int top;                  /* --top */
@@ -2424,7 +2944,7 @@ static int parse_tokens(const char *text, int **tokens, int *n_tokens) {
 static void print_help(const char *command) {
     for (size_t i = 0; i < sizeof command_help / sizeof *command_help; i++)
         if (strcmp(command, command_help[i].name) == 0) {
-            printf("%s%s", command_help[i].help, common_help);
+            printf("%s%s%s", command_help[i].help, strcmp(command, "info") ? model_options_help : "", common_help);
             return;
         }
     printf("%s", usage_text);
@@ -2434,14 +2954,17 @@ static void print_help(const char *command) {
  * option is an error rather than silently ignored */
 static int parse_options(int argc, char **argv, Options *o) {
     const char *command = o->command;
-    int is_logits = strcmp(command, "logits") == 0, is_generate = strcmp(command, "generate") == 0;
+    int is_logits = strcmp(command, "logits") == 0, is_generate = strcmp(command, "generate") == 0,
+        is_attn = strcmp(command, "attn") == 0, runs_model = is_logits || is_generate || is_attn;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         const char *value = i + 1 < argc ? argv[i + 1] : NULL;
         long long number;
         int takes_value = strcmp(a, "-m") == 0 || strcmp(a, "--tokens") == 0 || strcmp(a, "-o") == 0 ||
                           strcmp(a, "--top") == 0 || strcmp(a, "-n") == 0 || strcmp(a, "--temp") == 0 ||
-                          strcmp(a, "--seed") == 0 || strcmp(a, "--threads") == 0;
+                          strcmp(a, "--seed") == 0 || strcmp(a, "--threads") == 0 || strcmp(a, "--mask") == 0 ||
+                          strcmp(a, "--layers") == 0 || strcmp(a, "--drop") == 0 || strcmp(a, "--replace") == 0 ||
+                          strcmp(a, "--heads") == 0 || strcmp(a, "--rows") == 0 || strcmp(a, "--svg") == 0;
         if (takes_value && !value) return bad_input(a, "needs a value");
         int allowed = 1;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -2455,11 +2978,34 @@ static int parse_options(int argc, char **argv, Options *o) {
         } else if (strcmp(a, "-q") == 0) {
             o->quiet = 1;
         } else if (strcmp(a, "--tokens") == 0) {
-            allowed = is_logits || is_generate;
+            allowed = runs_model;
             o->tokens_text = value;
         } else if (strcmp(a, "-o") == 0) {
-            allowed = is_logits;
+            allowed = is_logits || is_attn;
             o->output = value;
+        } else if (strcmp(a, "--mask") == 0) {
+            allowed = runs_model;
+            o->mask_spec = value;
+        } else if (strcmp(a, "--layers") == 0) {
+            allowed = runs_model;
+            o->layers_text = value;
+        } else if (strcmp(a, "--drop") == 0 || strcmp(a, "--replace") == 0) {
+            allowed = runs_model;
+            int is_drop = a[2] == 'd', *count = is_drop ? &o->n_drops : &o->n_replaces;
+            if (*count == MAX_SURGERY) return bad_input(a, "given more than %d times", MAX_SURGERY);
+            const char *equals = strchr(value, '=');
+            char layer_text[16];
+            snprintf(layer_text, sizeof layer_text, "%.*s", equals && !is_drop ? (int)(equals - value) : 15, value);
+            if (!is_drop && (!equals || !equals[1])) return bad_input(a, "expected L=DIR, got \"%s\"", value);
+            TRY(parse_long(a, layer_text, 0, 100000, &number));
+            if (is_drop) o->drops[o->n_drops++] = (int)number;
+            else {
+                o->replace_layers[o->n_replaces] = (int)number;
+                o->replace_dirs[o->n_replaces++] = equals + 1;
+            }
+        } else if (strcmp(a, "--heads") == 0 || strcmp(a, "--rows") == 0 || strcmp(a, "--svg") == 0) {
+            allowed = is_attn;
+            *(a[2] == 'h' ? &o->heads_spec : a[2] == 'r' ? &o->rows_text : &o->svg) = value;
         } else if (strcmp(a, "--top") == 0) {
             allowed = is_logits;
             TRY(parse_long(a, value, 1, 1000000, &number));
@@ -2485,7 +3031,9 @@ static int parse_options(int argc, char **argv, Options *o) {
         if (takes_value) i++;
     }
     if (!o->model_dir) return bad_input("-m", "missing: give the model folder with -m DIR");
-    if ((is_logits || is_generate) && !o->tokens_text) return bad_input("--tokens", "missing: give token ids with --tokens 1,2,3");
+    if (runs_model && !o->tokens_text) return bad_input("--tokens", "missing: give token ids with --tokens 1,2,3");
+    if (is_attn && !o->heads_spec) return bad_input("--heads", "missing: name the heads to record, e.g. --heads L17H24");
+    if (is_attn && !o->output) return bad_input("-o", "missing: give the output file with -o OUT.npy");
     return GNA_OK;
 }
 
@@ -2556,10 +3104,11 @@ static int check_tokens(const Model *m, const int *tokens, int n) {
     return GNA_OK;
 }
 
-static int command_logits(const Model *m, const Options *o, const int *tokens, int T) {
+static int command_logits(const Model *m, const Options *o, const RunControl *run, const int *tokens, int T) {
     int V = m->config.vocab_size;
     Cache *cache;
     TRY(gna_cache_new(m, T, &cache));
+    cache->run = run;
     OutputFile out = {0};
     if (o->output) { /* opened first: an unwritable path should fail before a long run, not after */
         int status = open_output(&out, o->output);
@@ -2627,11 +3176,12 @@ static int sample(const float *logits, int V, double temperature, uint64_t *rng)
     return best;
 }
 
-static int command_generate(const Model *m, const Options *o, const int *prompt, int n_prompt) {
+static int command_generate(const Model *m, const Options *o, const RunControl *run, const int *prompt, int n_prompt) {
     const Config *c = &m->config;
     int V = c->vocab_size;
     Cache *cache;
     TRY(gna_cache_new(m, n_prompt + o->n_new, &cache));
+    cache->run = run;
     float *logits = checked_malloc(sizeof(float) * (size_t)V);
     uint64_t rng = o->seed;
     for (int i = 0; i < n_prompt; i++) printf("%s%d", i ? " " : "", prompt[i]);
@@ -2656,6 +3206,108 @@ static int command_generate(const Model *m, const Options *o, const int *prompt,
     return status;
 }
 
+/* --rows: positions and ranges, comma separated, negative from the end of T tokens */
+static int parse_rows(const char *text, int T, int **rows, int *n_rows) {
+    int *list = NULL, n = 0;
+    for (const char *p = text; *p;) {
+        int first, last;
+        const char *end = parse_positions(p, &first, &last);
+        first = end ? resolve_position(first, T) : -1;
+        last = end ? resolve_position(last, T) : -1;
+        if (!end || (*end && *end != ',') || first < 0 || last < first) {
+            free(list);
+            return bad_input("--rows", "\"%s\": expected positions N or N-M inside the %d tokens, comma separated", text, T);
+        }
+        list = realloc(list, sizeof(int) * (size_t)(n + last - first + 1));
+        if (!list) return failure("--rows", "out of memory");
+        for (int r = first; r <= last; r++) list[n++] = r;
+        p = *end ? end + 1 : end;
+    }
+    if (n == 0) return bad_input("--rows", "no rows given");
+    *rows = list;
+    *n_rows = n;
+    return GNA_OK;
+}
+
+static int command_attn(const Model *m, const Options *o, const RunControl *user, const int *tokens, int T) {
+    Mask heads;
+    int *rows = NULL, n_rows = T, status;
+    TRY(build_mask(&heads, m, o->heads_spec));
+    for (int i = 0; i < heads.n_items; i++)
+        if (heads.items[i].has_queries) {
+            status = bad_input("--heads", "\"%s\": --heads takes heads only (no @ or :); masks go in --mask", heads.items[i].text);
+            free_mask(&heads);
+            return status;
+        }
+    if (heads.n_items == 0) {
+        free_mask(&heads);
+        return bad_input("--heads", "\"%s\" names no heads of this model", o->heads_spec);
+    }
+    if (o->rows_text) status = parse_rows(o->rows_text, T, &rows, &n_rows);
+    else {
+        status = GNA_OK;
+        rows = checked_malloc(sizeof(int) * (size_t)T);
+        for (int t = 0; t < T; t++) rows[t] = t;
+    }
+    if (status != GNA_OK) {
+        free_mask(&heads);
+        return status;
+    }
+    int n = heads.n_items;
+    Probe *probes = checked_calloc((size_t)n, sizeof(Probe));
+    float *matrices = checked_calloc((size_t)n * (size_t)n_rows * (size_t)T, sizeof(float));
+    char (*names)[64] = checked_calloc((size_t)n, sizeof *names);
+    const char **name_pointers = checked_calloc((size_t)n, sizeof(char *));
+    for (int i = 0; i < n; i++) {
+        const MaskItem *item = &heads.items[i];
+        probes[i] = (Probe){item->layer, item->kind, item->head, n_rows, rows, matrices + (size_t)i * (size_t)n_rows * (size_t)T};
+        int hybrid = m->layers[item->layer].has_shared_visit;
+        snprintf(names[i], sizeof names[i], "L%d%c%d %s", item->layer, hybrid ? (item->kind == HEAD_ATTENTION ? 'A' : 'S') : 'H',
+                 item->head, item->kind == HEAD_ATTENTION ? "attention" : "implicit attention");
+        name_pointers[i] = names[i];
+    }
+    RunControl run = {user ? user->mask : NULL, n, probes};
+    OutputFile npy = {0}, svg = {0};
+    status = open_output(&npy, o->output);
+    if (status == GNA_OK && o->svg && (status = open_output(&svg, o->svg)) != GNA_OK) close_output(&npy, 0);
+    if (status == GNA_OK) {
+        Cache *cache;
+        gna_cache_new(m, T, &cache);
+        cache->run = &run;
+        status = forward(m, cache, tokens, T, NULL, T);
+        gna_cache_free(cache);
+        int64_t shape[3] = {n, n_rows, T};
+        if (status == GNA_OK) write_npy(npy.file, matrices, 3, shape);
+        if (status == GNA_OK && o->svg) write_attention_svg(svg.file, probes, name_pointers, n, tokens, T);
+        int svg_status = o->svg ? close_output(&svg, status == GNA_OK) : GNA_OK;
+        int npy_status = close_output(&npy, status == GNA_OK && svg_status == GNA_OK);
+        if (status == GNA_OK) status = svg_status != GNA_OK ? svg_status : npy_status;
+    }
+    free(name_pointers);
+    free(names);
+    free(matrices);
+    free(probes);
+    free(rows);
+    free_mask(&heads);
+    return status;
+}
+
+/* --layers, --drop and --replace on a loaded model; donors stay loaded while it runs */
+static int apply_surgery(Model *m, const Options *o, Model **donors) {
+    if (o->layers_text) {
+        int first, last;
+        const char *end = parse_positions(o->layers_text, &first, &last);
+        if (!end || *end || first < 0) return bad_input("--layers", "expected a range A-B, got \"%s\"", o->layers_text);
+        TRY(keep_layers(m, first, last));
+    }
+    for (int i = 0; i < o->n_drops; i++) TRY(drop_layer(m, o->drops[i]));
+    for (int i = 0; i < o->n_replaces; i++) {
+        TRY(gna_load(o->replace_dirs[i], &donors[i]));
+        TRY(replace_layer(m, o->replace_layers[i], donors[i]));
+    }
+    return GNA_OK;
+}
+
 static int run_command(int argc, char **argv) {
     if (argc < 2) return bad_input("command", "missing (gna --help lists the commands)");
     const char *command = argv[1];
@@ -2675,15 +3327,22 @@ static int run_command(int argc, char **argv) {
     gna_set_threads(o.threads);
     int *tokens = NULL, n_tokens = 0;
     if (o.tokens_text) TRY(parse_tokens(o.tokens_text, &tokens, &n_tokens));
-    Model *m;
+    Model *m, *donors[MAX_SURGERY] = {NULL};
+    Mask mask = {0};
     int status = gna_load(o.model_dir, &m);
+    if (status == GNA_OK) status = apply_surgery(m, &o, donors);
+    if (status == GNA_OK && o.mask_spec) status = build_mask(&mask, m, o.mask_spec);
+    RunControl run = {&mask, 0, NULL};
     if (status == GNA_OK) {
         if (strcmp(command, "info") == 0) status = command_info(m);
         else if ((status = check_tokens(m, tokens, n_tokens)) != GNA_OK) {
-        } else if (strcmp(command, "logits") == 0) status = command_logits(m, &o, tokens, n_tokens);
-        else status = command_generate(m, &o, tokens, n_tokens);
-        gna_free(m);
+        } else if (strcmp(command, "logits") == 0) status = command_logits(m, &o, &run, tokens, n_tokens);
+        else if (strcmp(command, "attn") == 0) status = command_attn(m, &o, &run, tokens, n_tokens);
+        else status = command_generate(m, &o, &run, tokens, n_tokens);
     }
+    free_mask(&mask);
+    gna_free(m);
+    for (int i = 0; i < MAX_SURGERY; i++) gna_free(donors[i]);
     free(tokens);
     return status;
 }
