@@ -2235,39 +2235,44 @@ static void mamba1_implicit_row(const Config *c, const Mamba1 *w, int d, const f
     }
 }
 
+/* The tests set this to recompute every SSM row from the materialised form, which must then equal
+ * the scan (the check that the masked path computes what the unmasked one does). */
+static int materialise_all_ssm_rows = 0;
+
 /* Probes and entry masks on Mamba-1 channels: rows with masked entries are recomputed from the
  * materialised form, y[t, d] = (sum_s M[t, s] u[s, d] + D[d] u[t, d]) silu(z[t, d]); other rows keep
  * the scan's result. Then ablation zeroes y[t, d] (out_proj's input column d). */
 static void mamba1_interventions(const Config *c, const Mamba1 *w, const LayerRun *at, const float *u, const float *dt,
                                  const float *dt_B_C, const float *z, int z_stride, int T, float *y) {
     const RunControl *run = at->run;
-    if (!run) return;
+    if (!run && !materialise_all_ssm_rows) return;
+    const Mask *mask = run ? run->mask : NULL;
     int di = c->ssm_inner;
     double *row = checked_malloc(sizeof(double) * (size_t)T);
     for (int d = 0; d < di; d++) {
         const Probe *probe = find_probe(run, at->layer, HEAD_SSM, d);
-        int masked = has_entry_masks(run->mask, at->layer, HEAD_SSM, d);
+        int masked = materialise_all_ssm_rows || has_entry_masks(mask, at->layer, HEAD_SSM, d);
         for (int t = 0; t < T && (probe || masked); t++) {
             int keep = probe_row(probe, t), recompute = 0;
             if (keep < 0 && !masked) continue;
             mamba1_implicit_row(c, w, d, dt, dt_B_C, t, row);
             for (int s = 0; s <= t; s++)
-                if (is_entry_masked(run->mask, at->layer, HEAD_SSM, d, t, s, at->length)) { row[s] = 0; recompute = 1; }
+                if (is_entry_masked(mask, at->layer, HEAD_SSM, d, t, s, at->length)) { row[s] = 0; recompute = 1; }
             if (keep >= 0)
                 for (int s = 0; s <= t; s++) probe->matrix[(size_t)keep * (size_t)at->length + (size_t)s] = (float)row[s];
-            if (!recompute) continue;
+            if (!recompute && !materialise_all_ssm_rows) continue;
             double sum = (double)weight_at(w->D, (size_t)d) * u[(size_t)t * (size_t)di + (size_t)d];
             for (int s = 0; s <= t; s++) sum += row[s] * u[(size_t)s * (size_t)di + (size_t)d];
             y[(size_t)t * (size_t)di + (size_t)d] = (float)sum * silu(z[(size_t)t * (size_t)z_stride + (size_t)d]);
         }
     }
     free(row);
-    if (run->mask)
+    if (mask)
         for (int t = 0; t < T; t++)
-            for (int i = 0; i < run->mask->n_items; i++) {
-                const MaskItem *item = &run->mask->items[i];
+            for (int i = 0; i < mask->n_items; i++) {
+                const MaskItem *item = &mask->items[i];
                 if (item->layer == at->layer && item->kind == HEAD_SSM &&
-                    is_ablated(run->mask, at->layer, HEAD_SSM, item->head, at->p0 + t, at->length))
+                    is_ablated(mask, at->layer, HEAD_SSM, item->head, at->p0 + t, at->length))
                     y[(size_t)t * (size_t)di + (size_t)item->head] = 0;
             }
 }
@@ -2443,21 +2448,22 @@ static void ssd_implicit_row(const Config *c, float A, int input_times_dt, int h
 static void ssd_interventions(const Config *c, const LayerRun *at, const float *A, Weight D, int input_times_dt,
                               const float *xBC, const float *dt, int T, float *y) {
     const RunControl *run = at->run;
-    if (!run) return;
+    if (!run && !materialise_all_ssm_rows) return;
+    const Mask *mask = run ? run->mask : NULL;
     int P = c->ssm_head_dim, di = c->ssm_inner, conv_dim = di + 2 * c->n_groups * c->ssm_state;
     double *row = checked_malloc(sizeof(double) * (size_t)T);
     for (int h = 0; h < c->ssm_heads; h++) {
         const Probe *probe = find_probe(run, at->layer, HEAD_SSM, h);
-        int masked = has_entry_masks(run->mask, at->layer, HEAD_SSM, h);
+        int masked = materialise_all_ssm_rows || has_entry_masks(mask, at->layer, HEAD_SSM, h);
         for (int t = 0; t < T && (probe || masked); t++) {
             int keep = probe_row(probe, t), recompute = 0;
             if (keep < 0 && !masked) continue;
             ssd_implicit_row(c, A[h], input_times_dt, h, xBC, dt, t, row);
             for (int s = 0; s <= t; s++)
-                if (is_entry_masked(run->mask, at->layer, HEAD_SSM, h, t, s, at->length)) { row[s] = 0; recompute = 1; }
+                if (is_entry_masked(mask, at->layer, HEAD_SSM, h, t, s, at->length)) { row[s] = 0; recompute = 1; }
             if (keep >= 0)
                 for (int s = 0; s <= t; s++) probe->matrix[(size_t)keep * (size_t)at->length + (size_t)s] = (float)row[s];
-            if (!recompute) continue;
+            if (!recompute && !materialise_all_ssm_rows) continue;
             for (int p = 0; p < P; p++) {
                 size_t column = (size_t)h * (size_t)P + (size_t)p;
                 double sum = (double)weight_at(D, (size_t)h) * xBC[(size_t)t * (size_t)conv_dim + column];

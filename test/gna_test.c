@@ -4,6 +4,8 @@
  *   gna_test compare REF.npy OUT.npy  OUT within the fidelity tolerance of REF (float32 or float64 .npy)
  *   gna_test chunks DIR               one chunk = several chunks = token by token; any thread count, same bits
  *   gna_test pair DIR DIR             two models loaded at once run as they do alone
+ *   gna_test properties DIR LAYER     ablating all heads = no mixer output; a last-row mask changes the
+ *                                     last row only; SSM rows from the materialised form = the scan
  *
  * Each check prints "ok <name>" or "FAIL <name>: <detail>"; test/run_tests.sh counts them. Exit
  * status: 0 when every check passed.
@@ -110,9 +112,12 @@ static int command_compare(const char *ref_path, const char *out_path) {
     Array ref, out;
     if (!read_npy(ref_path, &ref)) { check(0, out_path, "cannot read %s", ref_path); return 1; }
     if (!read_npy(out_path, &out)) { check(0, out_path, "cannot read it as .npy"); free(ref.values); return 1; }
-    int same_shape = ref.ndim == 2 && out.ndim == 2 && ref.shape[0] == out.shape[0] && ref.shape[1] == out.shape[1];
+    /* [..., cols] is compared as rows of cols: logits [T, V], attention maps [heads, rows, T] */
+    int same_shape = ref.ndim == out.ndim && ref.ndim >= 2;
+    for (int d = 0; same_shape && d < ref.ndim; d++) same_shape = ref.shape[d] == out.shape[d];
     char detail[512] = "shapes differ";
-    int ok = same_shape && compare_logits(ref.values, out.values, (int)ref.shape[0], (int)ref.shape[1], detail, sizeof detail);
+    int cols = same_shape ? (int)ref.shape[ref.ndim - 1] : 1;
+    int ok = same_shape && compare_logits(ref.values, out.values, (int)(ref.count / (size_t)cols), cols, detail, sizeof detail);
     printf("     %s\n", detail);
     free(ref.values);
     free(out.values);
@@ -219,6 +224,82 @@ static int command_pair(const char *dir_a, const char *dir_b) {
         free(together[i]);
         gna_free(models[i]);
     }
+    return n_failed ? 1 : 0;
+}
+
+/* ---- properties of the interventions (issue 6): on a fixture with T tokens in `tokens.txt` */
+static float *run_masked(const Model *m, const int *tokens, int T, const char *spec) {
+    Mask mask = {0};
+    if (spec && build_mask(&mask, m, spec) != GNA_OK) return NULL;
+    RunControl run = {&mask, 0, NULL};
+    Cache *cache;
+    gna_cache_new(m, T, &cache);
+    cache->run = &run;
+    float *logits = checked_malloc(sizeof(float) * (size_t)T * (size_t)m->config.vocab_size);
+    int status = forward(m, cache, tokens, T, logits, 0);
+    gna_cache_free(cache);
+    free_mask(&mask);
+    if (status != GNA_OK) { free(logits); return NULL; }
+    return logits;
+}
+
+static int command_properties(const char *dir, int layer) {
+    char name[512], detail[512], spec[64];
+    Model *m;
+    if (gna_load(dir, &m) != GNA_OK) { check(0, dir, "load: %s", gna_error()); return 1; }
+    char *tokens_path = path_join(dir, "tokens.txt"), *text;
+    size_t size;
+    int *tokens, T;
+    read_file(tokens_path, &text, &size);
+    parse_tokens(text, &tokens, &T);
+    free(text);
+    free(tokens_path);
+    int V = m->config.vocab_size;
+    size_t n = (size_t)T * (size_t)V;
+    float *plain = run_masked(m, tokens, T, NULL);
+
+    /* ablating every head of a layer = removing the mixer's output (its output projection set to 0) */
+    Layer *target = &m->layers[layer];
+    Weight *projection = target->kind == MIXER_ATTENTION ? &target->mixer.attention.o_proj
+                         : target->kind == MIXER_MAMBA1  ? &target->mixer.mamba1.out_proj
+                         : target->kind == MIXER_MAMBA2  ? &target->mixer.mamba2.out_proj
+                                                         : &target->mixer.discrete_mamba2.out_proj;
+    Weight saved = *projection;
+    void *zeros = checked_calloc((size_t)saved.rows * (size_t)saved.cols, 4);
+    *projection = (Weight){zeros, DTYPE_F32, saved.rows, saved.cols};
+    float *removed = run_masked(m, tokens, T, NULL);
+    *projection = saved;
+    free(zeros);
+    snprintf(spec, sizeof spec, "L%dH*", layer);
+    float *all_heads = run_masked(m, tokens, T, spec);
+    snprintf(name, sizeof name, "%s: %s = the layer's mixer output removed, bit for bit", dir, spec);
+    check(removed && all_heads && memcmp(removed, all_heads, n * sizeof(float)) == 0, name, "logits differ");
+
+    /* a mask on the last query row leaves every other row bit-identical, and changes the last */
+    const char *last_row_specs[2] = {"L%dH0@-1", "L%dH1@-1:0-3"};
+    for (int k = 0; k < 2; k++) {
+        snprintf(spec, sizeof spec, last_row_specs[k], layer);
+        float *masked = run_masked(m, tokens, T, spec);
+        int same_before = masked && memcmp(masked, plain, (n - (size_t)V) * sizeof(float)) == 0;
+        int last_differs = masked && memcmp(masked + n - V, plain + n - V, (size_t)V * sizeof(float)) != 0;
+        snprintf(name, sizeof name, "%s: %s changes the last row only", dir, spec);
+        check(same_before && last_differs, name, same_before ? "the last row did not change" : "an earlier row changed");
+        free(masked);
+    }
+
+    /* SSM heads: the materialised form (which masked rows use) equals the scan when nothing is masked */
+    if (target->kind != MIXER_ATTENTION) {
+        materialise_all_ssm_rows = 1;
+        float *materialised = run_masked(m, tokens, T, NULL);
+        materialise_all_ssm_rows = 0;
+        double *a = checked_malloc(sizeof(double) * n), *b = checked_malloc(sizeof(double) * n);
+        for (size_t i = 0; i < n; i++) { a[i] = plain[i]; b[i] = materialised ? materialised[i] : NAN; }
+        snprintf(name, sizeof name, "%s: every SSM row from the materialised form = the scan", dir);
+        check(compare_logits(a, b, T, V, detail, sizeof detail), name, "%s", detail);
+        free(a); free(b); free(materialised);
+    }
+    free(plain); free(removed); free(all_heads); free(tokens);
+    gna_free(m);
     return n_failed ? 1 : 0;
 }
 
@@ -419,6 +500,7 @@ int main(int argc, char **argv) {
     if (argc == 4 && strcmp(argv[1], "compare") == 0) return command_compare(argv[2], argv[3]);
     if (argc == 3 && strcmp(argv[1], "chunks") == 0) return command_chunks(argv[2]);
     if (argc == 4 && strcmp(argv[1], "pair") == 0) return command_pair(argv[2], argv[3]);
+    if (argc == 4 && strcmp(argv[1], "properties") == 0) return command_properties(argv[2], atoi(argv[3]));
     fprintf(stderr, "usage: gna_test unit TMPDIR | compare REF.npy OUT.npy | chunks DIR | pair DIR DIR\n");
     return 2;
 }

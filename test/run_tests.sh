@@ -10,6 +10,7 @@ trap 'rm -rf "$TMP"' EXIT
 passed=0
 failed=0
 LABEL=""
+tab=$(printf '\t')
 
 pass() { passed=$((passed + 1)); printf 'ok   %s%s\n' "$LABEL" "$1"; }
 fail() { failed=$((failed + 1)); printf 'FAIL %s%s\n' "$LABEL" "$1"; [ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/     /'; }
@@ -75,6 +76,32 @@ got:      $got $(cat "$TMP/err")"
 
     "$GNA_TEST" chunks "$dir" >"$TMP/chunks.txt" 2>&1
     count_c_checks "$name: chunk checks" $? "$TMP/chunks.txt"
+done
+
+# 2b. Interventions and probes against transformers with hooks (weights_tools/make_intervention_fixtures.py)
+for cases in test/fixtures/*/interventions/cases.tsv; do
+    [ -f "$cases" ] || continue
+    dir=$(dirname "$(dirname "$cases")")
+    name=$(basename "$dir")
+    tokens=$(cat "$dir/tokens.txt")
+    while IFS="$tab" read -r kind spec file; do
+        [ -z "$kind" ] && continue
+        if [ "$kind" = logits ]; then
+            "$GNA" logits -q -m "$dir" --tokens "$tokens" --mask "$spec" -o "$TMP/out.npy" 2>"$TMP/err"
+        else
+            "$GNA" attn -q -m "$dir" --tokens "$tokens" --heads "$spec" -o "$TMP/out.npy" 2>"$TMP/err"
+        fi
+        if [ $? -eq 0 ] && "$GNA_TEST" compare "$dir/interventions/$file" "$TMP/out.npy" >"$TMP/cmp" 2>&1; then
+            pass "$name: $kind $spec equals transformers with hooks ($(sed 's/^ *//' "$TMP/cmp"))"
+        else
+            fail "$name: $kind $spec equals transformers with hooks" "$(cat "$TMP/err" "$TMP/cmp" 2>/dev/null)"
+        fi
+        rm -f "$TMP/out.npy"
+    done <"$cases"
+done
+for fixture in llama_gqa_llama3:1 mamba_f32:1 falcon_mamba_f32:0 mamba2_f32:1 llamba_f32:1; do
+    "$GNA_TEST" properties "test/fixtures/${fixture%%:*}" "${fixture##*:}" >"$TMP/prop.txt" 2>&1
+    count_c_checks "${fixture%%:*}: intervention properties" $? "$TMP/prop.txt"
 done
 
 "$GNA_TEST" pair test/fixtures/llama_gqa_llama3 test/fixtures/llamba_f32 >"$TMP/pair.txt" 2>&1
