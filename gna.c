@@ -1733,7 +1733,7 @@ int gna_vocab_size(const gna_model *model) { return model->config.vocab_size; }
  *   L17H24            ablate Llama-3.1-8B's Aggregate head
  *   L17H24@-1         ablate it at the last position only
  *   L17H24@-1:5-9     zero its attention from the last token to tokens 5..9
- *   L*A*@-1:0--2      the paper's Zamba2 experiment: every attention head's final row, all earlier keys
+ *   L*A*@-1:0--1      the paper's Zamba2 experiment: every attention head's whole final row
  */
 typedef enum { HEAD_ATTENTION, HEAD_SSM } HeadKind;
 
@@ -2808,7 +2808,7 @@ static const char *const usage_text =
     "                  softmax, not renormalised; for SSM heads, in the implicit attention matrix)\n"
     "With --mask, an item without :keys ablates the head: its slice of the output projection's input\n"
     "is zeroed, at every position or at the @queries. Examples: L17H24, L16H22,L17H24@-1,\n"
-    "L17H24@-1:5-9, L*A*@-1:0--2 (zamba2: every attention head's final row).\n"
+    "L17H24@-1:5-9, L*A*@-1:0--1 (zamba2: every attention head's whole final row, the paper's experiment).\n"
     "\n"
     "DIR is a Hugging Face model folder (config.json + model.safetensors, or shards with\n"
     "model.safetensors.index.json) of model_type llama, mamba, falcon_mamba, mamba2, zamba2\n"

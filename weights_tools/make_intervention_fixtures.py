@@ -41,7 +41,7 @@ CASES = {
     "falcon_mamba_f32": [("logits", "L0H9"), ("attn", "L1H4"), ("logits", "L0H2@-2--1:0-3")],
     "mamba2_f32": [("logits", "L1H3"), ("logits", "L0H0@5-9"), ("logits", "L1H6@-1:0-20"), ("attn", "L0H1,L1H7")],
     "mamba2_bf16_g2_k3": [("logits", "L0H4"), ("attn", "L1H5"), ("logits", "L0H2@-1:0-9")],
-    "zamba2_f32": [("logits", "L3A1"), ("logits", "L1S2"), ("logits", "L*A*@-1:0--2"), ("attn", "L1A0,L4A3,L0S1"),
+    "zamba2_f32": [("logits", "L3A1"), ("logits", "L1S2"), ("logits", "L*A*@-1:0--1"), ("attn", "L1A0,L4A3,L0S1"),
                    ("logits", "L4S0@-1:0-10")],
     "llamba_f32": [("logits", "L1H2"), ("logits", "L0H1@-1:0-10"), ("attn", "L1H0,L0H3")],
     "llamba_bf16_shared_bc": [("attn", "L0H3"), ("logits", "L1H1@-2--1:0-4")],
