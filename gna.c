@@ -1479,21 +1479,22 @@ static int load_mamba1_layer(Model *m, int l, Layer *layer) {
     const Config *c = &m->config;
     int64_t D = c->hidden_size, di = c->ssm_inner, N = c->ssm_state, R = c->dt_rank, K = c->conv_kernel;
     Mamba1 *x = &layer->mixer.mamba1;
+    char p[64];
+    snprintf(p, sizeof p, "backbone.layers.%d", l);
     layer->kind = MIXER_MAMBA1;
-    const char *p = "backbone.layers";
-    TRY(load_weight(m, &layer->norm, 0, D, 0, 0, "%s.%d.norm.weight", p, l));
-    TRY(load_weight(m, &x->in_proj, 0, 2 * di, D, 0, "%s.%d.mixer.in_proj.weight", p, l));
-    TRY(load_weight(m, &x->conv_weight, 0, di, 1, K, "%s.%d.mixer.conv1d.weight", p, l));
-    TRY(load_weight(m, &x->x_proj, 0, R + 2 * N, di, 0, "%s.%d.mixer.x_proj.weight", p, l));
-    TRY(load_weight(m, &x->dt_proj, 0, di, R, 0, "%s.%d.mixer.dt_proj.weight", p, l));
-    TRY(load_weight(m, &x->dt_bias, 0, di, 0, 0, "%s.%d.mixer.dt_proj.bias", p, l));
-    TRY(load_weight(m, &x->A_log, 0, di, N, 0, "%s.%d.mixer.A_log", p, l));
-    TRY(load_weight(m, &x->D, 0, di, 0, 0, "%s.%d.mixer.D", p, l));
-    TRY(load_weight(m, &x->out_proj, 0, D, di, 0, "%s.%d.mixer.out_proj.weight", p, l));
-    if (c->conv_bias) TRY(load_weight(m, &x->conv_bias, 0, di, 0, 0, "%s.%d.mixer.conv1d.bias", p, l));
+    TRY(load_weight(m, &layer->norm, 0, D, 0, 0, "%s.norm.weight", p));
+    TRY(load_weight(m, &x->in_proj, 0, 2 * di, D, 0, "%s.mixer.in_proj.weight", p));
+    TRY(load_weight(m, &x->conv_weight, 0, di, 1, K, "%s.mixer.conv1d.weight", p));
+    TRY(load_weight(m, &x->x_proj, 0, R + 2 * N, di, 0, "%s.mixer.x_proj.weight", p));
+    TRY(load_weight(m, &x->dt_proj, 0, di, R, 0, "%s.mixer.dt_proj.weight", p));
+    TRY(load_weight(m, &x->dt_bias, 0, di, 0, 0, "%s.mixer.dt_proj.bias", p));
+    TRY(load_weight(m, &x->A_log, 0, di, N, 0, "%s.mixer.A_log", p));
+    TRY(load_weight(m, &x->D, 0, di, 0, 0, "%s.mixer.D", p));
+    TRY(load_weight(m, &x->out_proj, 0, D, di, 0, "%s.mixer.out_proj.weight", p));
+    if (c->conv_bias) TRY(load_weight(m, &x->conv_bias, 0, di, 0, 0, "%s.mixer.conv1d.bias", p));
     if (c->ssm_bias) {
-        TRY(load_weight(m, &x->in_bias, 0, 2 * di, 0, 0, "%s.%d.mixer.in_proj.bias", p, l));
-        TRY(load_weight(m, &x->out_bias, 0, D, 0, 0, "%s.%d.mixer.out_proj.bias", p, l));
+        TRY(load_weight(m, &x->in_bias, 0, 2 * di, 0, 0, "%s.mixer.in_proj.bias", p));
+        TRY(load_weight(m, &x->out_bias, 0, D, 0, 0, "%s.mixer.out_proj.bias", p));
     }
     return GNA_OK;
 }

@@ -88,6 +88,9 @@ for cases in test/fixtures/*/interventions/cases.tsv; do
         [ -z "$kind" ] && continue
         if [ "$kind" = logits ]; then
             "$GNA" logits -q -m "$dir" --tokens "$tokens" --mask "$spec" -o "$TMP/out.npy" 2>"$TMP/err"
+        elif [ "$kind" = surgery ]; then
+            # shellcheck disable=SC2086 # the spec is options, words on purpose
+            "$GNA" logits -q -m "$dir" --tokens "$tokens" $spec -o "$TMP/out.npy" 2>"$TMP/err"
         else
             "$GNA" attn -q -m "$dir" --tokens "$tokens" --heads "$spec" -o "$TMP/out.npy" 2>"$TMP/err"
         fi
@@ -106,6 +109,20 @@ done
 
 "$GNA_TEST" pair test/fixtures/llama_gqa_llama3 test/fixtures/llamba_f32 >"$TMP/pair.txt" 2>&1
 count_c_checks "llama and llamba side by side" $? "$TMP/pair.txt"
+
+# Layer surgery: a layer replaced by the same layer of the same checkpoint changes nothing; one from
+# another checkpoint of equal width changes the logits; keeping every layer changes nothing.
+dir=test/fixtures/llama_gqa_llama3
+tokens=$(cat "$dir/tokens.txt")
+"$GNA" logits -q -m "$dir" --tokens "$tokens" -o "$TMP/plain.npy"
+"$GNA" logits -q -m "$dir" --tokens "$tokens" --replace "1=$dir" -o "$TMP/self.npy"
+"$GNA" logits -q -m "$dir" --tokens "$tokens" --layers 0-1 -o "$TMP/all.npy"
+"$GNA" logits -q -m "$dir" --tokens "$tokens" --replace 1=test/fixtures/llama_sharded -o "$TMP/other.npy"
+if cmp -s "$TMP/plain.npy" "$TMP/self.npy" && cmp -s "$TMP/plain.npy" "$TMP/all.npy" && ! cmp -s "$TMP/plain.npy" "$TMP/other.npy"; then
+    pass "surgery: --replace with the model's own layer and --layers over all layers change nothing; another donor does"
+else
+    fail "surgery: --replace and --layers" "plain/self/all/other logits do not compare as expected"
+fi
 
 # 3. Sampling is reproducible from its seed, and differs across seeds.
 dir=test/fixtures/llama_gqa_llama3

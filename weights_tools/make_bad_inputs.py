@@ -224,6 +224,25 @@ def main():
            good, config={"model_type": "llamba", "vocab_size": 16, "d_model": 8, "n_layer": 1,
                          "mlp_cfg": {"intermediate_size": 8}, "ssm_cfg": {"d_state": 4, "n_v_heads": 2, "n_qk_heads": 2}})
 
+    # interventions and surgery
+    case("mask_layer_out_of_range", "--mask: \"L1H0\": layer 1 is out of range (the model has 1 layers, 0-0)",
+         "logits -m $BAD/good_llama --tokens 1,2 --mask L1H0")
+    case("mask_head_out_of_range", "--mask: \"L0H2\": head 2 is out of range (layer 0 has 2 attention heads, 0-1)",
+         "logits -m $BAD/good_llama --tokens 1,2 --mask L0H2")
+    case("mask_position_out_of_range", "--mask: \"L0H1@-3\": position -3 is outside the 2 tokens",
+         "logits -m $BAD/good_llama --tokens 1,2 --mask L0H1@-3")
+    case("mask_malformed", "--mask: \"L0Q1\": expected H, A or S after the layer", "logits -m $BAD/good_llama --tokens 1 --mask L0Q1")
+    case("mask_backwards", "--mask: \"L0H1@1:1-0\": the key range runs backwards",
+         "logits -m $BAD/good_llama --tokens 1,2 --mask L0H1@1:1-0")
+    case("mask_channel_out_of_range", "head 16 is out of range (layer 0 has 16 SSM channels, 0-15)",
+         "logits -m $BAD/good_mamba --tokens 1 --mask L0H16")
+    case("heads_with_positions", "--heads: \"L0H1@-1\": --heads takes heads only", "attn -m $BAD/good_llama --tokens 1,2 --heads L0H1@-1 -o $TMP/a.npy")
+    case("rows_out_of_range", "--rows: \"5\": expected positions N or N-M inside the 2 tokens",
+         "attn -m $BAD/good_llama --tokens 1,2 --heads L0H1 --rows 5 -o $TMP/a.npy")
+    case("drop_out_of_range", "--drop: layer 3 is out of range (the model has layers 0-0)", "logits -m $BAD/good_llama --tokens 1 --drop 3")
+    case("layers_malformed", "--layers: expected a range A-B", "logits -m $BAD/good_llama --tokens 1 --layers x")
+    case("replace_without_dir", "--replace: expected L=DIR", "logits -m $BAD/good_llama --tokens 1 --replace 0")
+
     # arguments
     case("no_such_folder", "$BAD/does_not_exist: no such folder", "info -m $BAD/does_not_exist")
     case("token_out_of_range", "--tokens: token id 16 is out of range: the model's vocab_size is 16",

@@ -5,8 +5,8 @@ Llamba, from weights_tools/llamba_reference.py), in float64 on the CPU.
     python3 weights_tools/make_intervention_fixtures.py test/fixtures
 
 For each fixture folder named in CASES it writes interventions/<n>.npy and interventions/cases.tsv,
-whose lines are   kind <TAB> spec <TAB> file   with kind `logits` (gna logits --mask spec) or `attn`
-(gna attn --heads spec). The spec grammar is gna's (gna --help); what each case does in PyTorch:
+whose lines are   kind <TAB> spec <TAB> file   with kind `logits` (gna logits --mask spec), `attn`
+(gna attn --heads spec) or `surgery` (gna logits <spec>, e.g. --drop 0: transformers' layer list cut). The spec grammar is gna's (gna --help); what each case does in PyTorch:
 
   ablation (no `:`)   a forward pre-hook on the output projection (o_proj / out_proj) zeroes the
                       head's slice of its input, at every position or at the @ query positions
@@ -34,12 +34,12 @@ from make_fixtures import Float64Everywhere, grouped_gated_norm_forward, load_f6
 torch.set_grad_enabled(False)
 
 CASES = {
-    "llama_gqa_llama3": [("logits", "L1H2"), ("logits", "L0H1@-1"), ("logits", "L1H3@-1:0-5"),
+    "llama_gqa_llama3": [("surgery", "--drop 0"), ("logits", "L1H2"), ("logits", "L0H1@-1"), ("logits", "L1H3@-1:0-5"),
                          ("logits", "L0H*@10-20:3-4,L1H0@-3--1:0-0"), ("attn", "L0H0,L1H3"), ("logits", "L1H*")],
     "llama_headdim_f16_bias": [("logits", "L0H3"), ("attn", "L1H1,L1H2"), ("logits", "L1H0@-1:0--2")],
     "mamba_f32": [("logits", "L1H5"), ("logits", "L0H7@-1"), ("logits", "L1H3@-1:0-10"), ("attn", "L0H2,L1H60")],
-    "falcon_mamba_f32": [("logits", "L0H9"), ("attn", "L1H4"), ("logits", "L0H2@-2--1:0-3")],
-    "mamba2_f32": [("logits", "L1H3"), ("logits", "L0H0@5-9"), ("logits", "L1H6@-1:0-20"), ("attn", "L0H1,L1H7")],
+    "falcon_mamba_f32": [("surgery", "--drop 1"), ("logits", "L0H9"), ("attn", "L1H4"), ("logits", "L0H2@-2--1:0-3")],
+    "mamba2_f32": [("surgery", "--layers 0-0"), ("logits", "L1H3"), ("logits", "L0H0@5-9"), ("logits", "L1H6@-1:0-20"), ("attn", "L0H1,L1H7")],
     "mamba2_bf16_g2_k3": [("logits", "L0H4"), ("attn", "L1H5"), ("logits", "L0H2@-1:0-9")],
     "zamba2_f32": [("logits", "L3A1"), ("logits", "L1S2"), ("logits", "L*A*@-1:0--1"), ("attn", "L1A0,L4A3,L0S1"),
                    ("logits", "L4S0@-1:0-10")],
@@ -350,6 +350,31 @@ def reference(family, model, ids, kind, spec):
     return np.stack(maps)
 
 
+def surgery(family, model, ids, spec):
+    """--layers A-B or --drop L: run only the kept decoder layers (their ModuleList cut in place)"""
+    layers = model.model.layers if family in ("llama", "zamba2") else model.backbone.layers
+    n = len(layers)
+    option, value = spec.split()
+    if option == "--layers":
+        a, b = (int(v) for v in value.split("-"))
+        keep = list(range(a, b + 1))
+    else:
+        keep = [l for l in range(n) if l != int(value)]
+    saved = list(layers)
+    kept = torch.nn.ModuleList([saved[l] for l in keep])
+    if family in ("llama", "zamba2"):
+        model.model.layers = kept
+    else:
+        model.backbone.layers = kept
+    with Float64Everywhere():
+        logits = run(model, ids)
+    if family in ("llama", "zamba2"):
+        model.model.layers = torch.nn.ModuleList(saved)
+    else:
+        model.backbone.layers = torch.nn.ModuleList(saved)
+    return logits.numpy()
+
+
 def family_of(path):
     with open(os.path.join(path, "config.json")) as f:
         return json.load(f)["model_type"]
@@ -374,7 +399,7 @@ def main():
         os.makedirs(out)
         lines = []
         for i, (kind, spec) in enumerate(cases):
-            result = reference(family, model, ids, kind, spec)
+            result = surgery(family, model, ids, spec) if kind == "surgery" else reference(family, model, ids, kind, spec)
             np.save(os.path.join(out, f"{i}.npy"), result)
             lines.append(f"{kind}\t{spec}\t{i}.npy")
             print(name, kind, spec, result.shape, float(np.abs(result).max()))
