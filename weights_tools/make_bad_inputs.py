@@ -257,8 +257,10 @@ def main():
     broken_tokenizer("tokenizer_unknown_regex", "the regex \"\\w+\" is not one gna knows",
                      lambda t: t.update(pre_tokenizer={"type": "Split", "pattern": {"Regex": "\\w+"},
                                                        "behavior": "Isolated", "invert": False}))
-    broken_tokenizer("tokenizer_unknown_normalizer", "normalizer type \"NFKC\" is not supported",
-                     lambda t: t["normalizer"]["normalizers"].append({"type": "NFKC"}))
+    broken_tokenizer("tokenizer_unknown_normalizer", "normalizer type \"Lowercase\" is not supported",
+                     lambda t: t["normalizer"]["normalizers"].append({"type": "Lowercase"}))
+    broken_tokenizer("tokenizer_nfc", "normalizer NFC (Unicode normalization) is not supported yet",
+                     lambda t: t.update(normalizer={"type": "NFC"}))
     broken_tokenizer("tokenizer_unknown_decoder", "decoder type \"WordPiece\" is not supported",
                      lambda t: t.update(decoder={"type": "WordPiece", "prefix": "##", "cleanup": True}))
     broken_tokenizer("tokenizer_unknown_post_processor", "post_processor type \"BertProcessing\" is not supported",

@@ -12,8 +12,8 @@ it alone). This script
      reproduce but has no public file small enough to commit: Falcon's (Punctuation, ByteLevel, Digits,
      Split [0-9]{3}, as tiiuae/falcon-7b and falcon-mamba-7b have it) and GPT-NeoX's (ByteLevel with
      the GPT-2 regex, ByteLevel post-processor, whitespace added tokens matched after normalization, as
-     the state-spaces/mamba-*-hf models have it), and saves them as OUT/falcon/tokenizer.json and
-     OUT/neox/tokenizer.json;
+     the state-spaces/mamba-*-hf models have it, less its NFC normalizer, which gna refuses for now),
+     and saves them as OUT/falcon/tokenizer.json and OUT/neox/tokenizer.json;
   2. for each of the four tokenizers (llama3, llama2, falcon, neox) encodes every text of the corpus
      test/tokenizer_corpus.txt (each line, the whole file as one text, and the multi-line texts
      below) and writes OUT/expected_<name>.jsonl: a first line naming the tokenizers version and the
