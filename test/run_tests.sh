@@ -38,6 +38,7 @@ count_c_checks "unit tests" $? "$TMP/unit.txt"
 for dir in test/fixtures/*/; do
     dir=${dir%/}
     name=$(basename "$dir")
+    [ "$name" = tokenizers ] && continue # section 6
     tokens=$(cat "$dir/tokens.txt")
     if "$GNA" logits -q -m "$dir" --tokens "$tokens" -o "$TMP/logits.npy" 2>"$TMP/err" &&
         "$GNA_TEST" compare "$dir/logits.npy" "$TMP/logits.npy" >"$TMP/cmp" 2>&1; then
@@ -136,7 +137,7 @@ else
 fi
 
 # 4. --help describes every command's options
-for cmd in info logits generate; do
+for cmd in info logits generate tokenize detokenize; do
     if "$GNA" "$cmd" --help >"$TMP/help" 2>&1 && grep -q "usage: gna $cmd" "$TMP/help" && grep -q -- "--threads" "$TMP/help"; then
         pass "gna $cmd --help"
     else
@@ -172,7 +173,67 @@ got status $rc, $lines line(s): $(cat "$TMP/err")${leftover:+
 left behind: $leftover}"
     fi
 done <"$BAD/cases.tsv"
+
+# 6. Tokenizers against Hugging Face tokenizers' ids: the real Llama-3.1 and Llama-2 tokenizer.json
+#    (test/.cache, fetched below) and the two trained ones in test/fixtures/tokenizers, each on every
+#    text of test/fixtures/tokenizers/expected_<name>.jsonl (weights_tools/make_tokenizer_fixtures.py).
+#    A missing file is a failure, not a skip.
+for name in llama3 llama2 falcon neox; do
+    case $name in
+    llama3) json=$LLAMA3 ;;
+    llama2) json=$LLAMA2 ;;
+    *) json=$TOKENIZERS/$name/tokenizer.json ;;
+    esac
+    "$GNA_TEST" tokenizer "$json" "$TOKENIZERS/expected_$name.jsonl" >"$TMP/tok.txt" 2>&1
+    count_c_checks "tokenizer $name" $? "$TMP/tok.txt"
+done
+
+# 7. The tokenizer commands (ids checked by hand against HF tokenizers)
+check_output() { # name, expected output, command...
+    name=$1 expected=$2
+    shift 2
+    got=$("$@" 2>"$TMP/err")
+    if [ "$got" = "$expected" ]; then pass "$name"
+    else fail "$name" "expected: $expected
+got:      $got $(cat "$TMP/err")"; fi
 }
+check_output "tokenize: Llama-3.1 adds <|begin_of_text|>" "128000 9906 1917" "$GNA" tokenize --tokenizer "$LLAMA3" -p "Hello world"
+check_output "tokenize: --no-special" "9906 1917" "$GNA" tokenize --tokenizer "$LLAMA3" -p "Hello world" --no-special
+check_output "tokenize: ignore_merges keeps ' Việt' whole (llama.cpp#7193)" "128000 101798" "$GNA" tokenize --tokenizer "$LLAMA3" -p " Việt"
+check_output "tokenize: Mistral/Llama-2 vocabulary, <s> and the prepended space" "1 22557 1526" "$GNA" tokenize --tokenizer "$LLAMA2" -p "Hello world"
+check_output "detokenize: special tokens kept" "<|begin_of_text|>Hello world" "$GNA" detokenize --tokenizer "$LLAMA3" --tokens 128000,9906,1917
+check_output "detokenize: --skip-special" "Hello world" "$GNA" detokenize --tokenizer "$LLAMA3" --tokens 128000,9906,1917 --skip-special
+printf 'Hello world' >"$TMP/hello.txt"
+check_output "tokenize: -f reads the file's bytes" "128000 9906 1917" "$GNA" tokenize --tokenizer "$LLAMA3" -f "$TMP/hello.txt"
+# byte-level BPE loses nothing: the corpus comes back byte for byte
+if ids=$("$GNA" tokenize --tokenizer "$LLAMA3" -f test/tokenizer_corpus.txt --no-special 2>"$TMP/err") &&
+    "$GNA" detokenize --tokenizer "$LLAMA3" --tokens "$ids" >"$TMP/back.txt" 2>>"$TMP/err" &&
+    cmp -s test/tokenizer_corpus.txt "$TMP/back.txt"; then
+    pass "detokenize(tokenize(corpus)) is the corpus, byte for byte (Llama-3.1)"
+else
+    fail "detokenize(tokenize(corpus)) is the corpus, byte for byte (Llama-3.1)" "$(cat "$TMP/err")"
+fi
+# -p on logits and generate: the folder's tokenizer.json
+dir=$BAD/good_llama_tokenizer
+ids=$("$GNA" tokenize -m $dir -p "hello hi")
+if "$GNA" logits -q -m $dir -p "hello hi" -o "$TMP/p.npy" 2>"$TMP/err" &&
+    "$GNA" logits -q -m $dir --tokens "$ids" -o "$TMP/t.npy" 2>>"$TMP/err" && cmp -s "$TMP/p.npy" "$TMP/t.npy"; then
+    pass "logits -p TEXT = logits --tokens \$(gna tokenize -p TEXT) ($ids)"
+else
+    fail "logits -p TEXT = logits --tokens \$(gna tokenize -p TEXT)" "$(cat "$TMP/err")"
+fi
+rm -f "$TMP/p.npy" "$TMP/t.npy"
+got=$("$GNA" generate -q -m $dir -p "hello" -n 4 --ignore-eos 2>"$TMP/err")
+case "$got" in
+"<s> hello"?*) pass "generate -p prints the decoded text: $got" ;;
+*) fail "generate -p prints the decoded text" "got: $got $(cat "$TMP/err")" ;;
+esac
+}
+
+TOKENIZERS=test/fixtures/tokenizers
+LLAMA3=test/.cache/llama3_1/tokenizer.json
+LLAMA2=test/.cache/llama2/tokenizer.json
+sh test/fetch_tokenizers.sh || echo "(the tokenizer tests that need test/.cache will fail)"
 
 while [ $# -ge 2 ]; do
     case "$1" in *san*) LABEL="[asan+ubsan] " ;; *) LABEL="" ;; esac
