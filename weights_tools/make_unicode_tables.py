@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Make the Unicode property tables of gna.c's tokenizer and paste them into gna.c between the lines
+`BEGIN UNICODE TABLES` and `END UNICODE TABLES`. Standard library only.
+
+    python3 weights_tools/make_unicode_tables.py gna.c
+
+The tables are sorted, non-overlapping ranges [first, last] of code points:
+  unicode_letter        \\p{L}: general categories Lu Ll Lt Lm Lo (Python's unicodedata)
+  unicode_number        \\p{N}: Nd Nl No; also Rust's char::is_numeric (the Digits pre-tokenizer)
+  unicode_white_space   \\s of Oniguruma, which is the White_Space property (PropList.txt); also the
+                        \\s of Rust's regex crate and char::is_whitespace
+  unicode_punctuation   what the Punctuation pre-tokenizer of Hugging Face tokenizers calls
+                        punctuation beyond ASCII: the Pc Pd Ps Pe Pi Pf Po tables of the Rust crate
+                        unicode_categories 0.1.1 (src/tables.rs), which hold Unicode 8.0 data. They
+                        are copied below rather than derived, because HF uses that old data: 104 code
+                        points that are punctuation in Unicode 14 are not in it, and U+166D and U+111C9
+                        (punctuation in 8.0, recategorised later) are.
+
+\\p{L} and \\p{N} come from the Unicode version of the Python that runs this script (printed and written
+into the tables' comment). Hugging Face tokenizers' regexes run on Oniguruma, whose tables follow a
+newer Unicode (16.0 in the onig_sys bundled since 2025); the two agree on every code point assigned by
+the older of the two versions. Run this with a Python whose unicodedata.unidata_version matches to
+close the gap for newer code points.
+"""
+import re
+import sys
+import unicodedata
+
+# PropList.txt, White_Space (unchanged since Unicode 6.3, when U+180E left it)
+WHITE_SPACE = [(0x0009, 0x000D), (0x0020, 0x0020), (0x0085, 0x0085), (0x00A0, 0x00A0), (0x1680, 0x1680),
+               (0x2000, 0x200A), (0x2028, 0x2029), (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000)]
+
+# unicode_categories 0.1.1 (crates.io; github.com/swgillespie/unicode-categories at 92bb246), the union of
+# PUNCTUATION_CONNECTOR, _DASH, _OPEN, _CLOSE, _INITIAL_QUOTE, _FINAL_QUOTE and _OTHER.
+CRATE_PUNCTUATION = """
+0x0021-0x0023 0x0025-0x002A 0x002C-0x002F 0x003A-0x003B 0x003F-0x0040 0x005B-0x005D 0x005F
+0x007B 0x007D 0x00A1 0x00A7 0x00AB 0x00B6-0x00B7 0x00BB 0x00BF 0x037E 0x0387 0x055A-0x055F
+0x0589-0x058A 0x05BE 0x05C0 0x05C3 0x05C6 0x05F3-0x05F4 0x0609-0x060A 0x060C-0x060D 0x061B
+0x061E-0x061F 0x066A-0x066D 0x06D4 0x0700-0x070D 0x07F7-0x07F9 0x0830-0x083E 0x085E
+0x0964-0x0965 0x0970 0x0AF0 0x0DF4 0x0E4F 0x0E5A-0x0E5B 0x0F04-0x0F12 0x0F14 0x0F3A-0x0F3D
+0x0F85 0x0FD0-0x0FD4 0x0FD9-0x0FDA 0x104A-0x104F 0x10FB 0x1360-0x1368 0x1400 0x166D-0x166E
+0x169B-0x169C 0x16EB-0x16ED 0x1735-0x1736 0x17D4-0x17D6 0x17D8-0x17DA 0x1800-0x180A
+0x1944-0x1945 0x1A1E-0x1A1F 0x1AA0-0x1AA6 0x1AA8-0x1AAD 0x1B5A-0x1B60 0x1BFC-0x1BFF
+0x1C3B-0x1C3F 0x1C7E-0x1C7F 0x1CC0-0x1CC7 0x1CD3 0x2010-0x2027 0x2030-0x2043 0x2045-0x2051
+0x2053-0x205E 0x207D-0x207E 0x208D-0x208E 0x2308-0x230B 0x2329-0x232A 0x2768-0x2775
+0x27C5-0x27C6 0x27E6-0x27EF 0x2983-0x2998 0x29D8-0x29DB 0x29FC-0x29FD 0x2CF9-0x2CFC
+0x2CFE-0x2CFF 0x2D70 0x2E00-0x2E2E 0x2E30-0x2E42 0x3001-0x3003 0x3008-0x3011 0x3014-0x301F
+0x3030 0x303D 0x30A0 0x30FB 0xA4FE-0xA4FF 0xA60D-0xA60F 0xA673 0xA67E 0xA6F2-0xA6F7
+0xA874-0xA877 0xA8CE-0xA8CF 0xA8F8-0xA8FA 0xA8FC 0xA92E-0xA92F 0xA95F 0xA9C1-0xA9CD
+0xA9DE-0xA9DF 0xAA5C-0xAA5F 0xAADE-0xAADF 0xAAF0-0xAAF1 0xABEB 0xFD3E-0xFD3F 0xFE10-0xFE19
+0xFE30-0xFE52 0xFE54-0xFE61 0xFE63 0xFE68 0xFE6A-0xFE6B 0xFF01-0xFF03 0xFF05-0xFF0A
+0xFF0C-0xFF0F 0xFF1A-0xFF1B 0xFF1F-0xFF20 0xFF3B-0xFF3D 0xFF3F 0xFF5B 0xFF5D 0xFF5F-0xFF65
+0x10100-0x10102 0x1039F 0x103D0 0x1056F 0x10857 0x1091F 0x1093F 0x10A50-0x10A58 0x10A7F
+0x10AF0-0x10AF6 0x10B39-0x10B3F 0x10B99-0x10B9C 0x11047-0x1104D 0x110BB-0x110BC
+0x110BE-0x110C1 0x11140-0x11143 0x11174-0x11175 0x111C5-0x111C9 0x111CD 0x111DB
+0x111DD-0x111DF 0x11238-0x1123D 0x112A9 0x114C6 0x115C1-0x115D7 0x11641-0x11643
+0x1173C-0x1173E 0x12470-0x12474 0x16A6E-0x16A6F 0x16AF5 0x16B37-0x16B3B 0x16B44 0x1BC9F
+0x1DA87-0x1DA8B
+"""
+
+
+def ranges_of(predicate):
+    out = []
+    for c in range(0x110000):
+        if predicate(c):
+            if out and out[-1][1] == c - 1:
+                out[-1][1] = c
+            else:
+                out.append([c, c])
+    return out
+
+
+def parse_list(text):
+    out = []
+    for item in text.split():
+        a, _, b = item.partition("-")
+        out.append([int(a, 16), int(b or a, 16)])
+    return out
+
+
+def c_table(name, ranges, comment):
+    items = [f"{{0x{a:X}, 0x{b:X}}}" for a, b in ranges]
+    lines, line = [], "   "
+    for item in items:
+        if len(line) + len(item) + 2 > 104:
+            lines.append(line.rstrip())
+            line = "   "
+        line += " " + item + ","
+    lines.append(line.rstrip())
+    return (f"/* {comment} */\nstatic const uint32_t {name}[][2] = {{\n" + "\n".join(lines) +
+            f"\n}};\n")
+
+
+def main():
+    path = sys.argv[1] if len(sys.argv) > 1 else "gna.c"
+    version = unicodedata.unidata_version
+    letter = ranges_of(lambda c: unicodedata.category(chr(c)) in ("Lu", "Ll", "Lt", "Lm", "Lo"))
+    number = ranges_of(lambda c: unicodedata.category(chr(c)) in ("Nd", "Nl", "No"))
+    # White_Space must agree with the categories it is drawn from
+    for a, b in WHITE_SPACE:
+        for c in range(a, b + 1):
+            assert unicodedata.category(chr(c)) in ("Zs", "Zl", "Zp", "Cc"), hex(c)
+    punctuation = parse_list(CRATE_PUNCTUATION)
+    body = (f"/* Generated by weights_tools/make_unicode_tables.py from Unicode {version} (Python {sys.version.split()[0]}\n"
+            f" * unicodedata) and unicode_categories 0.1.1; do not edit by hand, run the script. */\n" +
+            c_table("unicode_letter", letter, f"\\p{{L}}: Lu Ll Lt Lm Lo, Unicode {version}") +
+            c_table("unicode_number", number, f"\\p{{N}}: Nd Nl No, Unicode {version}") +
+            c_table("unicode_white_space", WHITE_SPACE, "\\s: the White_Space property") +
+            c_table("unicode_punctuation", punctuation,
+                    "Pc Pd Ps Pe Pi Pf Po as the Rust crate unicode_categories 0.1.1 has them (Unicode 8.0)"))
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    pattern = re.compile(r"(/\* BEGIN UNICODE TABLES[^\n]*\n).*?(/\* END UNICODE TABLES)", re.S)
+    if not pattern.search(text):
+        sys.exit(f"{path}: no BEGIN UNICODE TABLES / END UNICODE TABLES markers")
+    text = pattern.sub(lambda m: m.group(1) + body + m.group(2), text, count=1)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    print(f"{path}: Unicode {version}: {len(letter)} letter, {len(number)} number, {len(WHITE_SPACE)} white space, "
+          f"{len(punctuation)} punctuation ranges")
+
+
+if __name__ == "__main__":
+    main()
