@@ -2764,6 +2764,7 @@ static inline void vec_store(float *p, Vec v) { _mm512_storeu_ps(p, v); }
 static inline Vec vec_set1(float x) { return _mm512_set1_ps(x); }
 static inline Vec vec_add(Vec a, Vec b) { return _mm512_add_ps(a, b); }
 static inline Vec vec_mul(Vec a, Vec b) { return _mm512_mul_ps(a, b); }
+static inline Vec vec_div(Vec a, Vec b) { return _mm512_div_ps(a, b); }
 static inline Vec vec_fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); } /* a b + c, rounded once */
 static inline Vec vec_min(Vec a, Vec b) { return _mm512_min_ps(a, b); }
 static inline Vec vec_max(Vec a, Vec b) { return _mm512_max_ps(a, b); }
@@ -2792,6 +2793,7 @@ static inline void vec_store(float *p, Vec v) { _mm256_storeu_ps(p, v); }
 static inline Vec vec_set1(float x) { return _mm256_set1_ps(x); }
 static inline Vec vec_add(Vec a, Vec b) { return _mm256_add_ps(a, b); }
 static inline Vec vec_mul(Vec a, Vec b) { return _mm256_mul_ps(a, b); }
+static inline Vec vec_div(Vec a, Vec b) { return _mm256_div_ps(a, b); }
 static inline Vec vec_fma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
 static inline Vec vec_min(Vec a, Vec b) { return _mm256_min_ps(a, b); }
 static inline Vec vec_max(Vec a, Vec b) { return _mm256_max_ps(a, b); }
@@ -2822,6 +2824,7 @@ static inline void vec_store(float *p, Vec v) { vst1q_f32(p, v); }
 static inline Vec vec_set1(float x) { return vdupq_n_f32(x); }
 static inline Vec vec_add(Vec a, Vec b) { return vaddq_f32(a, b); }
 static inline Vec vec_mul(Vec a, Vec b) { return vmulq_f32(a, b); }
+static inline Vec vec_div(Vec a, Vec b) { return vdivq_f32(a, b); }
 static inline Vec vec_fma(Vec a, Vec b, Vec c) { return vfmaq_f32(c, a, b); }
 static inline Vec vec_min(Vec a, Vec b) { return vminq_f32(a, b); }
 static inline Vec vec_max(Vec a, Vec b) { return vmaxq_f32(a, b); }
@@ -3300,39 +3303,10 @@ static void causal_conv1d(float *out, const float *in, int in_stride, int T, int
     }
 }
 
-/* -- One step of the state-space scans, for one channel (Mamba-1) or one row of a head's state
- * (Mamba-2), at one token; vectorised over the N states. The scans (section 7) are sequential in
- * time and run channels or heads in parallel.
+/* -- One step of the Mamba-2 scan, for one row of a head's state at one token, vectorised over the N
+ * states. The scans (section 10) are sequential in time and run heads in parallel.
  *
- * Mamba-1:  S[n] <- exp(dt A[n]) S[n] + (dt B[n]) u;    returns sum_n S[n] C[n] */
-static float selective_scan_step(float *S, const float *A, const float *B, const float *C, float dt, float u, int N) {
-    float y = 0;
-    for (int n = 0; n < N; n++) {
-        S[n] = expf(dt * A[n]) * S[n] + (dt * B[n]) * u;
-        y += S[n] * C[n];
-    }
-    return y;
-}
-
-#if GNA_VECTORS
-static float selective_scan_step_simd(float *S, const float *A, const float *B, const float *C, float dt, float u, int N) {
-    Vec dt_v = vec_set1(dt), u_v = vec_set1(u), y_v = vec_set1(0);
-    int n = 0;
-    for (; n + VEC <= N; n += VEC) {
-        Vec s = vec_fma(vec_exp(vec_mul(dt_v, vec_load(A + n))), vec_load(S + n), vec_mul(vec_mul(dt_v, vec_load(B + n)), u_v));
-        vec_store(S + n, s);
-        y_v = vec_fma(s, vec_load(C + n), y_v);
-    }
-    float y = vec_sum(y_v);
-    for (; n < N; n++) {
-        S[n] = expf(dt * A[n]) * S[n] + (dt * B[n]) * u;
-        y += S[n] * C[n];
-    }
-    return y;
-}
-#endif
-
-/* Mamba-2:  S[n] <- decay S[n] + input B[n];    returns sum_n S[n] C[n]
+ * Mamba-2:  S[n] <- decay S[n] + input B[n];    returns sum_n S[n] C[n]
  * (decay = exp(dt A) and input = dt x[p] are the same for the whole row) */
 static float ssd_scan_step(float *S, float decay, float input, const float *B, const float *C, int N) {
     float y = 0;
@@ -4639,13 +4613,65 @@ static void mamba1_scan_channels(void *context, int begin, int end) {
         for (int t = 0; t < s->T; t++) {
             float delta = s->dt[(size_t)t * (size_t)di + (size_t)d], u = s->u[(size_t)t * (size_t)di + (size_t)d];
             const float *B = s->dt_B_C + (size_t)t * (size_t)row + R, *C = B + N;
-            float y = RUN_KERNEL(selective_scan_step, S, A, B, C, delta, u, N);
+            float y = 0;
+            for (int n = 0; n < N; n++) {
+                S[n] = expf(delta * A[n]) * S[n] + (delta * B[n]) * u;
+                y += S[n] * C[n];
+            }
             y += u * D;
             s->y[(size_t)t * (size_t)di + (size_t)d] = y * silu(s->z[(size_t)t * (size_t)s->z_stride + (size_t)d]);
         }
     }
     free(A);
 }
+
+#if GNA_VECTORS
+/* SIMD: VEC channels side by side, one per lane (each channel's state is its own, so no sum crosses
+ * lanes), which makes dt, u and z whole-vector loads. Threads take blocks of VEC channels; a block
+ * past the last channel runs with zeros in its spare lanes, whose results are dropped. */
+static void mamba1_scan_channels_simd(void *context, int begin, int end) {
+    const Mamba1ScanTask *s = context;
+    int di = s->config->ssm_inner, N = s->config->ssm_state, R = s->config->dt_rank, row = R + 2 * N;
+    float *A = checked_malloc(sizeof(float) * (size_t)N * VEC), *S = checked_malloc(sizeof(float) * (size_t)N * VEC); /* [N][lane] */
+    for (int block = begin; block < end; block++) {
+        int d0 = block * VEC, lanes = di - d0 < VEC ? di - d0 : VEC;
+        float D[VEC] = {0}, dt[VEC] = {0}, u[VEC] = {0}, z[VEC] = {0}, y[VEC];
+        for (int l = 0; l < lanes; l++) {
+            D[l] = weight_at(s->w->D, (size_t)(d0 + l));
+            for (int n = 0; n < N; n++) {
+                A[n * VEC + l] = -expf(weight_at(s->w->A_log, (size_t)(d0 + l) * (size_t)N + (size_t)n));
+                S[n * VEC + l] = s->ssm_state[(size_t)(d0 + l) * (size_t)N + (size_t)n];
+            }
+        }
+        for (int l = lanes; l < VEC; l++)
+            for (int n = 0; n < N; n++) A[n * VEC + l] = S[n * VEC + l] = 0;
+        Vec D_v = vec_load(D);
+        for (int t = 0; t < s->T; t++) {
+            for (int l = 0; l < lanes; l++) {
+                dt[l] = s->dt[(size_t)t * (size_t)di + (size_t)(d0 + l)];
+                u[l] = s->u[(size_t)t * (size_t)di + (size_t)(d0 + l)];
+                z[l] = s->z[(size_t)t * (size_t)s->z_stride + (size_t)(d0 + l)];
+            }
+            const float *B = s->dt_B_C + (size_t)t * (size_t)row + R, *C = B + N;
+            Vec dt_v = vec_load(dt), u_v = vec_load(u), z_v = vec_load(z), y_v = vec_set1(0);
+            for (int n = 0; n < N; n++) {
+                Vec state = vec_fma(vec_exp(vec_mul(dt_v, vec_load(A + n * VEC))), vec_load(S + n * VEC),
+                                    vec_mul(vec_mul(dt_v, vec_set1(B[n])), u_v));
+                vec_store(S + n * VEC, state);
+                y_v = vec_fma(state, vec_set1(C[n]), y_v);
+            }
+            y_v = vec_add(y_v, vec_mul(u_v, D_v));
+            Vec gate = vec_div(z_v, vec_add(vec_set1(1.0f), vec_exp(vec_mul(z_v, vec_set1(-1.0f))))); /* silu(z) */
+            vec_store(y, vec_mul(y_v, gate));
+            for (int l = 0; l < lanes; l++) s->y[(size_t)t * (size_t)di + (size_t)(d0 + l)] = y[l];
+        }
+        for (int l = 0; l < lanes; l++)
+            for (int n = 0; n < N; n++) s->ssm_state[(size_t)(d0 + l) * (size_t)N + (size_t)n] = S[n * VEC + l];
+    }
+    free(S);
+    free(A);
+}
+#endif
 
 /* MambaMixer / FalconMambaMixer (transformers modeling_mamba.py, modeling_falcon_mamba.py):
  *   [u | z] = x Win^T                       (di each)
@@ -4740,7 +4766,11 @@ static void mamba1_forward(const Model *m, const Mamba1 *w, LayerCache *lc, cons
     matmul_strided(dt, dt_B_C, row, T, w->dt_proj, w->dt_bias);
     apply(dt, (size_t)T * (size_t)di, softplus);
     Mamba1ScanTask scan = {c, w, lc->ssm_state, u, dt, dt_B_C, u_z + di, 2 * di, T, y};
-    parallel_for(di, mamba1_scan_channels, &scan);
+#if GNA_VECTORS
+    if (simd_enabled) parallel_for((di + VEC - 1) / VEC, mamba1_scan_channels_simd, &scan);
+    else
+#endif
+        parallel_for(di, mamba1_scan_channels, &scan);
     mamba1_interventions(c, w, at, u, dt, dt_B_C, u_z + di, 2 * di, T, y);
     matmul(out, y, T, w->out_proj, w->out_bias);
     free(y);

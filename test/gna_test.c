@@ -892,25 +892,19 @@ static void test_exp(void) {
 static void test_scan_steps(void) {
 #if GNA_VECTORS
     uint64_t state = 9;
-    int ok1 = 1, ok2 = 1;
+    int ok = 1;
     for (int N = 1; N <= 130; N += 13) {
-        float A[130], B[130], C[130], S1[130], S2[130], T1[130], T2[130];
-        for (int n = 0; n < N; n++) {
-            A[n] = -4 * fabsf(random_float(&state)); B[n] = random_float(&state); C[n] = random_float(&state);
-            S1[n] = S2[n] = T1[n] = T2[n] = random_float(&state);
-        }
+        float B[130], C[130], S1[130], S2[130];
+        for (int n = 0; n < N; n++) { B[n] = random_float(&state); C[n] = random_float(&state); S1[n] = S2[n] = random_float(&state); }
         for (int step = 0; step < 20; step++) {
             float dt = 0.5f * fabsf(random_float(&state)), u = random_float(&state);
-            float y1 = selective_scan_step(S1, A, B, C, dt, u, N), y2 = selective_scan_step_simd(S2, A, B, C, dt, u, N);
-            float z1 = ssd_scan_step(T1, expf(-dt), dt * u, B, C, N), z2 = ssd_scan_step_simd(T2, expf(-dt), dt * u, B, C, N);
-            double scale = 0, scale2 = 0;
-            for (int n = 0; n < N; n++) { scale += fabs(S1[n] * C[n]); scale2 += fabs(T1[n] * C[n]); }
-            ok1 &= fabs(y1 - y2) <= 1e-5 * (scale + 1);
-            ok2 &= fabs(z1 - z2) <= 1e-5 * (scale2 + 1);
+            float y1 = ssd_scan_step(S1, expf(-dt), dt * u, B, C, N), y2 = ssd_scan_step_simd(S2, expf(-dt), dt * u, B, C, N);
+            double scale = 0;
+            for (int n = 0; n < N; n++) scale += fabs(S1[n] * C[n]);
+            ok &= fabs(y1 - y2) <= 1e-5 * (scale + 1);
         }
     }
-    check(ok1, "scan: Mamba-1 step, SIMD = scalar definition within 1e-5 (N = 1 .. 118, 20 steps)", "");
-    check(ok2, "scan: Mamba-2 step, SIMD = scalar definition within 1e-5 (N = 1 .. 118, 20 steps)", "");
+    check(ok, "scan: Mamba-2 step, SIMD = scalar definition within 1e-5 (N = 1 .. 118, 20 steps)", "");
 #endif
 }
 
