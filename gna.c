@@ -2969,18 +2969,37 @@ static void matmul_rows(void *context, int begin, int end) {
 }
 
 #if GNA_VECTORS
-/* SIMD, for a few tokens (decode: T = 1): the same loop, so each weight row streams from memory once */
+/* VEC elements of a weight from element i, widened (and in --bf16 mode rounded) in registers */
+static inline Vec vec_load_weight(Weight w, size_t i) {
+    Vec v = w.dtype == DTYPE_BF16  ? vec_load_bf16((const uint16_t *)w.data + i)
+            : w.dtype == DTYPE_F16 ? vec_load_f16((const uint16_t *)w.data + i)
+                                   : vec_load((const float *)w.data + i);
+    return bf16_compute ? vec_round_bf16(v) : v;
+}
+
+/* SIMD, for a few tokens (decode: T = 1): four weight rows at a time, widened in registers as they
+ * stream from memory - four streams keep more memory requests in flight than one */
 static void matmul_rows_simd(void *context, int begin, int end) {
     const MatmulTask *m = context;
     int cols = m->w.cols;
-    float *row = checked_malloc(sizeof(float) * (size_t)cols);
-    for (int r = begin; r < end; r++) {
-        widen_simd(m->w, (size_t)r * (size_t)cols, cols, row);
-        float b = m->bias.data ? weight_at(m->bias, (size_t)r) : 0.0f;
-        for (int t = 0; t < m->T; t++)
-            m->out[(size_t)t * (size_t)m->w.rows + (size_t)r] = dot_simd(m->in + (size_t)t * (size_t)m->in_stride, row, cols) + b;
+    for (int r0 = begin; r0 < end; r0 += 4) {
+        int n_rows = end - r0 < 4 ? end - r0 : 4;
+        for (int t = 0; t < m->T; t++) {
+            const float *x = m->in + (size_t)t * (size_t)m->in_stride;
+            Vec acc[4] = {vec_set1(0), vec_set1(0), vec_set1(0), vec_set1(0)};
+            int k = 0;
+            for (; k + VEC <= cols; k += VEC) {
+                Vec x_v = vec_load(x + k);
+                for (int j = 0; j < n_rows; j++) acc[j] = vec_fma(x_v, vec_load_weight(m->w, (size_t)(r0 + j) * (size_t)cols + (size_t)k), acc[j]);
+            }
+            for (int j = 0; j < n_rows; j++) {
+                size_t row = (size_t)(r0 + j) * (size_t)cols;
+                float sum = vec_sum(acc[j]);
+                for (int i = k; i < cols; i++) sum += x[i] * (bf16_compute ? round_to_bf16(weight_at(m->w, row + (size_t)i)) : weight_at(m->w, row + (size_t)i));
+                m->out[(size_t)t * (size_t)m->w.rows + (size_t)(r0 + j)] = sum + (m->bias.data ? weight_at(m->bias, (size_t)(r0 + j)) : 0.0f);
+            }
+        }
     }
-    free(row);
 }
 
 /* SIMD, for many tokens (prefill): register tiles, in the manner of BLIS (Van Zee & van de Geijn 2015)
