@@ -2778,6 +2778,15 @@ static inline Vec vec_load_bf16(const uint16_t *p) { /* bfloat16 is the top half
     return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p)), 16));
 }
 static inline Vec vec_load_f16(const uint16_t *p) { return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)p)); }
+static inline Vec vec_select_greater(Vec x, Vec limit, Vec if_greater, Vec otherwise) {
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, limit, _CMP_GT_OQ), otherwise, if_greater);
+}
+/* x = m 2^e with m in [0.5, 1), for positive normal x: m returned, e stored */
+static inline Vec vec_frexp(Vec x, Vec *e) {
+    __m512i bits = _mm512_castps_si512(x);
+    *e = _mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_srli_epi32(bits, 23), _mm512_set1_epi32(126)));
+    return _mm512_castsi512_ps(_mm512_or_si512(_mm512_and_si512(bits, _mm512_set1_epi32(0x007FFFFF)), _mm512_set1_epi32(0x3F000000)));
+}
 /* round to nearest even at 8 significant bits, as round_to_bf16 below (NaN payloads aside) */
 static inline Vec vec_round_bf16(Vec v) {
     __m512i bits = _mm512_castps_si512(v);
@@ -2810,6 +2819,14 @@ static inline Vec vec_load_bf16(const uint16_t *p) {
     return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p)), 16));
 }
 static inline Vec vec_load_f16(const uint16_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
+static inline Vec vec_select_greater(Vec x, Vec limit, Vec if_greater, Vec otherwise) {
+    return _mm256_blendv_ps(otherwise, if_greater, _mm256_cmp_ps(x, limit, _CMP_GT_OQ));
+}
+static inline Vec vec_frexp(Vec x, Vec *e) {
+    __m256i bits = _mm256_castps_si256(x);
+    *e = _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_srli_epi32(bits, 23), _mm256_set1_epi32(126)));
+    return _mm256_castsi256_ps(_mm256_or_si256(_mm256_and_si256(bits, _mm256_set1_epi32(0x007FFFFF)), _mm256_set1_epi32(0x3F000000)));
+}
 static inline Vec vec_round_bf16(Vec v) {
     __m256i bits = _mm256_castps_si256(v);
     __m256i odd = _mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(1));
@@ -2835,6 +2852,14 @@ static inline Vec vec_pow2(Vec n) {
 }
 static inline Vec vec_load_bf16(const uint16_t *p) { return vreinterpretq_f32_u32(vshll_n_u16(vld1_u16(p), 16)); }
 static inline Vec vec_load_f16(const uint16_t *p) { return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p))); }
+static inline Vec vec_select_greater(Vec x, Vec limit, Vec if_greater, Vec otherwise) {
+    return vbslq_f32(vcgtq_f32(x, limit), if_greater, otherwise);
+}
+static inline Vec vec_frexp(Vec x, Vec *e) {
+    uint32x4_t bits = vreinterpretq_u32_f32(x);
+    *e = vcvtq_f32_s32(vsubq_s32(vreinterpretq_s32_u32(vshrq_n_u32(bits, 23)), vdupq_n_s32(126)));
+    return vreinterpretq_f32_u32(vorrq_u32(vandq_u32(bits, vdupq_n_u32(0x007FFFFF)), vdupq_n_u32(0x3F000000)));
+}
 static inline Vec vec_round_bf16(Vec v) {
     uint32x4_t bits = vreinterpretq_u32_f32(v);
     uint32x4_t odd = vandq_u32(vshrq_n_u32(bits, 16), vdupq_n_u32(1));
@@ -2863,6 +2888,41 @@ static inline Vec vec_exp(Vec x) {
     p = vec_fma(p, vec_mul(r, r), vec_add(r, vec_set1(1.0f)));
     Vec half = vec_round(vec_mul(n, vec_set1(0.5f))); /* n = half + (n - half), each in [-75, 64] */
     return vec_mul(vec_mul(p, vec_pow2(half)), vec_pow2(vec_add(n, vec_mul(half, vec_set1(-1.0f)))));
+}
+
+/* log for positive normal x; the scalar definition is libm's logf. Cephes' logf:
+ *   x = m 2^e, m in [sqrt(1/2), sqrt(2)),  log x = e ln 2 + log(1 + f),  f = m - 1
+ *   log(1 + f) ~ f - f^2/2 + f^3 P(f)       (degree 8; within 2 ulp of logf, checked by the tests) */
+static inline Vec vec_log(Vec x) {
+    Vec e, m = vec_frexp(x, &e);                                                  /* m in [0.5, 1) */
+    Vec small = vec_select_greater(vec_set1(0.707106781186547524f), m, vec_set1(1.0f), vec_set1(0.0f));
+    e = vec_add(e, vec_mul(small, vec_set1(-1.0f)));                              /* m < sqrt(1/2): m 2, e - 1 */
+    Vec f = vec_add(vec_add(m, vec_mul(small, m)), vec_set1(-1.0f));
+    Vec p = vec_set1(7.0376836292e-2f);
+    p = vec_fma(p, f, vec_set1(-1.1514610310e-1f));
+    p = vec_fma(p, f, vec_set1(1.1676998740e-1f));
+    p = vec_fma(p, f, vec_set1(-1.2420140846e-1f));
+    p = vec_fma(p, f, vec_set1(1.4249322787e-1f));
+    p = vec_fma(p, f, vec_set1(-1.6668057665e-1f));
+    p = vec_fma(p, f, vec_set1(2.0000714765e-1f));
+    p = vec_fma(p, f, vec_set1(-2.4999993993e-1f));
+    p = vec_fma(p, f, vec_set1(3.3333331174e-1f));
+    Vec f2 = vec_mul(f, f);
+    Vec y = vec_fma(vec_mul(p, f), f2, vec_mul(e, vec_set1(-2.12194440e-4f)));    /* ln 2 in two parts, as in vec_exp */
+    y = vec_fma(f2, vec_set1(-0.5f), y);
+    return vec_fma(e, vec_set1(0.693359375f), vec_add(f, y));
+}
+
+/* silu(x) = x / (1 + exp(-x)), as silu() below */
+static inline Vec vec_silu(Vec x) { return vec_div(x, vec_add(vec_set1(1.0f), vec_exp(vec_mul(x, vec_set1(-1.0f))))); }
+
+/* softplus(x) = log(1 + exp(x)), x above 20 as it is (softplus() below). With u = 1 + exp(x) rounded,
+ * log1p(e) = log(u) - ((u - 1) - e) / u restores what the rounding of u lost (Goldberg 1991, thm 4's
+ * idea), and gives e when u rounds to 1. */
+static inline Vec vec_softplus(Vec x) {
+    Vec e = vec_exp(x), u = vec_add(vec_set1(1.0f), e);
+    Vec log1p_e = vec_add(vec_log(u), vec_mul(vec_div(vec_add(vec_add(u, vec_set1(-1.0f)), vec_mul(e, vec_set1(-1.0f))), u), vec_set1(-1.0f)));
+    return vec_select_greater(x, vec_set1(20.0f), x, log1p_e);
 }
 #endif
 
@@ -3241,7 +3301,36 @@ static void apply_range(void *context, int begin, int end) {
     for (int i = begin; i < end; i++) a->x[i] = a->f(a->x[i]);
 }
 
+#if GNA_VECTORS
+/* SIMD, where f has a vector version (silu, softplus): blocks [begin, end) of VEC elements, counted
+ * from x[0], so that which elements go through the vector version does not depend on the thread
+ * ranges; a last partial block takes f itself */
+typedef struct {
+    float *x;
+    size_t n;
+    float (*f)(float);
+    Vec (*vector_f)(Vec);
+} ApplyBlocksTask;
+
+static void apply_blocks_simd(void *context, int begin, int end) {
+    const ApplyBlocksTask *a = context;
+    for (size_t i = (size_t)begin * VEC; i < (size_t)end * VEC && i < a->n; i += VEC) {
+        if (i + VEC <= a->n) vec_store(a->x + i, a->vector_f(vec_load(a->x + i)));
+        else
+            for (size_t j = i; j < a->n; j++) a->x[j] = a->f(a->x[j]);
+    }
+}
+#endif
+
 static void apply(float *x, size_t n, float (*f)(float)) {
+#if GNA_VECTORS
+    Vec (*vector_f)(Vec) = f == silu ? vec_silu : f == softplus ? vec_softplus : NULL;
+    if (simd_enabled && vector_f) {
+        ApplyBlocksTask task = {x, n, f, vector_f};
+        parallel_for((int)((n + VEC - 1) / VEC), apply_blocks_simd, &task);
+        return;
+    }
+#endif
     ApplyTask task = {x, f};
     parallel_for((int)n, apply_range, &task);
 }
@@ -3307,11 +3396,50 @@ static void causal_conv1d_channels(void *context, int begin, int end) {
     free(weights);
 }
 
+#if GNA_VECTORS
+/* SIMD: VEC channels side by side, one per lane, in blocks counted from channel 0 (spare lanes of a
+ * last partial block hold zeros) */
+static void causal_conv1d_channels_simd(void *context, int begin, int end) {
+    const ConvTask *v = context;
+    int K = v->w.cols, C = v->C;
+    float *weights = checked_malloc(sizeof(float) * (size_t)K * VEC); /* [K][lane] */
+    for (int block = begin; block < end; block++) {
+        int c0 = block * VEC, lanes = C - c0 < VEC ? C - c0 : VEC;
+        float b[VEC] = {0}, x[VEC] = {0}, y[VEC];
+        for (int l = 0; l < VEC; l++) {
+            if (l < lanes && v->bias.data) b[l] = weight_at(v->bias, (size_t)(c0 + l));
+            for (int k = 0; k < K; k++) weights[k * VEC + l] = l < lanes ? weight_at(v->w, (size_t)(c0 + l) * (size_t)K + (size_t)k) : 0;
+        }
+        for (int t = 0; t < v->T; t++) {
+            Vec sum = vec_load(b);
+            for (int k = 0; k < K; k++) {
+                int source = t - (K - 1) + k;
+                const float *from = source >= 0 ? v->in + (size_t)source * (size_t)v->in_stride + (size_t)c0
+                                                : v->conv_state + (size_t)(K - 1 + source) * (size_t)C + (size_t)c0;
+                if (lanes == VEC) {
+                    sum = vec_fma(vec_load(weights + k * VEC), vec_load(from), sum);
+                } else {
+                    memcpy(x, from, sizeof(float) * (size_t)lanes);
+                    sum = vec_fma(vec_load(weights + k * VEC), vec_load(x), sum);
+                }
+            }
+            vec_store(y, sum);
+            memcpy(v->out + (size_t)t * (size_t)C + (size_t)c0, y, sizeof(float) * (size_t)lanes);
+        }
+    }
+    free(weights);
+}
+#endif
+
 static void causal_conv1d(float *out, const float *in, int in_stride, int T, int C, Weight w, Weight bias,
                           float *conv_state) {
     int K = w.cols;
     ConvTask task = {out, in, in_stride, T, C, w, bias, conv_state};
-    parallel_for(C, causal_conv1d_channels, &task);
+#if GNA_VECTORS
+    if (simd_enabled) parallel_for((C + VEC - 1) / VEC, causal_conv1d_channels_simd, &task);
+    else
+#endif
+        parallel_for(C, causal_conv1d_channels, &task);
     /* the new state: the last K-1 rows of [state; in] */
     for (int r = 0; r < K - 1; r++) {
         int source = T - (K - 1) + r;

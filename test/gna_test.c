@@ -889,6 +889,53 @@ static void test_exp(void) {
 #endif
 }
 
+#if GNA_VECTORS
+/* the largest distance, in units in the last place of the definition's result, over many x */
+static double worst_ulps(Vec (*vector_f)(Vec), float (*f)(float), double from, double to, double step, double *at) {
+    double worst = 0;
+    for (double x = from; x < to; x += step) {
+        float in[VEC], out[VEC];
+        for (int j = 0; j < VEC; j++) in[j] = (float)(x + j * step / VEC);
+        vec_store(out, vector_f(vec_load(in)));
+        for (int j = 0; j < VEC; j++) {
+            float want = f(in[j]);
+            double ulp = fabsf(want) >= 0x1p-126f ? fabs((double)nextafterf(want, INFINITY) - want) : 0x1p-149;
+            double e = fabs((double)out[j] - want) / ulp;
+            if (e > worst) { worst = e; *at = in[j]; }
+        }
+    }
+    return worst;
+}
+
+static Vec vec_log_of_exp(Vec x) { return vec_log(vec_exp(x)); } /* log over every binade: x = log(y) */
+static float log_of_exp(float x) { return logf(vec_sum(vec_exp(vec_set1(x))) / VEC); }
+
+static void test_elementwise(void) {
+    double at = 0, worst = worst_ulps(vec_log_of_exp, log_of_exp, -87.0, 88.0, 0.0011, &at);
+    check(worst <= 2, "log: SIMD within 2 ulp of logf over all normal floats", "%.2f ulp at log x = %.9g", worst, at);
+    worst = worst_ulps(vec_silu, silu, -90.0, 90.0, 0.0013, &at);
+    check(worst <= 4, "silu: SIMD within 4 ulp of the definition on [-90, 90]", "%.2f ulp at x = %.9g", worst, at);
+    worst = worst_ulps(vec_softplus, softplus, -100.0, 100.0, 0.0013, &at);
+    check(worst <= 4, "softplus: SIMD within 4 ulp of the definition on [-100, 100]", "%.2f ulp at x = %.9g", worst, at);
+    /* the conv on a channel count that leaves a partial block, against the definition */
+    enum { C = 21, T = 9, K = 4 };
+    uint64_t state = 5;
+    float in[T * C], weights[C * K], bias[C], state1[(K - 1) * C], state2[(K - 1) * C], out1[T * C], out2[T * C];
+    for (int i = 0; i < T * C; i++) in[i] = random_float(&state);
+    for (int i = 0; i < C * K; i++) weights[i] = random_float(&state);
+    for (int i = 0; i < C; i++) bias[i] = random_float(&state);
+    for (int i = 0; i < (K - 1) * C; i++) state1[i] = state2[i] = random_float(&state);
+    Weight w = {weights, DTYPE_F32, C, K}, b = {bias, DTYPE_F32, 1, C};
+    simd_enabled = 0;
+    causal_conv1d(out1, in, C, T, C, w, b, state1);
+    simd_enabled = 1;
+    causal_conv1d(out2, in, C, T, C, w, b, state2);
+    int ok = memcmp(state1, state2, sizeof state1) == 0;
+    for (int i = 0; i < T * C; i++) ok &= fabsf(out1[i] - out2[i]) <= 1e-6f * 8;
+    check(ok, "conv1d: SIMD = scalar definition (21 channels: a partial block), state the same", "");
+}
+#endif
+
 static void test_scan_steps(void) {
 #if GNA_VECTORS
     uint64_t state = 9;
@@ -922,6 +969,9 @@ int main(int argc, char **argv) {
         test_exp();
         test_matmul();
         test_scan_steps();
+#if GNA_VECTORS
+        test_elementwise();
+#endif
         return n_failed ? 1 : 0;
     }
     if (argc == 4 && strcmp(argv[1], "tokenizer") == 0) return command_tokenizer(argv[2], argv[3]);
