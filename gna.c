@@ -3423,8 +3423,12 @@ static void causal_conv1d_channels_simd(void *context, int begin, int end) {
                     sum = vec_fma(vec_load(weights + k * VEC), vec_load(x), sum);
                 }
             }
-            vec_store(y, sum);
-            memcpy(v->out + (size_t)t * (size_t)C + (size_t)c0, y, sizeof(float) * (size_t)lanes);
+            if (lanes == VEC) {
+                vec_store(v->out + (size_t)t * (size_t)C + (size_t)c0, sum);
+            } else {
+                vec_store(y, sum);
+                memcpy(v->out + (size_t)t * (size_t)C + (size_t)c0, y, sizeof(float) * (size_t)lanes);
+            }
         }
     }
     free(weights);
