@@ -3069,7 +3069,7 @@ static void matmul_rows_simd(void *context, int begin, int end) {
  *   acc[i][rows j..j+VEC) += in[t0 + i, k] * panel[k][j..j+VEC)      (broadcast x vector, one FMA)
  *
  * A panel is TILE_ROWS weight rows x DEPTH columns, widened once and transposed so that the rows of
- * one k lie side by side (16 KB, L1-sized); PANELS of them (a block) are widened together and serve
+ * one k lie side by side (L1-sized); PANELS of them (a block) are widened together and serve
  * every token tile of the chunk. Each output is one float32 sum in k order, whatever the tiling:
  * the sum is carried between depth blocks in `out` itself, so tiles at the edges, depth blocks and
  * thread ranges change no bits. */
@@ -3083,7 +3083,7 @@ enum { TILE_TOKENS = 12, TILE_VECS = 2 }; /* 24 accumulators of the 32 registers
 #else
 enum { TILE_TOKENS = 6, TILE_VECS = 16 / VEC }; /* AVX2: 12 of 16 registers; NEON: 24 of 32 */
 #endif
-enum { TILE_ROWS = TILE_VECS * VEC, DEPTH = 256, PANELS = 8 };
+enum { TILE_ROWS = TILE_VECS * VEC, DEPTH = 384, PANELS = 8 }; /* AVX2: a 24 KB panel in L1, a 192 KB block in L2 */
 
 /* panel[k][j] = W[r0 + j, k0 + k] for k < depth, j < TILE_ROWS (zero past the last row) */
 static void pack_panel(Weight w, int r0, int k0, int depth, float *panel) {
