@@ -193,11 +193,8 @@ def ssd_internals(family, mixer, projected):
         z, xBC, dt = projected.split([di, conv_dim, H], dim=-1)
         xBC = F.silu(causal_conv(xBC, mixer.conv1d))
         dt = softplus(dt + mixer.dt_bias)
-        if family == "zamba2":
-            dt = torch.clamp(dt, min=mixer.time_step_min)
-        else:
-            lo, hi = mixer.time_step_limit
-            dt = torch.clamp(dt, min=lo, max=hi)
+        lo, hi = mixer.time_step_limit if mixer.time_step_limit is not None else (0.0, float("inf"))
+        dt = torch.clamp(dt, min=lo, max=hi)  # zamba2 in transformers 5.17: (time_step_min, inf)
         A = -torch.exp(mixer.A_log)
     x, B, C = xBC.split([di, G * N, G * N], dim=-1)
     x = x.reshape(T, H, P)
