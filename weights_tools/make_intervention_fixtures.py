@@ -239,6 +239,17 @@ def mamba1_matrix(dt, B, C, A, d):
 # ---------------------------------------------------------------------------------------------
 
 
+def ablation_hook(ablate, width):
+    """a forward pre-hook zeroing each (head, query rows or None) slice of an output projection's input"""
+    def pre(mod, args):
+        x = args[0].clone()
+        for h, q in ablate:
+            rows = slice(None) if q is None else torch.tensor(q)
+            x[0, rows, h * width:(h + 1) * width] = 0
+        return (x,) + args[1:]
+    return pre
+
+
 def reference(family, model, ids, kind, spec):
     cfg = model.config
     T = ids.shape[1]
@@ -272,13 +283,7 @@ def reference(family, model, ids, kind, spec):
             ablate = [(h, q) for (_, _, h, q, keys) in its if keys is None and kind == "logits"]
             width = head_width(family, model, "A", mixer)
             if ablate:
-                def pre(mod, args, ablate=ablate, width=width):
-                    x = args[0].clone()
-                    for h, q in ablate:
-                        rows = slice(None) if q is None else torch.tensor(q)
-                        x[0, rows, h * width:(h + 1) * width] = 0
-                    return (x,) + args[1:]
-                hooks.append(o_attn.register_forward_pre_hook(pre))
+                hooks.append(o_attn.register_forward_pre_hook(ablation_hook(ablate, width)))
             continue
         # SSM heads
         hooks.append(mixer.in_proj.register_forward_hook(
@@ -324,14 +329,8 @@ def reference(family, model, ids, kind, spec):
             return ((y[0] if unbatched else y),) + args[1:]
         hooks.append(target.register_forward_pre_hook(pre))
         ablate_after_norm = [(h, q) for (_, _, h, q, keys) in its if keys is None and kind == "logits"]
-        if not recurrent_first and ablate_after_norm:
-            def pre_out(mod, args, ablate=ablate_after_norm, width=width):
-                x = args[0].clone()
-                for h, q in ablate:
-                    rows = slice(None) if q is None else torch.tensor(q)
-                    x[0, rows, h * width:(h + 1) * width] = 0
-                return (x,) + args[1:]
-            hooks.append(o_ssm.register_forward_pre_hook(pre_out))
+        if not recurrent_first and ablate_after_norm:  # mamba-2, zamba2: after the gated norm
+            hooks.append(o_ssm.register_forward_pre_hook(ablation_hook(ablate_after_norm, width)))
 
     with Float64Everywhere():
         logits = run(model, ids)
