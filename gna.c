@@ -4639,24 +4639,49 @@ static void write_npy(FILE *file, const float *data, int ndim, const int64_t *sh
     fwrite(data, sizeof(float), count, file);
 }
 
+/* A token's label for the SVG: its text as the tokenizer decodes it alone (spaces shown as
+ * U+2423, line breaks as U+21B5), XML-escaped, or its id when there is no tokenizer. */
+static void token_label(const Tokenizer *t, int id, char *label, size_t size) {
+    Bytes text = {0};
+    Work w;
+    memset(&w, 0, sizeof w);
+    if (!t || id >= t->n_ids || !t->id_text[id] || decode(t, &w, "ids", &id, 1, 0, &text) != GNA_OK || text.length == 0) {
+        snprintf(label, size, "%d", id);
+    } else {
+        size_t n = 0;
+        for (size_t i = 0; i < text.length && n + 8 < size; i++) {
+            unsigned char c = (unsigned char)text.data[i];
+            const char *escape = c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;" : c == '"' ? "&quot;"
+                                 : c == ' ' ? "\xE2\x90\xA3" : c == '\n' ? "\xE2\x86\xB5" : NULL;
+            if (escape) n += (size_t)snprintf(label + n, size - n, "%s", escape);
+            else if (c >= 0x20 && c != 0x7F) label[n++] = (char)c;
+        }
+        while (n > 0 && ((unsigned char)label[n - 1] & 0xC0) == 0x80 && size - n < 8) n--; /* never cut a character */
+        label[n] = 0;
+    }
+    free(text.data);
+    free_work(&w);
+}
+
 /* Attention maps as one SVG: a heatmap per head, query rows down, key positions across, the token
  * at each position written along both axes. A cell's colour is its value over the panel's largest
  * |value|: blue for positive, red for negative (implicit attention can be negative), white for 0. */
 static void write_attention_svg(FILE *f, const Probe *probes, const char *const *names, int n_probes, const int *tokens,
-                                int T) {
+                                int T, const Tokenizer *tokenizer) {
+    char label[96];
     int n_rows = probes[0].n_rows;
-    int cell = T <= 24 ? 18 : T <= 64 ? 10 : T <= 160 ? 5 : 3, label = cell >= 10 ? 44 : 0;
-    int panel_w = label + T * cell + 20, panel_h = label + n_rows * cell + 34;
+    int cell = T <= 24 ? 18 : T <= 64 ? 10 : T <= 160 ? 5 : 3, margin = cell >= 10 ? 64 : 0;
+    int panel_w = margin + T * cell + 20, panel_h = margin + n_rows * cell + 34;
     int columns = n_probes < 3 ? n_probes : 3, rows_of_panels = (n_probes + columns - 1) / columns;
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"monospace\" "
                "font-size=\"%d\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
             columns * panel_w, rows_of_panels * panel_h, cell >= 10 ? 8 : 6);
     for (int i = 0; i < n_probes; i++) {
         const Probe *p = &probes[i];
-        int x0 = (i % columns) * panel_w + label, y0 = (i / columns) * panel_h + 20 + label;
+        int x0 = (i % columns) * panel_w + margin, y0 = (i / columns) * panel_h + 20 + margin;
         float largest = 0;
         for (size_t k = 0; k < (size_t)n_rows * (size_t)T; k++) largest = fmaxf(largest, fabsf(p->matrix[k]));
-        fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\">%s (max %.3g)</text>\n", x0, y0 - label - 6, names[i], largest);
+        fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\">%s (max %.3g)</text>\n", x0, y0 - margin - 6, names[i], largest);
         for (int r = 0; r < n_rows; r++)
             for (int s = 0; s < T; s++) {
                 float v = largest > 0 ? p->matrix[(size_t)r * (size_t)T + (size_t)s] / largest : 0;
@@ -4668,10 +4693,14 @@ static void write_attention_svg(FILE *f, const Probe *probes, const char *const 
             }
         fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#888\"/>\n", x0, y0, T * cell,
                 n_rows * cell);
-        for (int k = 0; label && k < T; k++) /* keys across the top, queries down the left */
-            fprintf(f, "<text transform=\"translate(%d,%d) rotate(-60)\">%d</text>\n", x0 + k * cell + cell - 2, y0 - 3, tokens[k]);
-        for (int r = 0; label && r < n_rows; r++)
-            fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%d</text>\n", x0 - 3, y0 + r * cell + cell - 2, tokens[p->rows[r]]);
+        for (int k = 0; margin && k < T; k++) { /* keys across the top, queries down the left */
+            token_label(tokenizer, tokens[k], label, sizeof label);
+            fprintf(f, "<text transform=\"translate(%d,%d) rotate(-60)\">%s</text>\n", x0 + k * cell + cell - 2, y0 - 3, label);
+        }
+        for (int r = 0; margin && r < n_rows; r++) {
+            token_label(tokenizer, tokens[p->rows[r]], label, sizeof label);
+            fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n", x0 - 3, y0 + r * cell + cell - 2, label);
+        }
     }
     fprintf(f, "</svg>\n");
 }
@@ -4767,16 +4796,18 @@ static const struct {
                  "  --temp T         0 (default): greedy argmax; T > 0: sample from softmax(logits / T)\n"
                  "  --seed S         random seed for sampling (default 0)\n"
                  "  --ignore-eos     keep going past the model's end-of-sequence token\n"},
-    {"attn", "usage: gna attn -m DIR --tokens IDS --heads SPEC -o OUT.npy [--svg OUT.svg] [--rows R]\n"
+    {"attn", "usage: gna attn -m DIR (--tokens IDS | -p TEXT) --heads SPEC -o OUT.npy [--svg OUT.svg] [--rows R]\n"
              "Runs the tokens (one chunk) and records, for each head of SPEC, its attention\n"
              "probabilities, or for SSM heads its implicit attention matrix M[t, s] (conv, gate and D\n"
              "excluded): mamba-2 (C_t.B_s) exp(sum_{r=s+1..t} dt_r A) dt_s; llamba (C_t.B_s)\n"
              "exp(-sum softplus(a_r)); mamba-1 channel d sum_n C_t[n] exp(A[d,n] sum dt_r[d]) dt_s[d] B_s[n].\n"
              "  -m DIR           the model folder\n"
              "  --tokens IDS     token ids, separated by commas or spaces\n"
+             "  -p TEXT          the text instead, tokenized by DIR/tokenizer.json\n"
              "  --heads SPEC     the heads to record, e.g. L16H22,L17H24 or L17H* (no @ or :)\n"
              "  -o OUT.npy       float32 [heads, rows, T], heads in the order SPEC lists them\n"
-             "  --svg OUT.svg    a heatmap per head, token positions on both axes\n"
+             "  --svg OUT.svg    a heatmap per head, the tokens (their text when DIR has a tokenizer.json)\n"
+             "                   on both axes\n"
              "  --rows R         keep only these query rows: positions N or N-M, comma separated,\n"
              "                   negative from the end (default: all)\n"},
 };
@@ -4915,7 +4946,7 @@ static int parse_options(int argc, char **argv, Options *o) {
             allowed = is_tokenize || is_detokenize;
             o->tokenizer = value;
         } else if (strcmp(a, "-p") == 0) {
-            allowed = is_tokenize || is_logits || is_generate;
+            allowed = is_tokenize || runs_model;
             o->prompt = value;
         } else if (strcmp(a, "-f") == 0) {
             allowed = is_tokenize;
@@ -5268,7 +5299,9 @@ static int parse_rows(const char *text, int T, int **rows, int *n_rows) {
     return GNA_OK;
 }
 
-static int command_attn(const Model *m, const Options *o, const RunControl *user, const int *tokens, int T) {
+/* tokenizer: for the SVG's token labels; NULL labels tokens by id */
+static int command_attn(const Model *m, const Options *o, const RunControl *user, const int *tokens, int T,
+                        const Tokenizer *tokenizer) {
     Mask heads;
     int *rows = NULL, n_rows = T, status;
     TRY(build_mask(&heads, m, o->heads_spec));
@@ -5317,7 +5350,7 @@ static int command_attn(const Model *m, const Options *o, const RunControl *user
         gna_cache_free(cache);
         int64_t shape[3] = {n, n_rows, T};
         if (status == GNA_OK) write_npy(npy.file, matrices, 3, shape);
-        if (status == GNA_OK && o->svg) write_attention_svg(svg.file, probes, name_pointers, n, tokens, T);
+        if (status == GNA_OK && o->svg) write_attention_svg(svg.file, probes, name_pointers, n, tokens, T, tokenizer);
         int svg_status = o->svg ? close_output(&svg, status == GNA_OK) : GNA_OK;
         int npy_status = close_output(&npy, status == GNA_OK && svg_status == GNA_OK);
         if (status == GNA_OK) status = svg_status != GNA_OK ? svg_status : npy_status;
@@ -5386,7 +5419,15 @@ static int run_command(int argc, char **argv) {
             if (strcmp(command, "info") == 0) status = command_info(m);
             else if ((status = check_tokens(m, o.prompt ? "-p" : "--tokens", tokens, n_tokens)) != GNA_OK) {
             } else if (strcmp(command, "logits") == 0) status = command_logits(m, &o, &run, tokens, n_tokens);
-            else if (strcmp(command, "attn") == 0) status = command_attn(m, &o, &run, tokens, n_tokens);
+            else if (strcmp(command, "attn") == 0) {
+                /* the SVG labels tokens with their text when the folder has a tokenizer (else with ids) */
+                Tokenizer *labels = t;
+                char *path = path_join(o.model_dir, "tokenizer.json");
+                if (!labels && o.svg && access(path, F_OK) == 0 && gna_tokenizer_load(path, &labels) != GNA_OK) labels = NULL;
+                status = command_attn(m, &o, &run, tokens, n_tokens, labels);
+                if (labels != t) gna_tokenizer_free(labels);
+                free(path);
+            }
             else status = command_generate(m, &o, &run, tokens, n_tokens, t);
         }
         free_mask(&mask);
