@@ -1,8 +1,9 @@
 /* gna.c - audit the Gather-and-Aggregate mechanism of language models on a plain CPU.
  *
- * One file: it loads Hugging Face checkpoints (Llama, Mamba, Falcon-Mamba, Mamba-2) straight from
- * their folders, runs them in float32 faithfully to transformers, and is the whole program behind
- * the `gna` command. The G&A mechanism is from Bick, Xing, Gu, "Understanding the Skill Gap in
+ * One file: it loads Hugging Face checkpoints (Llama, Mamba, Falcon-Mamba, Mamba-2, Zamba2, Llamba)
+ * and their tokenizers straight from their folders, runs them in float32 faithfully to transformers,
+ * lets a user ablate heads, mask attention entries and record (implicit) attention, and is the whole
+ * program behind the `gna` command. The G&A mechanism is from Bick, Xing, Gu, "Understanding the Skill Gap in
  * Recurrent Language Models: The Role of the Gather-and-Aggregate Mechanism" (ICML 2025,
  * arXiv 2504.18574).
  *
