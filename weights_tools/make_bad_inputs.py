@@ -292,8 +292,8 @@ def main():
                                                        "behavior": "Isolated", "invert": False}))
     broken_tokenizer("tokenizer_unknown_normalizer", "normalizer type \"Lowercase\" is not supported",
                      lambda t: t["normalizer"]["normalizers"].append({"type": "Lowercase"}))
-    broken_tokenizer("tokenizer_nfc", "normalizer NFC (Unicode normalization) is not supported yet",
-                     lambda t: t.update(normalizer={"type": "NFC"}))
+    broken_tokenizer("tokenizer_nfkc", "normalizer NFKC (Unicode normalization) is not supported (gna knows NFC)",
+                     lambda t: t.update(normalizer={"type": "NFKC"}))
     broken_tokenizer("tokenizer_unknown_decoder", "decoder type \"WordPiece\" is not supported",
                      lambda t: t.update(decoder={"type": "WordPiece", "prefix": "##", "cleanup": True}))
     broken_tokenizer("tokenizer_unknown_post_processor", "post_processor type \"BertProcessing\" is not supported",

@@ -193,11 +193,8 @@ def ssd_internals(family, mixer, projected):
         z, xBC, dt = projected.split([di, conv_dim, H], dim=-1)
         xBC = F.silu(causal_conv(xBC, mixer.conv1d))
         dt = softplus(dt + mixer.dt_bias)
-        if family == "zamba2":
-            dt = torch.clamp(dt, min=mixer.time_step_min)
-        else:
-            lo, hi = mixer.time_step_limit
-            dt = torch.clamp(dt, min=lo, max=hi)
+        lo, hi = mixer.time_step_limit if mixer.time_step_limit is not None else (0.0, float("inf"))
+        dt = torch.clamp(dt, min=lo, max=hi)  # zamba2 in transformers 5.17: (time_step_min, inf)
         A = -torch.exp(mixer.A_log)
     x, B, C = xBC.split([di, G * N, G * N], dim=-1)
     x = x.reshape(T, H, P)
@@ -242,6 +239,17 @@ def mamba1_matrix(dt, B, C, A, d):
 # ---------------------------------------------------------------------------------------------
 
 
+def ablation_hook(ablate, width):
+    """a forward pre-hook zeroing each (head, query rows or None) slice of an output projection's input"""
+    def pre(mod, args):
+        x = args[0].clone()
+        for h, q in ablate:
+            rows = slice(None) if q is None else torch.tensor(q)
+            x[0, rows, h * width:(h + 1) * width] = 0
+        return (x,) + args[1:]
+    return pre
+
+
 def reference(family, model, ids, kind, spec):
     cfg = model.config
     T = ids.shape[1]
@@ -275,13 +283,7 @@ def reference(family, model, ids, kind, spec):
             ablate = [(h, q) for (_, _, h, q, keys) in its if keys is None and kind == "logits"]
             width = head_width(family, model, "A", mixer)
             if ablate:
-                def pre(mod, args, ablate=ablate, width=width):
-                    x = args[0].clone()
-                    for h, q in ablate:
-                        rows = slice(None) if q is None else torch.tensor(q)
-                        x[0, rows, h * width:(h + 1) * width] = 0
-                    return (x,) + args[1:]
-                hooks.append(o_attn.register_forward_pre_hook(pre))
+                hooks.append(o_attn.register_forward_pre_hook(ablation_hook(ablate, width)))
             continue
         # SSM heads
         hooks.append(mixer.in_proj.register_forward_hook(
@@ -327,14 +329,8 @@ def reference(family, model, ids, kind, spec):
             return ((y[0] if unbatched else y),) + args[1:]
         hooks.append(target.register_forward_pre_hook(pre))
         ablate_after_norm = [(h, q) for (_, _, h, q, keys) in its if keys is None and kind == "logits"]
-        if not recurrent_first and ablate_after_norm:
-            def pre_out(mod, args, ablate=ablate_after_norm, width=width):
-                x = args[0].clone()
-                for h, q in ablate:
-                    rows = slice(None) if q is None else torch.tensor(q)
-                    x[0, rows, h * width:(h + 1) * width] = 0
-                return (x,) + args[1:]
-            hooks.append(o_ssm.register_forward_pre_hook(pre_out))
+        if not recurrent_first and ablate_after_norm:  # mamba-2, zamba2: after the gated norm
+            hooks.append(o_ssm.register_forward_pre_hook(ablation_hook(ablate_after_norm, width)))
 
     with Float64Everywhere():
         logits = run(model, ids)

@@ -12,7 +12,7 @@ it alone). This script
      reproduce but has no public file small enough to commit: Falcon's (Punctuation, ByteLevel, Digits,
      Split [0-9]{3}, as tiiuae/falcon-7b and falcon-mamba-7b have it) and GPT-NeoX's (ByteLevel with
      the GPT-2 regex, ByteLevel post-processor, whitespace added tokens matched after normalization, as
-     the state-spaces/mamba-*-hf models have it, less its NFC normalizer, which gna refuses for now),
+     the state-spaces/mamba-*-hf models have it, with its NFC normalizer),
      and saves them as OUT/falcon/tokenizer.json and OUT/neox/tokenizer.json;
   2. for each of the four tokenizers (llama3, llama2, falcon, neox) encodes every text of the corpus
      test/tokenizer_corpus.txt (each line, the whole file as one text, and the multi-line texts
@@ -28,7 +28,7 @@ import os
 import sys
 
 import tokenizers
-from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CORPUS = os.path.join(HERE, "..", "test", "tokenizer_corpus.txt")
@@ -90,6 +90,7 @@ def train_falcon(training):
 
 def train_neox(training):
     tok = Tokenizer(models.BPE())
+    tok.normalizer = normalizers.NFC()  # GPT-NeoX-20B's tokenizer.json has {"type": "NFC"}
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=True, use_regex=True)
     tok.post_processor = processors.ByteLevel(trim_offsets=True)
     tok.decoder = decoders.ByteLevel()

@@ -21,6 +21,24 @@ into the tables' comment). Hugging Face tokenizers' regexes run on Oniguruma, wh
 newer Unicode (16.0 in the onig_sys bundled since 2025); the two agree on every code point assigned by
 the older of the two versions. Run this with a Python whose unicodedata.unidata_version matches to
 close the gap for newer code points.
+
+Canonical normalization (the NFC normalizer), from the same unicodedata but cut back to Unicode 9.0,
+the data of the crate unicode-normalization-alignments 0.1.12 that HF tokenizers runs (its tables.rs
+has UNICODE_VERSION = (9, 0, 0)):
+  unicode_combining_class   {first, last, ccc}: the ranges of non-zero Canonical_Combining_Class
+  unicode_decomposition     {c, first, second}: the one-step canonical decomposition mapping of c
+                            (second = 0 for a singleton), applied recursively at run time; Hangul
+                            syllables are left to the algorithm
+  unicode_composition       {first, second, composite}: the primary composites, sorted by pair: the
+                            two-character canonical decompositions of characters that are not
+                            Full_Composition_Exclusion, found as those c whose NFC is c itself
+                            (composition exclusions, singletons and non-starter decompositions
+                            all normalize away from themselves)
+Code points assigned after Unicode 9.0 that would carry a non-zero class or a decomposition
+(NEW_SINCE_UNICODE_9) are left out, as the crate's 9.0 tables have neither for them. That list is
+for Unicode 14.0; with another Python the script stops until the list is redone.
+It also writes test/fixtures/nfc_vectors.txt (second argument), cases for gna_test: per line the
+UTF-8 hex of a text and of its NFC (unicodedata.normalize), space-separated.
 """
 import re
 import sys
@@ -59,6 +77,18 @@ CRATE_PUNCTUATION = """
 """
 
 
+# The code points that Unicode 10.0 to 14.0 assigned with a non-zero Canonical_Combining_Class or a
+# canonical decomposition (all that Python 3.11's unicodedata 14.0.0 gives them, less what was
+# assigned in 9.0: General_Category Unassigned of the npm package @unicode/unicode-9.0.0 2.0.7).
+# U+11938 is the only decomposition among them (U+11935 U+11930, Unicode 13.0).
+NFC_DATA_VERSION = "14.0.0"
+NEW_SINCE_UNICODE_9 = """
+07FD 0898-089F 08CA-08D3 09FE 0C3C 0D3B-0D3C 0EBA 1715 1ABF-1ACE 1DF6-1DFA A82C 10D24-10D27
+10EAB-10EAC 10F46-10F50 10F82-10F85 11070 1133B 1145E 11839-1183A 11938 1193D-1193E 11943 119E0
+11A34 11A47 11A99 11D42 11D44-11D45 11D97 16FF0-16FF1 1E130-1E136 1E2AE 1E2EC-1E2EF
+"""
+
+
 def ranges_of(predicate):
     out = []
     for c in range(0x110000):
@@ -91,9 +121,95 @@ def c_table(name, ranges, comment):
             f"\n}};\n")
 
 
+def c_rows(name, rows, comment, fmt="0x{:X}"):
+    items = ["{" + ", ".join(fmt.format(v) for v in row) + "}" for row in rows]
+    lines, line = [], "   "
+    for item in items:
+        if len(line) + len(item) + 2 > 104:
+            lines.append(line.rstrip())
+            line = "   "
+        line += " " + item + ","
+    lines.append(line.rstrip())
+    return (f"/* {comment} */\nstatic const uint32_t {name}[][{len(rows[0])}] = {{\n" + "\n".join(lines) +
+            f"\n}};\n")
+
+
+def canonical_tables():
+    """(combining class ranges, decompositions, compositions) as Unicode 9.0 has them"""
+    if unicodedata.unidata_version != NFC_DATA_VERSION:
+        sys.exit(f"unicodedata is Unicode {unicodedata.unidata_version}; NEW_SINCE_UNICODE_9 is for "
+                 f"{NFC_DATA_VERSION}: redo it for this version first")
+    new = set()
+    for a, b in parse_list(NEW_SINCE_UNICODE_9):
+        new.update(range(a, b + 1))
+
+    def ccc(c):
+        return 0 if c in new else unicodedata.combining(chr(c))
+
+    def decomposition(c):
+        d = unicodedata.decomposition(chr(c))
+        if c in new or not d or d.startswith("<") or 0xAC00 <= c <= 0xD7A3:
+            return None
+        return [int(x, 16) for x in d.split()]
+
+    classes = []
+    for c in range(0x110000):
+        k = ccc(c)
+        if k == 0:
+            continue
+        if classes and classes[-1][1] == c - 1 and classes[-1][2] == k:
+            classes[-1][1] = c
+        else:
+            classes.append([c, c, k])
+    decompositions, compositions = [], []
+    for c in range(0x110000):
+        d = decomposition(c)
+        if d is None:
+            continue
+        assert len(d) in (1, 2) and all(x not in new for x in d), hex(c)
+        decompositions.append([c, d[0], d[1] if len(d) == 2 else 0])
+        if len(d) == 2 and unicodedata.normalize("NFC", chr(c)) == chr(c):
+            compositions.append([d[0], d[1], c])
+    compositions.sort()
+    return classes, decompositions, compositions, new
+
+
+def nfc_vectors(classes, decompositions, new):
+    """texts and their NFC: every code point that has a class or a decomposition, with and without a
+    following combining mark, and mixed sequences; none touches a code point new since 9.0"""
+    marks = [0x301, 0x323, 0x308, 0x327, 0x35C, 0x345, 0x5B0, 0x93C, 0x3099, 0x1D16E]
+    cases = []
+    for c, _, _ in decompositions:
+        cases.append(chr(c))
+        cases.append(chr(c) + chr(0x323) + chr(0x301))
+    for a, b, _ in classes:
+        for c in range(a, b + 1):
+            cases.append("a" + chr(c) + chr(0x301))
+    for c in list(range(0xAC00, 0xD7A4, 97)) + [0xAC00, 0xD7A3]:
+        cases.append(chr(c))
+        cases.append(unicodedata.normalize("NFD", chr(c)))
+        cases.append(unicodedata.normalize("NFD", chr(c)) + chr(0x11A8))
+    for base in "aeouAEOUsnc\u03b1\u03c9\u0438\u05d0\u0915\u304b\u1100":
+        for m1 in marks:
+            for m2 in marks:
+                cases.append(base + chr(m1) + chr(m2))
+                cases.append(base + chr(m1) + "b" + chr(m2))
+    cases += ["\u1100\u1161\u11a7", "\uac00\u11a7", "\uac00\u11a8", "\u1100\u1100\u1161", "\u0b47\u0b3e",
+              "\u0b47\u0301\u0b3e", "\u0301a", "\u0301\u0300a\u0301", "caf\u00e9 \u212b \u2126 \u0344"]
+    out, seen = [], set()
+    for text in cases:
+        if text in seen or any(ord(ch) in new for ch in text):
+            continue
+        seen.add(text)
+        out.append(f"{text.encode().hex()} {unicodedata.normalize('NFC', text).encode().hex()}\n")
+    return out
+
+
 def main():
     path = sys.argv[1] if len(sys.argv) > 1 else "gna.c"
+    vectors_path = sys.argv[2] if len(sys.argv) > 2 else "test/fixtures/nfc_vectors.txt"
     version = unicodedata.unidata_version
+    classes, decompositions, compositions, new = canonical_tables()
     letter = ranges_of(lambda c: unicodedata.category(chr(c)) in ("Lu", "Ll", "Lt", "Lm", "Lo"))
     number = ranges_of(lambda c: unicodedata.category(chr(c)) in ("Nd", "Nl", "No"))
     # White_Space must agree with the categories it is drawn from
@@ -107,7 +223,14 @@ def main():
             c_table("unicode_number", number, f"\\p{{N}}: Nd Nl No, Unicode {version}") +
             c_table("unicode_white_space", WHITE_SPACE, "\\s: the White_Space property") +
             c_table("unicode_punctuation", punctuation,
-                    "Pc Pd Ps Pe Pi Pf Po as the Rust crate unicode_categories 0.1.1 has them (Unicode 8.0)"))
+                    "Pc Pd Ps Pe Pi Pf Po as the Rust crate unicode_categories 0.1.1 has them (Unicode 8.0)") +
+            c_rows("unicode_combining_class", classes,
+                   f"{{first, last, ccc}}: non-zero Canonical_Combining_Class, Unicode {version} cut back to 9.0") +
+            c_rows("unicode_decomposition", decompositions,
+                   f"{{c, first, second}}: one-step canonical decompositions (second 0: a singleton), Unicode {version} "
+                   "cut back to 9.0, Hangul syllables left to the algorithm") +
+            c_rows("unicode_composition", compositions,
+                   f"{{first, second, composite}}: the primary composites, by pair, Unicode {version} cut back to 9.0"))
     with open(path, encoding="utf-8") as f:
         text = f.read()
     pattern = re.compile(r"(/\* BEGIN UNICODE TABLES[^\n]*\n).*?(/\* END UNICODE TABLES)", re.S)
@@ -116,8 +239,15 @@ def main():
     text = pattern.sub(lambda m: m.group(1) + body + m.group(2), text, count=1)
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
+    vectors = nfc_vectors(classes, decompositions, new)
+    with open(vectors_path, "w", encoding="utf-8") as f:
+        f.write(f"# NFC of Python {sys.version.split()[0]} unicodedata {version} (weights_tools/make_unicode_tables.py): "
+                "UTF-8 hex of a text, of its NFC\n")
+        f.writelines(vectors)
     print(f"{path}: Unicode {version}: {len(letter)} letter, {len(number)} number, {len(WHITE_SPACE)} white space, "
-          f"{len(punctuation)} punctuation ranges")
+          f"{len(punctuation)} punctuation ranges; {len(classes)} combining class ranges, {len(decompositions)} "
+          f"decompositions, {len(compositions)} compositions ({4 * (3 * len(classes) + 3 * len(decompositions) + 3 * len(compositions))} "
+          f"bytes)\n{vectors_path}: {len(vectors)} NFC cases")
 
 
 if __name__ == "__main__":
