@@ -3652,12 +3652,12 @@ static int thread_count(void) {
 /* task(context, begin, end) over [0, n) cut into one contiguous range per thread */
 typedef void (*RangeTask)(void *context, int begin, int end);
 
+#if GNA_THREADS
 /* the i-th of `threads` contiguous ranges that cut [0, n) */
 static void run_range(RangeTask task, void *context, int n, int threads, int i) {
     task(context, (int)((int64_t)n * i / threads), (int)((int64_t)n * (i + 1) / threads));
 }
 
-#if GNA_THREADS
 enum { MAX_THREADS = 64 };
 
 /* Worker i runs range i of each job; the thread that posts the job runs range 0 and then waits for
