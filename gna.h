@@ -61,6 +61,10 @@ int gna_main(int argc, char **argv);
 /* Worker threads for the kernels (default: all cores). Results do not depend on it, bit for bit. */
 void gna_set_threads(int n_threads);
 
+/* 1: bfloat16 compute mode: matmul inputs (activations and weights) rounded to bfloat16, products
+ * summed in float32, as a GPU runs the checkpoints in bfloat16. 0 (default): float32 throughout. */
+void gna_set_bf16(int on);
+
 #ifdef __cplusplus
 }
 #endif

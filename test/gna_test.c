@@ -2,6 +2,7 @@
  *
  *   gna_test unit TMPDIR              unit tests: JSON, number formats, RoPE, safetensors, .npy, tokenizer
  *   gna_test compare REF.npy OUT.npy  OUT within the fidelity tolerance of REF (float32 or float64 .npy)
+ *   gna_test compare REF.npy OUT.npy --bf16 DIR   the same for a --bf16 run of the model in DIR
  *   gna_test chunks DIR               one chunk = several chunks = token by token; any thread count, same bits
  *   gna_test pair DIR DIR             two models loaded at once run as they do alone
  *   gna_test properties DIR LAYER     ablating all heads = no mixer output; a last-row mask changes the
@@ -84,6 +85,8 @@ static int read_npy(const char *path, Array *a) {
 
 /* The fidelity rule (DEVELOPERS.md): max |out - ref| <= 1e-4 * max(1, max |ref|), and the same argmax
  * in every row unless the reference's two best are closer than that tolerance (a true near-tie). */
+static double relative_tolerance = 1e-4; /* the fidelity rule's; bf16_relative_tolerance() for --bf16 runs */
+
 static int compare_logits(const double *ref, const double *out, int rows, int cols, char *detail, size_t detail_size) {
     double max_ref = 0, max_diff = 0;
     size_t worst = 0;
@@ -92,7 +95,7 @@ static int compare_logits(const double *ref, const double *out, int rows, int co
         double d = fabs(ref[i] - out[i]);
         if (!(d <= max_diff)) { max_diff = d; worst = i; } /* NaN counts as worst */
     }
-    double tolerance = 1e-4 * fmax(1.0, max_ref);
+    double tolerance = relative_tolerance * fmax(1.0, max_ref);
     int argmax_mismatch = -1;
     for (int r = 0; r < rows && argmax_mismatch < 0; r++) {
         const double *a = ref + (size_t)r * (size_t)cols, *b = out + (size_t)r * (size_t)cols;
@@ -108,6 +111,35 @@ static int compare_logits(const double *ref, const double *out, int rows, int co
              max_diff, tolerance, worst / (size_t)cols, worst % (size_t)cols, ref[worst], out[worst],
              argmax_mismatch >= 0 ? ", argmax differs" : "");
     return ok;
+}
+
+/* The tolerance of a --bf16 run against the float64 reference, relative to max(1, max |logit|):
+ *
+ *     2 u M,    u = 2^-8, M = the number of matmuls in the model
+ *
+ * Why: bfloat16 keeps 8 significant bits, so rounding to nearest changes a number by a relative
+ * u = 2^-8 at most. A matmul in --bf16 mode rounds both of its inputs, so each product x_k w_k is
+ * off by at most 2u of itself (the products and float32 sums add nothing comparable: 2^-24). To
+ * first order, and with each block's gain taken as 1 (every mixer and MLP reads an RMS-normalised
+ * input), the relative errors of M matmuls add up to at most 2uM. M counts every matmul, since
+ * parallel ones (q, k, v; gate, up) each add their own error: 7 per Llama layer (q, k, v, o, gate,
+ * up, down), 4 per Mamba-1 layer (in, x, dt, out), 2 per Mamba-2 layer (in, out), 5 per Llamba
+ * layer (in, out, gate, up, down), and the lm_head. The Zamba2 fixture is not compared: its random
+ * weights amplify rounding about 20 times more than the others (transformers' own float32 run is
+ * 2.6e-5 from float64 there, under 1.3e-6 elsewhere), so in bfloat16 its logits move by half their
+ * range, in the scalar definitions as in the SIMD kernels - noise, not a measure of gna.
+ * The fixtures (2 or 3 layers) get 2uM = 0.039 (Mamba-2) to 0.17 (3-layer Llama). Measured with
+ * the AVX2 kernels, as a fraction of it: Llama 0.02-0.07, Llamba 0.05-0.13, Mamba-1 0.05-0.35,
+ * Mamba-2 0.08-0.47 - the SSM paths pass dt through softplus and exp, whose gains exceed 1, so they
+ * use more of it. The usual argmax rule applies with this tolerance. */
+static double bf16_relative_tolerance(const char *dir) {
+    Model *m;
+    if (gna_load(dir, &m) != GNA_OK) return 0;
+    const Config *c = &m->config;
+    int per_layer = c->family == FAMILY_LLAMA ? 7 : c->family == FAMILY_MAMBA2 ? 2 : c->family == FAMILY_LLAMBA ? 5 : 4;
+    double M = (double)c->n_layers * per_layer + 1;
+    gna_free(m);
+    return 2 * 0x1p-8 * M;
 }
 
 static int command_compare(const char *ref_path, const char *out_path) {
@@ -189,6 +221,15 @@ static int command_chunks(const char *dir) {
             check(compare_logits(a, b, T, V, detail, sizeof detail), name, "%s", detail);
             free(other);
         }
+#if GNA_VECTORS
+        simd_enabled = 0;
+        float *scalar = run_in_chunks(m, tokens, T, whole, 1);
+        simd_enabled = 1;
+        for (size_t i = 0; i < n; i++) b[i] = scalar ? scalar[i] : NAN;
+        snprintf(name, sizeof name, "%s: %s kernels = scalar definitions (within the fidelity tolerance)", dir, GNA_SIMD);
+        check(compare_logits(a, b, T, V, detail, sizeof detail), name, "%s", detail);
+        free(scalar);
+#endif
         snprintf(name, sizeof name, "%s: 3 threads = 1 thread, bit for bit", dir);
         check(memcmp(one, threaded, n * sizeof(float)) == 0, name, "logits differ");
         snprintf(name, sizeof name, "%s: token by token, 2 threads = 1 thread, bit for bit", dir);
@@ -781,6 +822,218 @@ static int command_tokenizer(const char *tokenizer_path, const char *expected_pa
     return n_failed ? 1 : 0;
 }
 
+/* ---- kernels: every SIMD kernel against its scalar definition, and thread counts against each other */
+static float random_float(uint64_t *state) { /* uniform in [-1, 1) */
+    return (float)((int64_t)(random_next(state) >> 40) - (1 << 23)) / (float)(1 << 23);
+}
+
+/* a random [rows, cols] weight in dtype, and its values as float */
+static void *random_weight(Dtype dtype, int rows, int cols, uint64_t *state, float *values) {
+    size_t n = (size_t)rows * (size_t)cols;
+    void *data = checked_malloc(n * 4);
+    for (size_t i = 0; i < n; i++) {
+        float v = random_float(state);
+        if (dtype == DTYPE_F32) {
+            ((float *)data)[i] = v;
+        } else {
+            uint32_t bits;
+            float r = round_to_bf16(v);
+            memcpy(&bits, &r, 4);
+            uint16_t h = (uint16_t)(bits >> 16);
+            if (dtype == DTYPE_F16) h = (uint16_t)(0x3000 + (random_next(state) % 0x1800) + (v < 0 ? 0x8000 : 0)); /* +-[2^-3, 2) */
+            ((uint16_t *)data)[i] = h;
+        }
+        values[i] = weight_at((Weight){data, dtype, rows, cols}, i);
+    }
+    return data;
+}
+
+/* out of matmul(), for a given kernel choice and thread count */
+static float *run_matmul(const float *in, int in_stride, int T, Weight w, Weight bias, int use_simd, int threads) {
+    float *out = checked_malloc(sizeof(float) * (size_t)T * (size_t)w.rows);
+#if GNA_VECTORS
+    simd_enabled = use_simd;
+#else
+    (void)use_simd;
+#endif
+    gna_set_threads(threads);
+    matmul_strided(out, in, in_stride, T, w, bias);
+    gna_set_threads(0);
+#if GNA_VECTORS
+    simd_enabled = 1;
+#endif
+    return out;
+}
+
+/* Each output against the float32 bound of a dot product of n terms, in any order, with or
+ * without fused multiply-adds: |error| <= n 2^-24 sum_k |in_k w_k| (Higham, Accuracy and Stability of
+ * Numerical Algorithms, eq. 3.5, with gamma_n ~ n u); checked with twice that. */
+static void test_matmul(void) {
+    static const Dtype dtypes[] = {DTYPE_F32, DTYPE_BF16, DTYPE_F16};
+    static const char *const names[] = {"F32", "BF16", "F16"};
+    static const int shapes[][3] = {{1, 37, 300}, {3, 20, 64}, {6, 16, 256}, {7, 33, 257}, {13, 50, 520}, {50, 130, 96}, {64, 17, 9}};
+    uint64_t state = 42;
+    for (int bf16 = 0; bf16 < 2; bf16++) {
+        gna_set_bf16(bf16);
+        for (int d = 0; d < 3; d++) {
+            int all_close = 1, all_same_bits = 1;
+            char detail[256] = "";
+            for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+                int T = shapes[s][0], rows = shapes[s][1], cols = shapes[s][2], in_stride = cols + 3;
+                float *values = checked_malloc(sizeof(float) * (size_t)rows * (size_t)cols), bias_values[130];
+                void *data = random_weight(dtypes[d], rows, cols, &state, values);
+                float *bias_data = checked_malloc(sizeof(float) * (size_t)rows);
+                for (int r = 0; r < rows; r++) bias_data[r] = random_float(&state);
+                memcpy(bias_values, bias_data, sizeof(float) * (size_t)(rows < 130 ? rows : 130));
+                float *in = checked_malloc(sizeof(float) * (size_t)T * (size_t)in_stride);
+                for (int i = 0; i < T * in_stride; i++) in[i] = random_float(&state);
+                Weight w = {data, dtypes[d], rows, cols}, bias = {bias_data, DTYPE_F32, 1, rows};
+                float *definition = run_matmul(in, in_stride, T, w, bias, 0, 1);
+                float *simd = run_matmul(in, in_stride, T, w, bias, 1, 1);
+                for (int threads = 2; threads <= 5; threads++) {
+                    float *other = run_matmul(in, in_stride, T, w, bias, 1, threads);
+                    if (memcmp(other, simd, sizeof(float) * (size_t)T * (size_t)rows) != 0) all_same_bits = 0;
+                    free(other);
+                    other = run_matmul(in, in_stride, T, w, bias, 0, threads);
+                    if (memcmp(other, definition, sizeof(float) * (size_t)T * (size_t)rows) != 0) all_same_bits = 0;
+                    free(other);
+                }
+                for (int t = 0; t < T; t++)
+                    for (int r = 0; r < rows; r++) {
+                        double magnitude = 0;
+                        for (int k = 0; k < cols; k++) magnitude += fabs((double)in[t * in_stride + k] * values[(size_t)r * cols + k]);
+                        double bound = 2.0 * cols * 0x1p-24 * magnitude + 0x1p-24 * fabs(bias_values[r < 130 ? r : 0]);
+                        double diff = fabs((double)simd[t * rows + r] - definition[t * rows + r]);
+                        if (!(diff <= bound) && all_close) {
+                            all_close = 0;
+                            snprintf(detail, sizeof detail, "T %d rows %d cols %d: out[%d, %d] %.9g vs %.9g (bound %.3g)", T, rows,
+                                     cols, t, r, simd[t * rows + r], definition[t * rows + r], bound);
+                        }
+                    }
+                free(definition); free(simd); free(in); free(data); free(values); free(bias_data);
+            }
+            char name[160];
+            snprintf(name, sizeof name, "matmul%s, %s weights: %s kernels = the scalar definition, within float32 rounding",
+                     bf16 ? " --bf16" : "", names[d], GNA_SIMD);
+            check(all_close, name, "%s", detail);
+            snprintf(name, sizeof name, "matmul%s, %s weights: 1 to 5 threads give the same bits", bf16 ? " --bf16" : "", names[d]);
+            check(all_same_bits, name, "outputs differ");
+        }
+    }
+    gna_set_bf16(0);
+}
+
+static void test_bf16_rounding(void) {
+    /* 1 + 2^-8 is halfway between 1 and 1 + 2^-7: ties to even (1); just above it rounds up */
+    check(round_to_bf16(1.0f + 0x1p-8f) == 1.0f && round_to_bf16(1.0f + 0x1p-8f + 0x1p-20f) == 1.0f + 0x1p-7f &&
+              round_to_bf16(1.0f + 3 * 0x1p-8f) == 1.0f + 0x1p-6f && round_to_bf16(-2.5f) == -2.5f &&
+              isnan(round_to_bf16(NAN)) && isinf(round_to_bf16(INFINITY)) && round_to_bf16(3.4028235e38f) == INFINITY,
+          "bf16: rounding to nearest, ties to even, as torch", "");
+#if GNA_VECTORS
+    uint64_t state = 3;
+    int same = 1;
+    for (int i = 0; i < 100000 && same; i += VEC) {
+        float x[VEC], y[VEC];
+        for (int j = 0; j < VEC; j++) {
+            uint32_t bits = (uint32_t)random_next(&state);
+            if ((bits & 0x7F800000u) == 0x7F800000u) bits &= 0xBFFFFFFFu; /* no inf or NaN */
+            memcpy(&x[j], &bits, 4);
+        }
+        vec_store(y, vec_round_bf16(vec_load(x)));
+        for (int j = 0; j < VEC; j++) same &= memcmp(&y[j], &(float){round_to_bf16(x[j])}, 4) == 0;
+    }
+    check(same, "bf16: SIMD rounding = round_to_bf16, bit for bit (100000 random floats)", "");
+#endif
+}
+
+static void test_exp(void) {
+#if GNA_VECTORS
+    double worst = 0, at = 0;
+    for (double x = -104.0; x < 88.72; x += 0.000937) {
+        float in[VEC], out[VEC];
+        for (int j = 0; j < VEC; j++) in[j] = (float)(x + j * 0.0001);
+        vec_store(out, vec_exp(vec_load(in)));
+        for (int j = 0; j < VEC; j++) {
+            float want = expf(in[j]);
+            double ulp = want >= 0x1p-126f ? (double)nextafterf(want, INFINITY) - want : 0x1p-149;
+            double e = fabs((double)out[j] - want) / ulp;
+            if (e > worst) { worst = e; at = in[j]; }
+        }
+    }
+    float big[VEC], out[VEC];
+    for (int j = 0; j < VEC; j++) big[j] = j % 2 ? 89.0f : -105.0f;
+    vec_store(out, vec_exp(vec_load(big)));
+    check(worst <= 2 && isinf(out[1]) && out[0] == 0, "exp: SIMD within 2 ulp of expf on [-104, 88.7]; inf and 0 beyond",
+          "%.2f ulp at x = %.9g", worst, at);
+#endif
+}
+
+#if GNA_VECTORS
+/* the largest distance, in units in the last place of the definition's result, over many x */
+static double worst_ulps(Vec (*vector_f)(Vec), float (*f)(float), double from, double to, double step, double *at) {
+    double worst = 0;
+    for (double x = from; x < to; x += step) {
+        float in[VEC], out[VEC];
+        for (int j = 0; j < VEC; j++) in[j] = (float)(x + j * step / VEC);
+        vec_store(out, vector_f(vec_load(in)));
+        for (int j = 0; j < VEC; j++) {
+            float want = f(in[j]);
+            double ulp = fabsf(want) >= 0x1p-126f ? fabs((double)nextafterf(want, INFINITY) - want) : 0x1p-149;
+            double e = fabs((double)out[j] - want) / ulp;
+            if (e > worst) { worst = e; *at = in[j]; }
+        }
+    }
+    return worst;
+}
+
+static Vec vec_log_of_exp(Vec x) { return vec_log(vec_exp(x)); } /* log over every binade: x = log(y) */
+static float log_of_exp(float x) { return logf(vec_sum(vec_exp(vec_set1(x))) / VEC); }
+
+static void test_elementwise(void) {
+    double at = 0, worst = worst_ulps(vec_log_of_exp, log_of_exp, -87.0, 88.0, 0.0011, &at);
+    check(worst <= 2, "log: SIMD within 2 ulp of logf over all normal floats", "%.2f ulp at log x = %.9g", worst, at);
+    worst = worst_ulps(vec_silu, silu, -90.0, 90.0, 0.0013, &at);
+    check(worst <= 4, "silu: SIMD within 4 ulp of the definition on [-90, 90]", "%.2f ulp at x = %.9g", worst, at);
+    worst = worst_ulps(vec_softplus, softplus, -100.0, 100.0, 0.0013, &at);
+    check(worst <= 4, "softplus: SIMD within 4 ulp of the definition on [-100, 100]", "%.2f ulp at x = %.9g", worst, at);
+    /* the conv on a channel count that leaves a partial block, against the definition */
+    enum { C = 21, T = 9, K = 4 };
+    uint64_t state = 5;
+    float in[T * C], weights[C * K], bias[C], state1[(K - 1) * C], state2[(K - 1) * C], out1[T * C], out2[T * C];
+    for (int i = 0; i < T * C; i++) in[i] = random_float(&state);
+    for (int i = 0; i < C * K; i++) weights[i] = random_float(&state);
+    for (int i = 0; i < C; i++) bias[i] = random_float(&state);
+    for (int i = 0; i < (K - 1) * C; i++) state1[i] = state2[i] = random_float(&state);
+    Weight w = {weights, DTYPE_F32, C, K}, b = {bias, DTYPE_F32, 1, C};
+    simd_enabled = 0;
+    causal_conv1d(out1, in, C, T, C, w, b, state1);
+    simd_enabled = 1;
+    causal_conv1d(out2, in, C, T, C, w, b, state2);
+    int ok = memcmp(state1, state2, sizeof state1) == 0;
+    for (int i = 0; i < T * C; i++) ok &= fabsf(out1[i] - out2[i]) <= 1e-6f * 8;
+    check(ok, "conv1d: SIMD = scalar definition (21 channels: a partial block), state the same", "");
+}
+#endif
+
+static void test_scan_steps(void) {
+#if GNA_VECTORS
+    uint64_t state = 9;
+    int ok = 1;
+    for (int N = 1; N <= 130; N += 13) {
+        float B[130], C[130], S1[130], S2[130];
+        for (int n = 0; n < N; n++) { B[n] = random_float(&state); C[n] = random_float(&state); S1[n] = S2[n] = random_float(&state); }
+        for (int step = 0; step < 20; step++) {
+            float dt = 0.5f * fabsf(random_float(&state)), u = random_float(&state);
+            float y1 = ssd_scan_step(S1, expf(-dt), dt * u, B, C, N), y2 = ssd_scan_step_simd(S2, expf(-dt), dt * u, B, C, N);
+            double scale = 0;
+            for (int n = 0; n < N; n++) scale += fabs(S1[n] * C[n]);
+            ok &= fabs(y1 - y2) <= 1e-5 * (scale + 1);
+        }
+    }
+    check(ok, "scan: Mamba-2 step, SIMD = scalar definition within 1e-5 (N = 1 .. 118, 20 steps)", "");
+#endif
+}
+
 int main(int argc, char **argv) {
     if (argc == 3 && strcmp(argv[1], "unit") == 0) {
         test_json();
@@ -792,14 +1045,25 @@ int main(int argc, char **argv) {
         test_unicode();
         test_nfc();
         test_tokenizer(argv[2]);
+        test_bf16_rounding();
+        test_exp();
+        test_matmul();
+        test_scan_steps();
+#if GNA_VECTORS
+        test_elementwise();
+#endif
         return n_failed ? 1 : 0;
     }
     if (argc == 4 && strcmp(argv[1], "tokenizer") == 0) return command_tokenizer(argv[2], argv[3]);
     if (argc == 4 && strcmp(argv[1], "compare") == 0) return command_compare(argv[2], argv[3]);
+    if (argc == 6 && strcmp(argv[1], "compare") == 0 && strcmp(argv[4], "--bf16") == 0) {
+        relative_tolerance = bf16_relative_tolerance(argv[5]);
+        return command_compare(argv[2], argv[3]);
+    }
     if (argc == 3 && strcmp(argv[1], "chunks") == 0) return command_chunks(argv[2]);
     if (argc == 4 && strcmp(argv[1], "pair") == 0) return command_pair(argv[2], argv[3]);
     if (argc == 4 && strcmp(argv[1], "properties") == 0) return command_properties(argv[2], atoi(argv[3]));
-    fprintf(stderr, "usage: gna_test unit TMPDIR | compare REF.npy OUT.npy | chunks DIR | pair DIR DIR | properties DIR LAYER"
+    fprintf(stderr, "usage: gna_test unit TMPDIR | compare REF.npy OUT.npy [--bf16 DIR] | chunks DIR | pair DIR DIR | properties DIR LAYER"
                     " | tokenizer JSON EXPECTED.jsonl\n");
     return 2;
 }

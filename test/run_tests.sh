@@ -4,7 +4,10 @@
 # Each pair is a build to test: GNA the gna program, GNA_TEST the C test program (test/gna_test.c);
 # `make test` passes the plain build and the ASan+UBSan build. Prints one line per check and ends
 # with "N passed, N failed" over all builds; exits 1 if anything failed.
+# RUN, if set, is put before every run of GNA and GNA_TEST: `make test-arm` sets it to qemu-aarch64
+# to run an aarch64 build on this machine.
 set -u
+RUN=${RUN:-}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 passed=0
@@ -30,7 +33,7 @@ GNA=$1
 GNA_TEST=$2
 
 # 1. Unit tests of gna.c's parts
-"$GNA_TEST" unit "$TMP" >"$TMP/unit.txt" 2>&1
+$RUN "$GNA_TEST" unit "$TMP" >"$TMP/unit.txt" 2>&1
 count_c_checks "unit tests" $? "$TMP/unit.txt"
 
 # 2. Every fixture against transformers' float64 logits, through the command line, then the chunk and
@@ -40,11 +43,21 @@ for dir in test/fixtures/*/; do
     name=$(basename "$dir")
     [ "$name" = tokenizers ] && continue # section 6
     tokens=$(cat "$dir/tokens.txt")
-    if "$GNA" logits -q -m "$dir" --tokens "$tokens" -o "$TMP/logits.npy" 2>"$TMP/err" &&
-        "$GNA_TEST" compare "$dir/logits.npy" "$TMP/logits.npy" >"$TMP/cmp" 2>&1; then
+    if $RUN "$GNA" logits -q -m "$dir" --tokens "$tokens" -o "$TMP/logits.npy" 2>"$TMP/err" &&
+        $RUN "$GNA_TEST" compare "$dir/logits.npy" "$TMP/logits.npy" >"$TMP/cmp" 2>&1; then
         pass "$name: logits equal transformers' float64 logits ($(sed 's/^ *//' "$TMP/cmp"))"
     else
         fail "$name: logits equal transformers' float64 logits" "$(cat "$TMP/err" "$TMP/cmp" 2>/dev/null)"
+    fi
+    rm -f "$TMP/logits.npy"
+
+    # --bf16 compute mode, against the same float64 logits with its own tolerance (gna_test.c says
+    # why, and why the zamba2 fixture is left out)
+    if [ "$name" != zamba2_f32 ] && $RUN "$GNA" logits -q --bf16 -m "$dir" --tokens "$tokens" -o "$TMP/logits.npy" 2>"$TMP/err" &&
+        $RUN "$GNA_TEST" compare "$dir/logits.npy" "$TMP/logits.npy" --bf16 "$dir" >"$TMP/cmp" 2>&1; then
+        pass "$name: --bf16 logits within the bf16 tolerance ($(sed 's/^ *//' "$TMP/cmp"))"
+    elif [ "$name" != zamba2_f32 ]; then
+        fail "$name: --bf16 logits within the bf16 tolerance" "$(cat "$TMP/err" "$TMP/cmp" 2>/dev/null)"
     fi
     rm -f "$TMP/logits.npy"
 
@@ -55,8 +68,8 @@ for dir in test/fixtures/*/; do
         for f in "$dir"/*.safetensors "$dir"/model.safetensors.index.json; do
             [ -f "$f" ] && ln -s "$PWD/$f" "$TMP/v4/$(basename "$f")"
         done
-        if "$GNA" logits -q -m "$TMP/v4" --tokens "$tokens" -o "$TMP/logits.npy" 2>"$TMP/err" &&
-            "$GNA_TEST" compare "$dir/logits.npy" "$TMP/logits.npy" >"$TMP/cmp" 2>&1; then
+        if $RUN "$GNA" logits -q -m "$TMP/v4" --tokens "$tokens" -o "$TMP/logits.npy" 2>"$TMP/err" &&
+            $RUN "$GNA_TEST" compare "$dir/logits.npy" "$TMP/logits.npy" >"$TMP/cmp" 2>&1; then
             pass "$name: same logits with config.json in the transformers 4.x layout"
         else
             fail "$name: same logits with config.json in the transformers 4.x layout" "$(cat "$TMP/err" "$TMP/cmp")"
@@ -67,7 +80,7 @@ for dir in test/fixtures/*/; do
     # Greedy generation: transformers' float64 argmax continuation of the first 8 tokens.
     expected=$(cat "$dir/generate.txt")
     prompt=$(echo "$expected" | cut -d' ' -f1-8)
-    got=$("$GNA" generate -q -m "$dir" --tokens "$prompt" -n 8 --ignore-eos 2>"$TMP/err")
+    got=$($RUN "$GNA" generate -q -m "$dir" --tokens "$prompt" -n 8 --ignore-eos 2>"$TMP/err")
     if [ "$got" = "$expected" ]; then
         pass "$name: greedy generation equals transformers'"
     else
@@ -75,7 +88,7 @@ for dir in test/fixtures/*/; do
 got:      $got $(cat "$TMP/err")"
     fi
 
-    "$GNA_TEST" chunks "$dir" >"$TMP/chunks.txt" 2>&1
+    $RUN "$GNA_TEST" chunks "$dir" >"$TMP/chunks.txt" 2>&1
     count_c_checks "$name: chunk checks" $? "$TMP/chunks.txt"
 done
 
@@ -88,14 +101,14 @@ for cases in test/fixtures/*/interventions/cases.tsv; do
     while IFS="$tab" read -r kind spec file; do
         [ -z "$kind" ] && continue
         if [ "$kind" = logits ]; then
-            "$GNA" logits -q -m "$dir" --tokens "$tokens" --mask "$spec" -o "$TMP/out.npy" 2>"$TMP/err"
+            $RUN "$GNA" logits -q -m "$dir" --tokens "$tokens" --mask "$spec" -o "$TMP/out.npy" 2>"$TMP/err"
         elif [ "$kind" = surgery ]; then
             # shellcheck disable=SC2086 # the spec is options, words on purpose
-            "$GNA" logits -q -m "$dir" --tokens "$tokens" $spec -o "$TMP/out.npy" 2>"$TMP/err"
+            $RUN "$GNA" logits -q -m "$dir" --tokens "$tokens" $spec -o "$TMP/out.npy" 2>"$TMP/err"
         else
-            "$GNA" attn -q -m "$dir" --tokens "$tokens" --heads "$spec" -o "$TMP/out.npy" 2>"$TMP/err"
+            $RUN "$GNA" attn -q -m "$dir" --tokens "$tokens" --heads "$spec" -o "$TMP/out.npy" 2>"$TMP/err"
         fi
-        if [ $? -eq 0 ] && "$GNA_TEST" compare "$dir/interventions/$file" "$TMP/out.npy" >"$TMP/cmp" 2>&1; then
+        if [ $? -eq 0 ] && $RUN "$GNA_TEST" compare "$dir/interventions/$file" "$TMP/out.npy" >"$TMP/cmp" 2>&1; then
             pass "$name: $kind $spec equals transformers with hooks ($(sed 's/^ *//' "$TMP/cmp"))"
         else
             fail "$name: $kind $spec equals transformers with hooks" "$(cat "$TMP/err" "$TMP/cmp" 2>/dev/null)"
@@ -104,21 +117,21 @@ for cases in test/fixtures/*/interventions/cases.tsv; do
     done <"$cases"
 done
 for fixture in llama_gqa_llama3:1 mamba_f32:1 falcon_mamba_f32:0 mamba2_f32:1 llamba_f32:1; do
-    "$GNA_TEST" properties "test/fixtures/${fixture%%:*}" "${fixture##*:}" >"$TMP/prop.txt" 2>&1
+    $RUN "$GNA_TEST" properties "test/fixtures/${fixture%%:*}" "${fixture##*:}" >"$TMP/prop.txt" 2>&1
     count_c_checks "${fixture%%:*}: intervention properties" $? "$TMP/prop.txt"
 done
 
-"$GNA_TEST" pair test/fixtures/llama_gqa_llama3 test/fixtures/llamba_f32 >"$TMP/pair.txt" 2>&1
+$RUN "$GNA_TEST" pair test/fixtures/llama_gqa_llama3 test/fixtures/llamba_f32 >"$TMP/pair.txt" 2>&1
 count_c_checks "llama and llamba side by side" $? "$TMP/pair.txt"
 
 # Layer surgery: a layer replaced by the same layer of the same checkpoint changes nothing; one from
 # another checkpoint of equal width changes the logits; keeping every layer changes nothing.
 dir=test/fixtures/llama_gqa_llama3
 tokens=$(cat "$dir/tokens.txt")
-"$GNA" logits -q -m "$dir" --tokens "$tokens" -o "$TMP/plain.npy"
-"$GNA" logits -q -m "$dir" --tokens "$tokens" --replace "1=$dir" -o "$TMP/self.npy"
-"$GNA" logits -q -m "$dir" --tokens "$tokens" --layers 0-1 -o "$TMP/all.npy"
-"$GNA" logits -q -m "$dir" --tokens "$tokens" --replace 1=test/fixtures/llama_sharded -o "$TMP/other.npy"
+$RUN "$GNA" logits -q -m "$dir" --tokens "$tokens" -o "$TMP/plain.npy"
+$RUN "$GNA" logits -q -m "$dir" --tokens "$tokens" --replace "1=$dir" -o "$TMP/self.npy"
+$RUN "$GNA" logits -q -m "$dir" --tokens "$tokens" --layers 0-1 -o "$TMP/all.npy"
+$RUN "$GNA" logits -q -m "$dir" --tokens "$tokens" --replace 1=test/fixtures/llama_sharded -o "$TMP/other.npy"
 if cmp -s "$TMP/plain.npy" "$TMP/self.npy" && cmp -s "$TMP/plain.npy" "$TMP/all.npy" && ! cmp -s "$TMP/plain.npy" "$TMP/other.npy"; then
     pass "surgery: --replace with the model's own layer and --layers over all layers change nothing; another donor does"
 else
@@ -137,9 +150,9 @@ fi
 
 # 3. Sampling is reproducible from its seed, and differs across seeds.
 dir=test/fixtures/llama_gqa_llama3
-a=$("$GNA" generate -q -m $dir --tokens 1,2,3 -n 12 --temp 1.5 --seed 7 --ignore-eos)
-b=$("$GNA" generate -q -m $dir --tokens 1,2,3 -n 12 --temp 1.5 --seed 7 --ignore-eos)
-c=$("$GNA" generate -q -m $dir --tokens 1,2,3 -n 12 --temp 1.5 --seed 8 --ignore-eos)
+a=$($RUN "$GNA" generate -q -m $dir --tokens 1,2,3 -n 12 --temp 1.5 --seed 7 --ignore-eos)
+b=$($RUN "$GNA" generate -q -m $dir --tokens 1,2,3 -n 12 --temp 1.5 --seed 7 --ignore-eos)
+c=$($RUN "$GNA" generate -q -m $dir --tokens 1,2,3 -n 12 --temp 1.5 --seed 8 --ignore-eos)
 if [ "$a" = "$b" ] && [ "$a" != "$c" ] && [ "$(echo "$a" | wc -w)" -eq 15 ]; then
     pass "generate: --temp sampling is reproducible from --seed"
 else
@@ -148,7 +161,7 @@ fi
 
 # 4. --help describes every command's options
 for cmd in info logits generate tokenize detokenize; do
-    if "$GNA" "$cmd" --help >"$TMP/help" 2>&1 && grep -q "usage: gna $cmd" "$TMP/help" && grep -q -- "--threads" "$TMP/help"; then
+    if $RUN "$GNA" "$cmd" --help >"$TMP/help" 2>&1 && grep -q "usage: gna $cmd" "$TMP/help" && grep -q -- "--threads" "$TMP/help"; then
         pass "gna $cmd --help"
     else
         fail "gna $cmd --help" "$(cat "$TMP/help")"
@@ -165,7 +178,7 @@ while IFS="$tab" read -r name status expected args; do
     rm -f "$TMP"/*.npy
     args=$(printf '%s' "$args" | sed "s|\$BAD|$BAD|g; s|\$TMP|$TMP|g")
     # shellcheck disable=SC2086 # the arguments are words on purpose
-    "$GNA" $args >"$TMP/out" 2>"$TMP/err"
+    $RUN "$GNA" $args >"$TMP/out" 2>"$TMP/err"
     rc=$?
     [ "$expected" = "-" ] && expected=""
     expected=$(printf '%s' "$expected" | sed "s|\$BAD|$BAD|g")
@@ -194,7 +207,7 @@ for name in llama3 llama2 falcon neox; do
     llama2) json=$LLAMA2 ;;
     *) json=$TOKENIZERS/$name/tokenizer.json ;;
     esac
-    "$GNA_TEST" tokenizer "$json" "$TOKENIZERS/expected_$name.jsonl" >"$TMP/tok.txt" 2>&1
+    $RUN "$GNA_TEST" tokenizer "$json" "$TOKENIZERS/expected_$name.jsonl" >"$TMP/tok.txt" 2>&1
     count_c_checks "tokenizer $name" $? "$TMP/tok.txt"
 done
 
@@ -207,17 +220,17 @@ check_output() { # name, expected output, command...
     else fail "$name" "expected: $expected
 got:      $got $(cat "$TMP/err")"; fi
 }
-check_output "tokenize: Llama-3.1 adds <|begin_of_text|>" "128000 9906 1917" "$GNA" tokenize --tokenizer "$LLAMA3" -p "Hello world"
-check_output "tokenize: --no-special" "9906 1917" "$GNA" tokenize --tokenizer "$LLAMA3" -p "Hello world" --no-special
-check_output "tokenize: ignore_merges keeps ' Việt' whole (llama.cpp#7193)" "128000 101798" "$GNA" tokenize --tokenizer "$LLAMA3" -p " Việt"
-check_output "tokenize: Mistral/Llama-2 vocabulary, <s> and the prepended space" "1 22557 1526" "$GNA" tokenize --tokenizer "$LLAMA2" -p "Hello world"
-check_output "detokenize: special tokens kept" "<|begin_of_text|>Hello world" "$GNA" detokenize --tokenizer "$LLAMA3" --tokens 128000,9906,1917
-check_output "detokenize: --skip-special" "Hello world" "$GNA" detokenize --tokenizer "$LLAMA3" --tokens 128000,9906,1917 --skip-special
+check_output "tokenize: Llama-3.1 adds <|begin_of_text|>" "128000 9906 1917" $RUN "$GNA" tokenize --tokenizer "$LLAMA3" -p "Hello world"
+check_output "tokenize: --no-special" "9906 1917" $RUN "$GNA" tokenize --tokenizer "$LLAMA3" -p "Hello world" --no-special
+check_output "tokenize: ignore_merges keeps ' Việt' whole (llama.cpp#7193)" "128000 101798" $RUN "$GNA" tokenize --tokenizer "$LLAMA3" -p " Việt"
+check_output "tokenize: Mistral/Llama-2 vocabulary, <s> and the prepended space" "1 22557 1526" $RUN "$GNA" tokenize --tokenizer "$LLAMA2" -p "Hello world"
+check_output "detokenize: special tokens kept" "<|begin_of_text|>Hello world" $RUN "$GNA" detokenize --tokenizer "$LLAMA3" --tokens 128000,9906,1917
+check_output "detokenize: --skip-special" "Hello world" $RUN "$GNA" detokenize --tokenizer "$LLAMA3" --tokens 128000,9906,1917 --skip-special
 printf 'Hello world' >"$TMP/hello.txt"
-check_output "tokenize: -f reads the file's bytes" "128000 9906 1917" "$GNA" tokenize --tokenizer "$LLAMA3" -f "$TMP/hello.txt"
+check_output "tokenize: -f reads the file's bytes" "128000 9906 1917" $RUN "$GNA" tokenize --tokenizer "$LLAMA3" -f "$TMP/hello.txt"
 # byte-level BPE loses nothing: the corpus comes back byte for byte
-if ids=$("$GNA" tokenize --tokenizer "$LLAMA3" -f test/tokenizer_corpus.txt --no-special 2>"$TMP/err") &&
-    "$GNA" detokenize --tokenizer "$LLAMA3" --tokens "$ids" >"$TMP/back.txt" 2>>"$TMP/err" &&
+if ids=$($RUN "$GNA" tokenize --tokenizer "$LLAMA3" -f test/tokenizer_corpus.txt --no-special 2>"$TMP/err") &&
+    $RUN "$GNA" detokenize --tokenizer "$LLAMA3" --tokens "$ids" >"$TMP/back.txt" 2>>"$TMP/err" &&
     cmp -s test/tokenizer_corpus.txt "$TMP/back.txt"; then
     pass "detokenize(tokenize(corpus)) is the corpus, byte for byte (Llama-3.1)"
 else
@@ -225,15 +238,15 @@ else
 fi
 # -p on logits and generate: the folder's tokenizer.json
 dir=$BAD/good_llama_tokenizer
-ids=$("$GNA" tokenize -m $dir -p "hello hi")
-if "$GNA" logits -q -m $dir -p "hello hi" -o "$TMP/p.npy" 2>"$TMP/err" &&
-    "$GNA" logits -q -m $dir --tokens "$ids" -o "$TMP/t.npy" 2>>"$TMP/err" && cmp -s "$TMP/p.npy" "$TMP/t.npy"; then
+ids=$($RUN "$GNA" tokenize -m $dir -p "hello hi")
+if $RUN "$GNA" logits -q -m $dir -p "hello hi" -o "$TMP/p.npy" 2>"$TMP/err" &&
+    $RUN "$GNA" logits -q -m $dir --tokens "$ids" -o "$TMP/t.npy" 2>>"$TMP/err" && cmp -s "$TMP/p.npy" "$TMP/t.npy"; then
     pass "logits -p TEXT = logits --tokens \$(gna tokenize -p TEXT) ($ids)"
 else
     fail "logits -p TEXT = logits --tokens \$(gna tokenize -p TEXT)" "$(cat "$TMP/err")"
 fi
 rm -f "$TMP/p.npy" "$TMP/t.npy"
-got=$("$GNA" generate -q -m $dir -p "hello" -n 4 --ignore-eos 2>"$TMP/err")
+got=$($RUN "$GNA" generate -q -m $dir -p "hello" -n 4 --ignore-eos 2>"$TMP/err")
 case "$got" in
 "<s> hello"?*) pass "generate -p prints the decoded text: $got" ;;
 *) fail "generate -p prints the decoded text" "got: $got $(cat "$TMP/err")" ;;
@@ -246,7 +259,7 @@ LLAMA2=test/.cache/llama2/tokenizer.json
 sh test/fetch_tokenizers.sh || echo "(the tokenizer tests that need test/.cache will fail)"
 
 while [ $# -ge 2 ]; do
-    case "$1" in *san*) LABEL="[asan+ubsan] " ;; *) LABEL="" ;; esac
+    case "$1" in *san*) LABEL="[asan+ubsan] " ;; *arm*) LABEL="[aarch64] " ;; *) LABEL="" ;; esac
     run_suite "$1" "$2"
     shift 2
 done

@@ -1,0 +1,64 @@
+#!/bin/sh
+# gna's benchmarks, run by `make bench`: gna beside PyTorch on the same random-weight checkpoints,
+# the same thread count, in the same run; then the machine probes. Measures and prints; checks nothing.
+#   test/bench.sh GNA_BENCH DIR
+# DIR holds the checkpoints (made on first use by weights_tools/make_random_checkpoint.py, bf16).
+# Knobs (environment): THREADS (default: all cores), MODELS, PREFILL_T ("128 512"), N_DECODE (16),
+# TORCH_N_DECODE (4), BF16_T (128: PyTorch's bfloat16 matmul is slow on CPUs without AVX512-BF16),
+# PYTHON (/usr/bin/python3, Debian's, which has python3-torch).
+set -eu
+GNA_BENCH=$1
+DIR=$2
+THREADS=${THREADS:-$(getconf _NPROCESSORS_ONLN)}
+MODELS=${MODELS:-"llama-1b mamba-790m mamba2-780m"}
+PREFILL_T=${PREFILL_T:-"128 512"}
+N_DECODE=${N_DECODE:-16}
+TORCH_N_DECODE=${TORCH_N_DECODE:-4}
+BF16_T=${BF16_T:-128}
+PYTHON=${PYTHON:-/usr/bin/python3}
+# This machine's environment holds OpenBLAS to AVX2 (OPENBLAS_CORETYPE, OPENBLAS_L2_SIZE); the peer
+# runs without them, so that OpenBLAS picks its best kernels, and with the same thread count as gna.
+TORCH="env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OPENBLAS_NUM_THREADS=$THREADS OMP_NUM_THREADS=$THREADS $PYTHON weights_tools/bench_torch.py"
+
+field() { # the value after key $1 in line $2
+    printf '%s\n' "$2" | tr ' ' '\n' | sed -n "/^$1\$/{n;p;}"
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+for model in $MODELS; do
+    [ -f "$DIR/$model/config.json" ] || "$PYTHON" weights_tools/make_random_checkpoint.py "$model" "$DIR/$model"
+done
+
+echo "gna vs PyTorch, $THREADS threads, random-weight checkpoints stored in bf16 ($(uname -m), $("$GNA_BENCH" peak 1 | sed 's/.*simd //'))"
+echo
+printf '%-12s %-7s %5s %12s %12s %7s\n' model mode T "gna tok/s" "torch tok/s" ratio
+for model in $MODELS; do
+    for T in $PREFILL_T; do
+        g=$("$GNA_BENCH" model "$DIR/$model" "$T" "$N_DECODE" "$THREADS")
+        t=$($TORCH "$DIR/$model" "$T" "$TORCH_N_DECODE" "$THREADS")
+        printf '%-12s %-7s %5s %12s %12s %7s\n' "$model" prefill "$T" "$(field prefill_tps "$g")" "$(field prefill_tps "$t")" \
+            "$(ratio "$(field prefill_tps "$g")" "$(field prefill_tps "$t")")"
+    done
+    printf '%-12s %-7s %5s %12s %12s %7s   (gna: %s GB/s)\n' "$model" decode "$T" "$(field decode_tps "$g")" "$(field decode_tps "$t")" \
+        "$(ratio "$(field decode_tps "$g")" "$(field decode_tps "$t")")" "$(field decode_gbps "$g")"
+    if [ "$model" = llama-1b ]; then
+        for T in $BF16_T; do
+            g=$("$GNA_BENCH" model "$DIR/$model" "$T" "$N_DECODE" "$THREADS" --bf16)
+            t=$($TORCH "$DIR/$model" "$T" 1 "$THREADS" --bf16)
+            printf '%-12s %-7s %5s %12s %12s %7s\n' "$model" "bf16" "$T" "$(field prefill_tps "$g")" "$(field prefill_tps "$t")" \
+                "$(ratio "$(field prefill_tps "$g")" "$(field prefill_tps "$t")")"
+        done
+    fi
+done
+
+echo
+peak=$("$GNA_BENCH" peak "$THREADS")
+bandwidth=$("$GNA_BENCH" bandwidth "$THREADS")
+echo "machine: FMA peak $(field peak_gflops "$peak") GFLOP/s, read bandwidth $(field read_gbps "$bandwidth") GB/s ($THREADS threads)"
+for shape in "512 2048 2048" "512 8192 2048" "512 2048 8192" "512 32000 2048"; do
+    m=$("$GNA_BENCH" matmul $shape "$THREADS" bf16)
+    echo "matmul T, rows, cols = $shape (bf16 weights): $(field matmul_gflops "$m") GFLOP/s = $(ratio "$(field matmul_gflops "$m")" "$(field peak_gflops "$peak")") of peak"
+done
+m=$("$GNA_BENCH" matmul 1 8192 2048 "$THREADS" bf16)
+gbps=$(awk -v s="$(field seconds "$m")" 'BEGIN { printf "%.1f", 8192 * 2048 * 2 / s / 1e9 }')
+echo "matvec (decode) 8192 x 2048 bf16: $gbps GB/s = $(ratio "$gbps" "$(field read_gbps "$bandwidth")") of bandwidth"

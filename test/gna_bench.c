@@ -1,0 +1,202 @@
+/* gna_bench.c - measurements behind `make bench`. Includes gna.c, so that it times gna's own kernels
+ * and thread pool, and measures the machine with the same SIMD vocabulary.
+ *
+ *   gna_bench peak THREADS                          FMA peak, GFLOP/s
+ *   gna_bench bandwidth THREADS                     memory read bandwidth, GB/s (STREAM-like)
+ *   gna_bench matmul T ROWS COLS THREADS [bf16|--bf16]  gna's matmul, GFLOP/s: F32 weights, BF16 weights,
+ *                                                   or BF16 weights in the --bf16 compute mode
+ *   gna_bench model DIR T N_DECODE THREADS [--bf16] prefill of T tokens and N_DECODE decode steps
+ *
+ * Each prints one line of `key value` pairs; nothing here checks a speed.
+ */
+#define GNA_NO_MAIN
+#include "../gna.c"
+
+/* the best of `repeats` runs, in seconds */
+#define BEST_OF(repeats, seconds, statement)                                                       \
+    do {                                                                                           \
+        seconds = 1e30;                                                                            \
+        for (int repeat_ = 0; repeat_ < (repeats); repeat_++) {                                    \
+            double start_ = seconds_now();                                                         \
+            statement;                                                                             \
+            double elapsed_ = seconds_now() - start_;                                              \
+            if (elapsed_ < seconds) seconds = elapsed_;                                            \
+        }                                                                                          \
+    } while (0)
+
+/* -- FMA peak: per thread, independent chains of vector FMAs, more of them than the FMA units
+ * need to hide their latency (2 units x 5 cycles on current x86, fewer elsewhere) */
+enum { PEAK_CHAINS = 12, PEAK_STEPS = 20 * 1000 * 1000 };
+static volatile float peak_sink;
+
+static void peak_fma(void *context, int begin, int end) {
+    (void)context;
+    for (int job = begin; job < end; job++) {
+#if GNA_VECTORS
+        Vec acc[PEAK_CHAINS], a = vec_set1(0.999999f), b = vec_set1(1e-7f);
+        UNROLL for (int c = 0; c < PEAK_CHAINS; c++) acc[c] = vec_set1((float)c);
+        for (int s = 0; s < PEAK_STEPS; s++)
+            UNROLL for (int c = 0; c < PEAK_CHAINS; c++) acc[c] = vec_fma(acc[c], a, b);
+        float sum = 0;
+        for (int c = 0; c < PEAK_CHAINS; c++) sum += vec_sum(acc[c]);
+#else
+        float acc[PEAK_CHAINS], sum = 0;
+        for (int c = 0; c < PEAK_CHAINS; c++) acc[c] = (float)c;
+        for (int s = 0; s < PEAK_STEPS; s++)
+            for (int c = 0; c < PEAK_CHAINS; c++) acc[c] = acc[c] * 0.999999f + 1e-7f;
+        for (int c = 0; c < PEAK_CHAINS; c++) sum += acc[c];
+#endif
+        peak_sink = sum;
+    }
+}
+
+static int command_peak(int threads) {
+#if GNA_VECTORS
+    int lanes = VEC;
+#else
+    int lanes = 1;
+#endif
+    gna_set_threads(threads);
+    double seconds;
+    BEST_OF(3, seconds, parallel_for(threads, peak_fma, NULL));
+    double flops = 2.0 * PEAK_CHAINS * (double)PEAK_STEPS * lanes * threads;
+    printf("peak_gflops %.1f threads %d simd %s\n", flops / seconds / 1e9, threads, GNA_SIMD);
+    return 0;
+}
+
+/* -- Read bandwidth: sum a buffer far larger than the caches, each thread its own part */
+typedef struct {
+    const float *data;
+    size_t n;
+    float sums[64];
+    int threads;
+} ReadTask;
+
+static void read_parts(void *context, int begin, int end) {
+    ReadTask *r = context;
+    for (int part = begin; part < end; part++) {
+        size_t from = r->n * (size_t)part / (size_t)r->threads, to = r->n * (size_t)(part + 1) / (size_t)r->threads;
+#if GNA_VECTORS
+        Vec s0 = vec_set1(0), s1 = vec_set1(0), s2 = vec_set1(0), s3 = vec_set1(0);
+        size_t i = from;
+        for (; i + 4 * VEC <= to; i += 4 * VEC) {
+            s0 = vec_add(s0, vec_load(r->data + i));
+            s1 = vec_add(s1, vec_load(r->data + i + VEC));
+            s2 = vec_add(s2, vec_load(r->data + i + 2 * VEC));
+            s3 = vec_add(s3, vec_load(r->data + i + 3 * VEC));
+        }
+        float sum = vec_sum(vec_add(vec_add(s0, s1), vec_add(s2, s3)));
+        for (; i < to; i++) sum += r->data[i];
+#else
+        float sum = dot(r->data + from, r->data + from, (int)(to - from));
+#endif
+        r->sums[part] = sum;
+    }
+}
+
+static int command_bandwidth(int threads) {
+    size_t bytes = (size_t)1 << 30; /* 1 GiB: far past any cache */
+    float *data = checked_malloc(bytes);
+    for (size_t i = 0; i < bytes / 4; i++) data[i] = (float)(i & 1023);
+    gna_set_threads(threads);
+    ReadTask task = {data, bytes / 4, {0}, threads};
+    double seconds;
+    BEST_OF(5, seconds, parallel_for(threads, read_parts, &task));
+    printf("read_gbps %.1f threads %d\n", (double)bytes / seconds / 1e9, threads);
+    free(data);
+    return 0;
+}
+
+/* -- gna's matmul on a random weight of the given shape */
+static int command_matmul(int T, int rows, int cols, int threads, int bf16_weights) {
+    size_t n = (size_t)rows * (size_t)cols;
+    void *w = checked_malloc(n * (bf16_weights ? 2 : 4));
+    uint64_t state = 1;
+    for (size_t i = 0; i < n; i++) {
+        float v = (float)((int)(random_next(&state) >> 40) - (1 << 23)) / (float)(1 << 23) * 0.05f;
+        if (bf16_weights) {
+            float rounded = round_to_bf16(v);
+            uint32_t bits;
+            memcpy(&bits, &rounded, 4);
+            ((uint16_t *)w)[i] = (uint16_t)(bits >> 16);
+        } else {
+            ((float *)w)[i] = v;
+        }
+    }
+    float *in = checked_malloc(sizeof(float) * (size_t)T * (size_t)cols);
+    float *out = checked_malloc(sizeof(float) * (size_t)T * (size_t)rows);
+    for (size_t i = 0; i < (size_t)T * (size_t)cols; i++) in[i] = (float)((int)(random_next(&state) >> 40) - (1 << 23)) / (float)(1 << 23);
+    Weight weight = {w, bf16_weights ? DTYPE_BF16 : DTYPE_F32, rows, cols};
+    gna_set_threads(threads);
+    double seconds;
+    BEST_OF(5, seconds, matmul(out, in, T, weight, no_weight));
+    printf("matmul_gflops %.1f T %d rows %d cols %d threads %d weights %s bf16_compute %d seconds %.5f\n",
+           2.0 * T * rows * (double)cols / seconds / 1e9, T, rows, cols, threads, bf16_weights ? "bf16" : "f32", bf16_compute, seconds);
+    free(w);
+    free(in);
+    free(out);
+    return 0;
+}
+
+/* -- A model: prefill T tokens (one chunk, logits at every position, as `gna logits` runs), then
+ * N_DECODE one-token steps; decode streams every weight once per token. */
+static int command_model(const char *dir, int T, int n_decode, int threads) {
+    Model *m;
+    if (gna_load(dir, &m) != GNA_OK) {
+        fprintf(stderr, "gna_bench: %s\n", gna_error());
+        return 1;
+    }
+    gna_set_threads(threads);
+    int V = m->config.vocab_size;
+    int *tokens = checked_malloc(sizeof(int) * (size_t)T);
+    uint64_t state = 7;
+    for (int t = 0; t < T; t++) tokens[t] = (int)(random_next(&state) % (uint64_t)V);
+    float *logits = checked_malloc(sizeof(float) * (size_t)T * (size_t)V);
+    Cache *cache = NULL;
+    double prefill = 1e30, decode = 1e30;
+    for (int repeat = 0; repeat < 3; repeat++) { /* the first run also pages the weights in */
+        gna_cache_free(cache);
+        if (gna_cache_new(m, T + n_decode, &cache) != GNA_OK) return 1;
+        double start = seconds_now();
+        if (gna_forward(m, cache, tokens, T, logits) != GNA_OK) return 1;
+        double elapsed = seconds_now() - start;
+        if (elapsed < prefill) prefill = elapsed;
+    }
+    for (int repeat = 0; repeat < 2; repeat++) {
+        double start = seconds_now();
+        for (int i = 0; i < n_decode; i++) {
+            int next = tokens[i % T];
+            if (gna_forward(m, cache, &next, 1, logits) != GNA_OK) return 1;
+        }
+        double elapsed = (seconds_now() - start) / n_decode;
+        if (elapsed < decode) decode = elapsed;
+        cache->n_tokens -= n_decode; /* decode the same positions again */
+    }
+    /* bytes a decode step reads: every weight once (a tied lm_head is the embedding matrix) */
+    double bytes = 0;
+    for (int i = 0; i < m->checkpoint.n_tensors; i++) bytes += (double)(m->checkpoint.tensors[i].offset_end - m->checkpoint.tensors[i].offset_begin);
+    if (!m->config.tie_embeddings) bytes -= (double)m->embeddings.rows * m->embeddings.cols * (m->embeddings.dtype == DTYPE_F32 ? 4 : 2);
+    printf("prefill_tps %.2f decode_tps %.3f decode_gbps %.2f T %d threads %d bf16 %d simd %s\n", T / prefill, 1 / decode,
+           bytes / decode / 1e9, T, threads, bf16_compute, GNA_SIMD);
+    gna_cache_free(cache);
+    free(logits);
+    free(tokens);
+    gna_free(m);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc == 3 && strcmp(argv[1], "peak") == 0) return command_peak(atoi(argv[2]));
+    if (argc == 3 && strcmp(argv[1], "bandwidth") == 0) return command_bandwidth(atoi(argv[2]));
+    if ((argc == 6 || argc == 7) && strcmp(argv[1], "matmul") == 0) {
+        gna_set_bf16(argc == 7 && strcmp(argv[6], "--bf16") == 0);
+        return command_matmul(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), argc == 7);
+    }
+    if ((argc == 6 || argc == 7) && strcmp(argv[1], "model") == 0) {
+        if (argc == 7) gna_set_bf16(strcmp(argv[6], "--bf16") == 0);
+        return command_model(argv[2], atoi(argv[3]), atoi(argv[4]), atoi(argv[5]));
+    }
+    fprintf(stderr, "usage: gna_bench peak THREADS | bandwidth THREADS | matmul T ROWS COLS THREADS [bf16|--bf16] |\n"
+                    "                 model DIR T N_DECODE THREADS [--bf16]\n");
+    return 2;
+}
