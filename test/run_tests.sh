@@ -142,7 +142,7 @@ fi
 # gna attn writes the .npy and the SVG together: a panel per head, token text on the axes when the
 # folder has a tokenizer.json (here <s> for the BOS)
 rm -f "$TMP/a.npy" "$TMP/a.svg"
-if "$GNA" attn -q -m test/bad/good_llama_tokenizer -p "hello hi" --heads 'L0H*' -o "$TMP/a.npy" --svg "$TMP/a.svg" 2>"$TMP/err" &&
+if $RUN "$GNA" attn -q -m test/bad/good_llama_tokenizer -p "hello hi" --heads 'L0H*' -o "$TMP/a.npy" --svg "$TMP/a.svg" 2>"$TMP/err" &&
     [ "$(grep -c 'attention (max' "$TMP/a.svg")" -eq 2 ] && grep -q '&lt;s&gt;' "$TMP/a.svg" && [ -s "$TMP/a.npy" ]; then
     pass "attn: .npy and SVG, one panel per head, token text on the axes"
 else
