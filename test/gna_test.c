@@ -125,10 +125,10 @@ static int compare_logits(const double *ref, const double *out, int rows, int co
  * parallel ones (q, k, v; gate, up) each add their own error: 7 per Llama layer (q, k, v, o, gate,
  * up, down), 4 per Mamba-1 layer (in, x, dt, out), 2 per Mamba-2 layer (in, out), 5 per Llamba
  * layer (in, out, gate, up, down), and the lm_head. The Zamba2 fixtures are not compared: their
- * random weights amplify rounding 20 to 80 times more than the others (transformers' own float32
- * runs are 2.6e-5 to 1.0e-4 from float64 there, under 1.3e-6 elsewhere), so in bfloat16 their logits
- * move by a large part of their range, in the scalar definitions as in the SIMD kernels - noise, not
- * a measure of gna.
+ * random weights amplify rounding 20 to 80 times more than the others (transformers' own float32 run
+ * is 2.6e-5 to 1.0e-4 from float64 there, under 1.3e-6 elsewhere), so in bfloat16 their logits move
+ * by a large part of their range, in the scalar definitions as in the SIMD kernels - noise, not a
+ * measure of gna.
  * The fixtures (2 or 3 layers) get 2uM = 0.039 (Mamba-2) to 0.17 (3-layer Llama). Measured with
  * the AVX2 kernels, as a fraction of it: Llama 0.02-0.07, Llamba 0.05-0.13, Mamba-1 0.05-0.35,
  * Mamba-2 0.08-0.47 - the SSM paths pass dt through softplus and exp, whose gains exceed 1, so they
