@@ -223,12 +223,21 @@ static int command_chunks(const char *dir) {
             free(other);
         }
 #if GNA_VECTORS
+        /* The scalar definitions, run in this SIMD build, against the float64 reference itself: two
+         * float32 paths that each meet the tolerance may be up to twice it apart on an ill-conditioned
+         * fixture (the Zamba2 ones), so each is held to the reference rather than to the other. */
         simd_enabled = 0;
         float *scalar = run_in_chunks(m, tokens, T, whole, 1);
         simd_enabled = 1;
+        char *reference_path = path_join(dir, "logits.npy");
+        Array reference;
+        int have_reference = read_npy(reference_path, &reference) && reference.count == n;
         for (size_t i = 0; i < n; i++) b[i] = scalar ? scalar[i] : NAN;
-        snprintf(name, sizeof name, "%s: %s kernels = scalar definitions (within the fidelity tolerance)", dir, GNA_SIMD);
-        check(compare_logits(a, b, T, V, detail, sizeof detail), name, "%s", detail);
+        snprintf(name, sizeof name, "%s: scalar definitions (with %s off) equal transformers' float64 logits", dir, GNA_SIMD);
+        check(have_reference && compare_logits(reference.values, b, T, V, detail, sizeof detail), name, "%s",
+              have_reference ? detail : "no logits.npy of the right shape");
+        if (have_reference) free(reference.values);
+        free(reference_path);
         free(scalar);
 #endif
         snprintf(name, sizeof name, "%s: 3 threads = 1 thread, bit for bit", dir);
