@@ -109,16 +109,8 @@ def parse_list(text):
 
 
 def c_table(name, ranges, comment):
-    items = [f"{{0x{a:X}, 0x{b:X}}}" for a, b in ranges]
-    lines, line = [], "   "
-    for item in items:
-        if len(line) + len(item) + 2 > 104:
-            lines.append(line.rstrip())
-            line = "   "
-        line += " " + item + ","
-    lines.append(line.rstrip())
-    return (f"/* {comment} */\nstatic const uint32_t {name}[][2] = {{\n" + "\n".join(lines) +
-            f"\n}};\n")
+    """ranges [first, last] as a uint32_t [][2] table"""
+    return c_rows(name, ranges, comment)
 
 
 def c_rows(name, rows, comment, fmt="0x{:X}"):
