@@ -13,7 +13,8 @@
  *   3. JSON                    9. interventions and probes (head masks, attention capture)
  *   4. safetensors checkpoint  10. the forward pass (cache, mixers, layers)
  *   5. tokenizer: text <-> ids 11. output (.npy, SVG)
- *   6. number formats          12. command line
+ *   6. number formats          12. harnesses (KV retrieval, MMLU, multiple choice, heads)
+ *                              13. command line
  * Shapes in comments are row-major, [rows, cols]. T is the number of tokens in a chunk, D the model
  * width (hidden_size), V the vocabulary size.
  *
@@ -34,6 +35,7 @@
 #define GNA_THREADS 1
 #endif
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -131,6 +133,14 @@ static double seconds_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* splitmix64 (Steele, Lea, Flood 2014): a small, well-mixed generator; same seed, same samples */
+static uint64_t random_next(uint64_t *state) {
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
 }
 
 /* dir + "/" + name into a fresh string */
@@ -1854,6 +1864,8 @@ static void bytes_add(Bytes *b, const void *data, size_t n) {
     b->length += n;
     b->data[b->length] = 0;
 }
+
+static void bytes_add_text(Bytes *b, const char *text) { bytes_add(b, text, strlen(text)); }
 
 static void bytes_add_char(Bytes *b, uint32_t code) {
     char utf8[4];
@@ -5563,28 +5575,64 @@ struct gna_cache {
 };
 typedef struct gna_cache Cache;
 
+/* Floats each layer's cache holds: keys and values per position, conv state, SSM state (every SSM
+ * state here holds di x N floats); a donor's layer keeps the donor's shapes */
+static void layer_cache_sizes(const Model *model, int l, size_t *kv_width, size_t *conv_floats, size_t *ssm_floats) {
+    const Layer *layer = &model->layers[l];
+    const Config *c = layer->owner ? &layer->owner->config : &model->config;
+    size_t K1 = (size_t)(c->conv_kernel - 1);
+    *kv_width = layer->kind == MIXER_ATTENTION || layer->has_shared_visit ? (size_t)(c->n_kv_heads * c->head_dim) : 0;
+    *conv_floats = layer->kind == MIXER_MAMBA1 ? K1 * (size_t)c->ssm_inner
+                   : layer->kind == MIXER_MAMBA2 || layer->kind == MIXER_DISCRETE_MAMBA2
+                       ? K1 * (size_t)(c->ssm_inner + 2 * c->n_groups * c->ssm_state) : 0;
+    *ssm_floats = layer->kind != MIXER_ATTENTION ? (size_t)c->ssm_inner * (size_t)c->ssm_state : 0;
+}
+
+/* `to` continues where `from` stands: the same positions, keys, values and states */
+static void copy_cache(const Model *model, Cache *to, const Cache *from) {
+    to->n_tokens = from->n_tokens;
+    for (int l = 0; l < from->n_layers; l++) {
+        size_t kv_width, conv_floats, ssm_floats;
+        layer_cache_sizes(model, l, &kv_width, &conv_floats, &ssm_floats);
+        const LayerCache *a = &from->layers[l];
+        LayerCache *b = &to->layers[l];
+        if (kv_width) {
+            memcpy(b->keys, a->keys, sizeof(float) * kv_width * (size_t)from->n_tokens);
+            memcpy(b->values, a->values, sizeof(float) * kv_width * (size_t)from->n_tokens);
+        }
+        if (conv_floats) memcpy(b->conv_state, a->conv_state, sizeof(float) * conv_floats);
+        if (ssm_floats) memcpy(b->ssm_state, a->ssm_state, sizeof(float) * ssm_floats);
+    }
+}
+
+/* back to an empty sequence */
+static void reset_cache(const Model *model, Cache *cache) {
+    cache->n_tokens = 0;
+    for (int l = 0; l < cache->n_layers; l++) {
+        size_t kv_width, conv_floats, ssm_floats;
+        layer_cache_sizes(model, l, &kv_width, &conv_floats, &ssm_floats);
+        if (conv_floats) memset(cache->layers[l].conv_state, 0, sizeof(float) * conv_floats);
+        if (ssm_floats) memset(cache->layers[l].ssm_state, 0, sizeof(float) * ssm_floats);
+    }
+}
+
 int gna_cache_new(const gna_model *model, int max_tokens, gna_cache **out) {
-    const Config *c = &model->config;
     if (max_tokens < 1) return bad_input("cache", "max_tokens must be at least 1");
     Cache *cache = checked_calloc(1, sizeof(Cache));
     cache->max_tokens = max_tokens;
-    cache->n_layers = c->n_layers;
-    cache->layers = checked_calloc((size_t)c->n_layers, sizeof(LayerCache));
+    cache->n_layers = model->config.n_layers;
+    cache->layers = checked_calloc((size_t)cache->n_layers, sizeof(LayerCache));
     for (int l = 0; l < cache->n_layers; l++) {
-        const Layer *layer = &model->layers[l];
         LayerCache *lc = &cache->layers[l];
-        c = layer->owner ? &layer->owner->config : &model->config; /* a donor's layer keeps the donor's shapes */
-        size_t K1 = (size_t)(c->conv_kernel - 1), kv_width = (size_t)(c->n_kv_heads * c->head_dim);
-        if (layer->kind == MIXER_ATTENTION || layer->has_shared_visit) {
+        size_t kv_width, conv_floats, ssm_floats;
+        layer_cache_sizes(model, l, &kv_width, &conv_floats, &ssm_floats);
+        if (kv_width) {
             lc->keys = checked_calloc((size_t)max_tokens * kv_width, sizeof(float));
             lc->values = checked_calloc((size_t)max_tokens * kv_width, sizeof(float));
             cache->bounded = 1;
         }
-        if (layer->kind == MIXER_MAMBA1) lc->conv_state = checked_calloc(K1 * (size_t)c->ssm_inner, sizeof(float));
-        if (layer->kind == MIXER_MAMBA2 || layer->kind == MIXER_DISCRETE_MAMBA2)
-            lc->conv_state = checked_calloc(K1 * (size_t)(c->ssm_inner + 2 * c->n_groups * c->ssm_state), sizeof(float));
-        if (layer->kind != MIXER_ATTENTION) /* every SSM state here holds di x N floats */
-            lc->ssm_state = checked_calloc((size_t)c->ssm_inner * (size_t)c->ssm_state, sizeof(float));
+        if (conv_floats) lc->conv_state = checked_calloc(conv_floats, sizeof(float));
+        if (ssm_floats) lc->ssm_state = checked_calloc(ssm_floats, sizeof(float));
     }
     *out = cache;
     return GNA_OK;
@@ -6417,7 +6465,1399 @@ static void write_attention_svg(FILE *f, const Probe *probes, const char *const 
 }
 
 /* ----------------------------------------------------------------------------------------------
- * 12. Command line: gna_main(), which main() calls (compiled out with -DGNA_NO_MAIN, so that a
+ * 12. Harnesses: KV retrieval, MMLU, multiple choice, G&A head discovery
+ */
+/* The built-in keys of `gna kv`: common English nouns, distinct, each one word (the authors drew
+ * random words from the wonderwords package; a fixed list keeps runs reproducible without it).
+ * weights_tools/ reads this list from here: keep it between the two marker lines. */
+static const char *const kv_default_keys[] = { /* kv-keys-begin */
+    "apple", "anchor", "arrow", "badge", "bakery", "banana", "basket", "beach", "bell", "bicycle", "blanket",
+    "boat", "bottle", "bread", "bridge", "brush", "bucket", "button", "cabin", "cable", "camera", "candle",
+    "canyon", "carpet", "castle", "cattle", "ceiling", "chair", "chalk", "cheese", "cherry", "chimney",
+    "circle", "city", "clock", "cloud", "coast", "coffee", "collar", "copper", "corner", "cotton", "cradle",
+    "crayon", "crown", "cushion", "dagger", "desert", "diamond", "dinner", "doctor", "dragon", "drawer",
+    "dress", "eagle", "earth", "engine", "falcon", "feather", "fence", "finger", "flag", "flower", "forest",
+    "fountain", "garden", "garlic", "giant", "glove", "goat", "guitar", "hammer", "harbor", "helmet", "honey",
+    "horse", "island", "jacket", "jungle", "kettle", "kitchen", "ladder", "lamp", "lantern", "lemon",
+    "letter", "library", "lizard", "magnet", "mango", "marble", "meadow", "mirror", "monkey", "motor",
+    "mountain", "muffin", "museum", "needle", "nest", "ocean", "office", "onion", "orange", "oven", "paddle",
+    "palace", "panda", "paper", "parrot", "pencil", "pepper", "piano", "pillow", "planet", "pocket", "potato",
+    "pumpkin", "puzzle", "rabbit", "radio", "rainbow", "ribbon", "river", "rocket", "saddle", "salad",
+    "sandal", "school", "scissors", "shadow", "shelf", "shovel", "silver", "singer", "sister", "sock",
+    "spider", "spoon", "squirrel", "stone", "sugar", "summer", "sweater", "table", "teacher", "temple",
+    "tent", "thunder", "ticket", "tiger", "toast", "tomato", "tower", "tractor", "train", "tunnel", "turtle",
+    "umbrella", "valley", "velvet", "village", "violin", "wagon", "wallet", "walnut", "window", "winter",
+    "wizard", "wolf", "yogurt", "zebra", "acorn", "album", "barrel", "beetle", "blossom", "bonnet", "cactus",
+    "canoe", "carrot", "cellar", "compass", "cookie", "coral", "cricket", "dolphin", "donkey", "elbow",
+    "falafel", "ferry", "fiddle", "goblet", "gravel", "hedge", "hornet", "igloo", "jelly", "kayak", "kite",
+    "lobster", "locket", "maple", "meteor", "noodle", "oyster", "pebble", "pigeon", "quilt", "raven",
+    "sapphire", "satchel", "spindle", "thimble", "tulip", "walrus",
+}; /* kv-keys-end */
+
+/* -- Text as Python sees it. lm-eval is Python: where it strips or measures strings, gna does the same
+ * on code points. Python's str.isspace() is Unicode White_Space plus U+001C..U+001F. */
+static int python_is_space(uint32_t c) { return is_white_space(c) || (c >= 0x1C && c <= 0x1F); }
+
+/* the code point starting at text[i] (valid UTF-8 assumed), and its length in *n */
+static uint32_t utf8_decode_at(const char *text, size_t i, size_t *n) {
+    const unsigned char *s = (const unsigned char *)text + i;
+    if (s[0] < 0x80) { *n = 1; return s[0]; }
+    if (s[0] < 0xE0) { *n = 2; return (uint32_t)(s[0] & 0x1F) << 6 | (s[1] & 0x3F); }
+    if (s[0] < 0xF0) { *n = 3; return (uint32_t)(s[0] & 0x0F) << 12 | (uint32_t)(s[1] & 0x3F) << 6 | (s[2] & 0x3F); }
+    *n = 4;
+    return (uint32_t)(s[0] & 0x07) << 18 | (uint32_t)(s[1] & 0x3F) << 12 | (uint32_t)(s[2] & 0x3F) << 6 | (s[3] & 0x3F);
+}
+
+/* bytes of trailing white space at the end of text[0..n) (what Python's rstrip() removes) */
+static size_t trailing_space_bytes(const char *text, size_t n) {
+    size_t end = n;
+    while (end > 0) {
+        size_t start = end - 1, length;
+        while (start > 0 && ((unsigned char)text[start] & 0xC0) == 0x80) start--;
+        if (!python_is_space(utf8_decode_at(text, start, &length))) break;
+        end = start;
+    }
+    return n - end;
+}
+
+/* str.strip(): the span of text[0..n) without white space at either end */
+static void python_strip(const char *text, size_t n, size_t *begin, size_t *end) {
+    size_t b = 0, length;
+    while (b < n && python_is_space(utf8_decode_at(text, b, &length))) b += length;
+    *begin = b;
+    *end = n - trailing_space_bytes(text + b, n - b);
+}
+
+/* len() of a Python string: code points */
+static int code_points(const char *text) {
+    int n = 0;
+    for (const unsigned char *s = (const unsigned char *)text; *s; s++) n += (*s & 0xC0) != 0x80;
+    return n;
+}
+
+/* -- JSON out: strings as Python's json.dumps(ensure_ascii=False) writes them */
+static void json_add_string(Bytes *b, const char *text, size_t n) {
+    bytes_add_text(b, "\"");
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)text[i];
+        char escaped[8];
+        const char *e = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t"
+                      : c == '\b' ? "\\b" : c == '\f' ? "\\f" : NULL;
+        if (!e && c < 0x20) {
+            snprintf(escaped, sizeof escaped, "\\u%04x", c);
+            e = escaped;
+        }
+        if (e) bytes_add(b, e, strlen(e));
+        else bytes_add(b, text + i, 1);
+    }
+    bytes_add_text(b, "\"");
+}
+
+static void json_add_text(Bytes *b, const char *text) { json_add_string(b, text, strlen(text)); }
+
+static void bytes_printf(Bytes *b, const char *format, ...) {
+    char buffer[512];
+    va_list args;
+    va_start(args, format);
+    int n = vsnprintf(buffer, sizeof buffer, format, args);
+    va_end(args);
+    bytes_add(b, buffer, n < (int)sizeof buffer ? (size_t)n : sizeof buffer - 1);
+}
+
+/* a float as JSON: exact (17 significant digits), or null when it is not finite */
+static void json_add_number(Bytes *b, double x) {
+    if (!isfinite(x)) bytes_add_text(b, "null");
+    else if (x == floor(x) && fabs(x) < 1e15) bytes_printf(b, "%.1f", x); /* 1.0, as Python writes it */
+    else bytes_printf(b, "%.17g", x);
+}
+
+/* -- CSV (RFC 4180), as the original MMLU files are written (pandas' to_csv): fields separated by
+ * commas, records by "\n" or "\r\n"; a field may be quoted with '"', inside which commas, newlines
+ * and doubled quotes "" stand for themselves. A UTF-8 byte order mark at the start is skipped. A quote
+ * inside an unquoted field, text after a closing quote, or a quote never closed is an error that
+ * names the line. */
+typedef struct {
+    int n_rows;
+    int *n_fields;       /* [n_rows] */
+    char ***fields;      /* [n_rows][n_fields[row]] NUL-terminated */
+    int *lines;          /* [n_rows] the line each row starts on, for messages */
+} CsvTable;
+
+static void free_csv(CsvTable *t) {
+    for (int r = 0; r < t->n_rows; r++) {
+        for (int f = 0; f < t->n_fields[r]; f++) free(t->fields[r][f]);
+        free(t->fields[r]);
+    }
+    free(t->n_fields);
+    free(t->fields);
+    free(t->lines);
+    memset(t, 0, sizeof *t);
+}
+
+static int read_csv(const char *path, CsvTable *table) {
+    char *text;
+    size_t size;
+    memset(table, 0, sizeof *table);
+    TRY(read_file(path, &text, &size));
+    size_t i = size >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+    int line = 1, capacity = 0, status = GNA_OK;
+    if (utf8_valid_prefix(text, size) < size) {
+        status = bad_input(path, "not valid UTF-8 at byte %zu", utf8_valid_prefix(text, size));
+        i = size;
+    }
+    while (i < size && status == GNA_OK) {
+        int row_line = line, n = 0, field_capacity = 0;
+        char **row = NULL;
+        for (;;) { /* one field, then a comma (another field follows) or the record's end */
+            Bytes field = {0};
+            bytes_add_text(&field, "");
+            if (text[i] == '"') {
+                size_t open_line = (size_t)line;
+                for (i++;; i++) {
+                    if (i >= size) {
+                        status = bad_input(path, "line %zu: a quoted field is never closed", open_line);
+                        break;
+                    }
+                    if (text[i] == '"' && i + 1 < size && text[i + 1] == '"') i++;
+                    else if (text[i] == '"') { i++; break; }
+                    if (text[i] == '\n') line++;
+                    bytes_add(&field, text + i, 1);
+                }
+                if (status == GNA_OK && i < size && text[i] != ',' && text[i] != '\n' && !(text[i] == '\r' && i + 1 < size && text[i + 1] == '\n'))
+                    status = bad_input(path, "line %d: text after a closing quote (a quote inside a field must be doubled)", line);
+            } else {
+                while (i < size && text[i] != ',' && text[i] != '\n' && !(text[i] == '\r' && i + 1 < size && text[i + 1] == '\n')) {
+                    if (text[i] == '"') {
+                        status = bad_input(path, "line %d: a quote inside an unquoted field (quote the field and double the quote)", line);
+                        break;
+                    }
+                    bytes_add(&field, text + i++, 1);
+                }
+            }
+            row = grow_array(row, n, &field_capacity, sizeof *row);
+            row[n++] = field.data;
+            if (status != GNA_OK || i >= size || text[i] != ',') break;
+            i++;
+        }
+        if (i < size && text[i] == '\r') i++;
+        if (i < size && text[i] == '\n') { i++; line++; }
+        table->n_fields = grow_array(table->n_fields, table->n_rows, &capacity, sizeof(int));
+        table->fields = realloc(table->fields, sizeof(char **) * (size_t)capacity);
+        table->lines = realloc(table->lines, sizeof(int) * (size_t)capacity);
+        if (!table->fields || !table->lines) { fprintf(stderr, "gna: error: out of memory\n"); exit(GNA_FAILURE); }
+        table->n_fields[table->n_rows] = n;
+        table->fields[table->n_rows] = row;
+        table->lines[table->n_rows++] = row_line;
+        if (status == GNA_OK && n == 1 && row[0][0] == 0) status = bad_input(path, "line %d: an empty line", row_line);
+    }
+    free(text);
+    if (status != GNA_OK) free_csv(table);
+    return status;
+}
+
+/* -- Questions. Every harness reduces to lm-eval's multiple_choice requests: a context, and
+ * continuations each scored by its log-likelihood after the context. */
+typedef struct {
+    char *task;              /* "mmlu_virology", "arc_easy", "kv_pairs_10", "kv_pairs_10_masked" */
+    int doc_id;              /* the document's index within its task */
+    char *doc;               /* the document as JSON, for the log */
+    char *context;
+    int n_choices;
+    char **continuations;    /* [n_choices] scored after the context: " A", " " + choice, "42" */
+    int *choice_lengths;     /* [n_choices] len(choice) in code points, for acc_norm */
+    int gold;
+    int prefix;              /* index of the few-shot prefix the context starts with (mmlu), or -1 */
+    int masked;              /* scored under --mask (kv runs each sample with and without it) */
+} Question;
+
+typedef struct {
+    const char *command;     /* "mmlu", "mc", "kv" */
+    int n_questions, capacity;
+    Question *questions;     /* [n_questions], in the order of the results */
+    int n_prefixes;
+    char **prefixes;         /* [n_prefixes] few-shot prefixes, one per mmlu subject */
+    int has_acc_norm;        /* mc reports acc_norm too */
+} Harness;
+
+static Question *add_question(Harness *h, const char *task, int doc_id, int n_choices) {
+    h->questions = grow_array(h->questions, h->n_questions, &h->capacity, sizeof *h->questions);
+    Question *q = &h->questions[h->n_questions++];
+    memset(q, 0, sizeof *q);
+    q->task = strdup(task);
+    q->doc_id = doc_id;
+    q->n_choices = n_choices;
+    q->continuations = checked_calloc((size_t)n_choices, sizeof(char *));
+    q->choice_lengths = checked_calloc((size_t)n_choices, sizeof(int));
+    q->prefix = -1;
+    return q;
+}
+
+static void free_harness(Harness *h) {
+    for (int i = 0; i < h->n_questions; i++) {
+        Question *q = &h->questions[i];
+        for (int c = 0; c < q->n_choices; c++) free(q->continuations[c]);
+        free(q->continuations);
+        free(q->choice_lengths);
+        free(q->task);
+        free(q->doc);
+        free(q->context);
+    }
+    for (int p = 0; p < h->n_prefixes; p++) free(h->prefixes[p]);
+    free(h->prefixes);
+    free(h->questions);
+    memset(h, 0, sizeof *h);
+}
+
+/* -- MMLU, as lm-evaluation-harness 0.4.x's task `mmlu` builds it (lm_eval/tasks/mmlu/default):
+ *   description  "The following are multiple choice questions (with answers) about <subject>.\n\n"
+ *                (the subject's underscores written as spaces)
+ *   doc_to_text  "<question.strip()>\nA. <A>\nB. <B>\nC. <C>\nD. <D>\nAnswer:"
+ *   shots        the first K rows of the subject's dev split, each doc_to_text + " " + letter,
+ *                followed by "\n\n" (sampler first_n, fewshot_delimiter "\n\n", target_delimiter " ")
+ *   context      description + shots + doc_to_text(question)
+ *   choices      " A", " B", " C", " D", scored by log-likelihood after the context
+ * The subject -> category table is lm-eval's (lm_eval/tasks/mmlu/_generate_configs.py). */
+typedef struct {
+    char *subject, *question, *choices[4];
+    int answer;              /* 0..3 */
+} MmluDoc;
+
+typedef struct {
+    int n, capacity;
+    MmluDoc *docs;
+} MmluSplit;
+
+static const char *const mmlu_categories[] = {"stem", "humanities", "social_sciences", "other"};
+
+static const struct {
+    const char *subject;
+    int category;            /* index into mmlu_categories */
+} mmlu_subjects[] = {
+    {"abstract_algebra", 0}, {"anatomy", 0}, {"astronomy", 0}, {"business_ethics", 3}, {"clinical_knowledge", 3},
+    {"college_biology", 0}, {"college_chemistry", 0}, {"college_computer_science", 0}, {"college_mathematics", 0},
+    {"college_medicine", 3}, {"college_physics", 0}, {"computer_security", 0}, {"conceptual_physics", 0},
+    {"econometrics", 2}, {"electrical_engineering", 0}, {"elementary_mathematics", 0}, {"formal_logic", 1},
+    {"global_facts", 3}, {"high_school_biology", 0}, {"high_school_chemistry", 0}, {"high_school_computer_science", 0},
+    {"high_school_european_history", 1}, {"high_school_geography", 2}, {"high_school_government_and_politics", 2},
+    {"high_school_macroeconomics", 2}, {"high_school_mathematics", 0}, {"high_school_microeconomics", 2},
+    {"high_school_physics", 0}, {"high_school_psychology", 2}, {"high_school_statistics", 0},
+    {"high_school_us_history", 1}, {"high_school_world_history", 1}, {"human_aging", 3}, {"human_sexuality", 2},
+    {"international_law", 1}, {"jurisprudence", 1}, {"logical_fallacies", 1}, {"machine_learning", 0},
+    {"management", 3}, {"marketing", 3}, {"medical_genetics", 3}, {"miscellaneous", 3}, {"moral_disputes", 1},
+    {"moral_scenarios", 1}, {"nutrition", 3}, {"philosophy", 1}, {"prehistory", 1}, {"professional_accounting", 3},
+    {"professional_law", 1}, {"professional_medicine", 3}, {"professional_psychology", 2}, {"public_relations", 2},
+    {"security_studies", 2}, {"sociology", 2}, {"us_foreign_policy", 2}, {"virology", 3}, {"world_religions", 1},
+};
+
+/* the lm-eval category of a subject; subjects lm-eval does not have count as "other" */
+static int mmlu_category(const char *subject) {
+    for (size_t i = 0; i < sizeof mmlu_subjects / sizeof *mmlu_subjects; i++)
+        if (strcmp(subject, mmlu_subjects[i].subject) == 0) return mmlu_subjects[i].category;
+    return 3;
+}
+
+static void free_mmlu_split(MmluSplit *s) {
+    for (int i = 0; i < s->n; i++) {
+        free(s->docs[i].subject);
+        free(s->docs[i].question);
+        for (int c = 0; c < 4; c++) free(s->docs[i].choices[c]);
+    }
+    free(s->docs);
+    memset(s, 0, sizeof *s);
+}
+
+static void add_mmlu_doc(MmluSplit *s, const char *subject, const char *question, const char *const choices[4], int answer) {
+    s->docs = grow_array(s->docs, s->n, &s->capacity, sizeof *s->docs);
+    MmluDoc *d = &s->docs[s->n++];
+    d->subject = strdup(subject);
+    d->question = strdup(question);
+    for (int c = 0; c < 4; c++) d->choices[c] = strdup(choices[c]);
+    d->answer = answer;
+}
+
+/* rows of one CSV file: question, A, B, C, D, answer letter */
+static int read_mmlu_csv(const char *path, const char *subject, MmluSplit *out) {
+    CsvTable table;
+    TRY(read_csv(path, &table));
+    int status = GNA_OK;
+    for (int r = 0; r < table.n_rows && status == GNA_OK; r++) {
+        char **f = table.fields[r];
+        if (table.n_fields[r] != 6)
+            status = bad_input(path, "line %d: %d fields, expected 6 (question, A, B, C, D, answer)", table.lines[r], table.n_fields[r]);
+        else if (strlen(f[5]) != 1 || f[5][0] < 'A' || f[5][0] > 'D')
+            status = bad_input(path, "line %d: the answer is \"%.20s\", expected A, B, C or D", table.lines[r], f[5]);
+        else
+            add_mmlu_doc(out, subject, f[0], (const char *const *)f + 1, f[5][0] - 'A');
+    }
+    free_csv(&table);
+    return status;
+}
+
+static int compare_strings(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The subjects of a CSV tree: the names of <dir>/test/<subject>_test.csv, sorted */
+static int list_mmlu_subjects(const char *test_dir, char ***subjects, int *n_subjects) {
+    DIR *d = opendir(test_dir);
+    if (!d) return bad_input(test_dir, "cannot open the folder (%s)", strerror(errno));
+    char **names = NULL;
+    int n = 0, capacity = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t length = strlen(e->d_name);
+        if (length > 9 && strcmp(e->d_name + length - 9, "_test.csv") == 0) {
+            names = grow_array(names, n, &capacity, sizeof *names);
+            names[n++] = strndup(e->d_name, length - 9);
+        }
+    }
+    closedir(d);
+    if (n == 0) {
+        free(names);
+        return bad_input(test_dir, "holds no <subject>_test.csv files");
+    }
+    qsort(names, (size_t)n, sizeof *names, compare_strings);
+    *subjects = names;
+    *n_subjects = n;
+    return GNA_OK;
+}
+
+/* One JSONL line of MMLU: {"subject", "question", "choices": [4], "answer": 0-3 or "A"-"D", "split"?} */
+static int read_mmlu_json_line(const char *path, int line, const JsonValue *v, MmluSplit *dev, MmluSplit *test) {
+    const JsonValue *subject = json_get(v, "subject"), *question = json_get(v, "question"), *choices = json_get(v, "choices"),
+                    *answer = json_get(v, "answer"), *split = json_get(v, "split");
+    if (!subject || subject->type != JSON_STRING || !question || question->type != JSON_STRING)
+        return bad_input(path, "line %d: needs \"subject\" and \"question\" strings", line);
+    if (!choices || choices->type != JSON_ARRAY || choices->length != 4)
+        return bad_input(path, "line %d: \"choices\" must be a list of 4 strings", line);
+    const char *texts[4];
+    int c = 0;
+    for (const JsonValue *e = choices->first; e; e = e->next) {
+        if (e->type != JSON_STRING) return bad_input(path, "line %d: \"choices\" must be a list of 4 strings", line);
+        texts[c++] = e->string;
+    }
+    int gold = -1;
+    if (answer && answer->type == JSON_NUMBER && answer->number >= 0 && answer->number <= 3 && answer->number == floor(answer->number))
+        gold = (int)answer->number;
+    if (answer && answer->type == JSON_STRING && answer->length == 1 && answer->string[0] >= 'A' && answer->string[0] <= 'D')
+        gold = answer->string[0] - 'A';
+    if (gold < 0) return bad_input(path, "line %d: \"answer\" must be 0-3 or \"A\"-\"D\"", line);
+    int is_dev = 0;
+    if (split) {
+        if (split->type != JSON_STRING || (strcmp(split->string, "dev") && strcmp(split->string, "test")))
+            return bad_input(path, "line %d: \"split\" must be \"dev\" or \"test\"", line);
+        is_dev = split->string[0] == 'd';
+    }
+    for (const char *s = subject->string; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
+            return bad_input(path, "line %d: subject \"%s\": expected lower-case letters, digits and _", line, subject->string);
+    add_mmlu_doc(is_dev ? dev : test, subject->string, question->string, texts, gold);
+    return GNA_OK;
+}
+
+/* The lines of a JSONL file, each parsed; blank lines are an error except one final newline */
+typedef int (*JsonLineReader)(const char *path, int line, const JsonValue *value, const char *text, size_t length, void *context);
+
+static int read_jsonl(const char *path, JsonLineReader reader, void *context) {
+    char *text;
+    size_t size;
+    TRY(read_file(path, &text, &size));
+    int status = GNA_OK, line = 0;
+    for (size_t at = 0; at < size && status == GNA_OK;) {
+        const char *end = memchr(text + at, '\n', size - at);
+        size_t length = end ? (size_t)(end - (text + at)) : size - at;
+        line++;
+        if (length > 0 && text[at + length - 1] == '\r') length--;
+        JsonDocument doc;
+        char where[64];
+        snprintf(where, sizeof where, "line %d", line);
+        if (length == 0) status = bad_input(path, "line %d: an empty line", line);
+        else if ((status = parse_json(&doc, text + at, length, where)) != GNA_OK) status = bad_input(path, "%s", error_message);
+        else {
+            status = doc.root->type == JSON_OBJECT ? reader(path, line, doc.root, text + at, length, context)
+                                                   : bad_input(path, "line %d: expected a JSON object", line);
+            free_json(&doc);
+        }
+        at += (end ? (size_t)(end - (text + at)) + 1 : size - at);
+    }
+    free(text);
+    return status;
+}
+
+typedef struct {
+    MmluSplit *dev, *test;
+} MmluSplits;
+
+static int mmlu_jsonl_reader(const char *path, int line, const JsonValue *v, const char *text, size_t length, void *context) {
+    (void)text;
+    (void)length;
+    MmluSplits *s = context;
+    return read_mmlu_json_line(path, line, v, s->dev, s->test);
+}
+
+/* lm-eval's doc_to_text */
+static void mmlu_doc_text(Bytes *b, const MmluDoc *d) {
+    size_t begin, end;
+    python_strip(d->question, strlen(d->question), &begin, &end);
+    bytes_add(b, d->question + begin, end - begin);
+    for (int c = 0; c < 4; c++) {
+        bytes_printf(b, "\n%c. ", 'A' + c);
+        bytes_add(b, d->choices[c], strlen(d->choices[c]));
+    }
+    bytes_add_text(b, "\nAnswer:");
+}
+
+/* the document as lm-eval's hails/mmlu_no_train rows hold it */
+static char *mmlu_doc_json(const MmluDoc *d) {
+    Bytes b = {0};
+    bytes_add_text(&b, "{\"question\": ");
+    json_add_text(&b, d->question);
+    bytes_add_text(&b, ", \"subject\": ");
+    json_add_text(&b, d->subject);
+    bytes_add_text(&b, ", \"choices\": [");
+    for (int c = 0; c < 4; c++) {
+        if (c) bytes_add_text(&b, ", ");
+        json_add_text(&b, d->choices[c]);
+    }
+    bytes_printf(&b, "], \"answer\": %d}", d->answer);
+    return b.data;
+}
+
+/* Read MMLU from `path` (a CSV tree with test/ and dev/, possibly under data/, or a JSONL file) and
+ * make its questions: subjects sorted by name, each subject's test rows in file order (the first
+ * `limit` of them when limit > 0), each with `shots` examples from the subject's dev rows. */
+static int build_mmlu(Harness *h, const char *path, int shots, int limit) {
+    MmluSplit dev = {0}, test = {0};
+    int status = GNA_OK;
+    size_t path_length = strlen(path);
+    if (path_length > 6 && strcmp(path + path_length - 6, ".jsonl") == 0) {
+        MmluSplits splits = {&dev, &test};
+        status = read_jsonl(path, mmlu_jsonl_reader, &splits);
+    } else {
+        char *root = path_join(path, "test"), *data = NULL;
+        struct stat st;
+        if (stat(root, &st) != 0) { /* the original tarball unpacks to data/{dev,test} */
+            free(root);
+            data = path_join(path, "data");
+            root = path_join(data, "test");
+        }
+        char **subjects = NULL;
+        int n_subjects = 0;
+        status = list_mmlu_subjects(root, &subjects, &n_subjects);
+        for (int s = 0; s < n_subjects; s++) {
+            char name[512];
+            snprintf(name, sizeof name, "%s/%s_test.csv", root, subjects[s]);
+            if (status == GNA_OK) status = read_mmlu_csv(name, subjects[s], &test);
+            snprintf(name, sizeof name, "%s/dev/%s_dev.csv", data ? data : path, subjects[s]);
+            if (status == GNA_OK && shots > 0) status = read_mmlu_csv(name, subjects[s], &dev);
+            free(subjects[s]);
+        }
+        free(subjects);
+        free(root);
+        free(data);
+    }
+    /* subjects in name order; the sort is stable in file order within a subject */
+    int *order = checked_malloc(sizeof(int) * (size_t)(test.n + 1));
+    for (int i = 0; i < test.n; i++) order[i] = i;
+    for (int i = 1; i < test.n; i++) /* insertion sort: stable, and the lists are short */
+        for (int j = i; j > 0 && strcmp(test.docs[order[j - 1]].subject, test.docs[order[j]].subject) > 0; j--) {
+            int swap = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = swap;
+        }
+    if (status == GNA_OK && test.n == 0) status = bad_input(path, "holds no test questions");
+    Bytes text = {0};
+    for (int i = 0, doc_id = 0; i < test.n && status == GNA_OK; i++, doc_id++) {
+        const MmluDoc *d = &test.docs[order[i]];
+        int new_subject = i == 0 || strcmp(d->subject, test.docs[order[i - 1]].subject) != 0;
+        if (new_subject) {
+            doc_id = 0;
+            /* the prefix: description, then the first `shots` dev rows of the subject */
+            text.length = 0;
+            bytes_add_text(&text, "The following are multiple choice questions (with answers) about ");
+            for (const char *c = d->subject; *c; c++) bytes_add(&text, *c == '_' ? " " : c, 1);
+            bytes_add_text(&text, ".\n\n");
+            int found = 0;
+            for (int k = 0; k < dev.n && found < shots; k++)
+                if (strcmp(dev.docs[k].subject, d->subject) == 0) {
+                    mmlu_doc_text(&text, &dev.docs[k]);
+                    bytes_printf(&text, " %c\n\n", 'A' + dev.docs[k].answer);
+                    found++;
+                }
+            if (found < shots) {
+                status = bad_input(path, "subject %s has %d dev questions, fewer than --shots %d", d->subject, found, shots);
+                break;
+            }
+            h->prefixes = realloc(h->prefixes, sizeof(char *) * (size_t)(h->n_prefixes + 1));
+            h->prefixes[h->n_prefixes++] = strdup(text.data);
+        }
+        if (limit > 0 && doc_id >= limit) continue;
+        char task[300];
+        snprintf(task, sizeof task, "mmlu_%s", d->subject);
+        Question *q = add_question(h, task, doc_id, 4);
+        q->prefix = h->n_prefixes - 1;
+        text.length = 0;
+        bytes_add(&text, h->prefixes[q->prefix], strlen(h->prefixes[q->prefix]));
+        mmlu_doc_text(&text, d);
+        q->context = strdup(text.data);
+        q->doc = mmlu_doc_json(d);
+        q->gold = d->answer;
+        for (int c = 0; c < 4; c++) {
+            char letter[3] = {' ', (char)('A' + c), 0};
+            q->continuations[c] = strdup(letter);
+            q->choice_lengths[c] = 1;
+        }
+    }
+    free(text.data);
+    free(order);
+    free_mmlu_split(&dev);
+    free_mmlu_split(&test);
+    return status;
+}
+
+/* -- Generic multiple choice (lm-eval's multiple_choice output type with target_delimiter " "):
+ * each JSONL line {"context": str, "choices": [str, ...], "gold": int}; continuation i is
+ * " " + choices[i]. acc_norm divides each log-likelihood by len(choice) (in characters, as lm-eval's
+ * process_results computes completion_len). The task is named after the file: arc_easy.jsonl -> arc_easy. */
+typedef struct {
+    Harness *harness;
+    const char *task;
+    int limit, n_docs;
+} McReading;
+
+static int mc_reader(const char *path, int line, const JsonValue *v, const char *text, size_t length, void *context) {
+    McReading *r = context;
+    const JsonValue *ctx = json_get(v, "context"), *choices = json_get(v, "choices"), *gold = json_get(v, "gold");
+    if (!ctx || ctx->type != JSON_STRING) return bad_input(path, "line %d: needs a \"context\" string", line);
+    if (!choices || choices->type != JSON_ARRAY || choices->length < 1)
+        return bad_input(path, "line %d: \"choices\" must be a non-empty list of strings", line);
+    for (const JsonValue *e = choices->first; e; e = e->next)
+        if (e->type != JSON_STRING) return bad_input(path, "line %d: \"choices\" must be a non-empty list of strings", line);
+    if (!gold || gold->type != JSON_NUMBER || gold->number != floor(gold->number) || gold->number < 0 ||
+        gold->number >= (double)choices->length)
+        return bad_input(path, "line %d: \"gold\" must be the index of a choice, 0-%zu", line, choices->length - 1);
+    int doc_id = r->n_docs++;
+    if (r->limit > 0 && doc_id >= r->limit) return GNA_OK;
+    Question *q = add_question(r->harness, r->task, doc_id, (int)choices->length);
+    q->context = strdup(ctx->string);
+    q->doc = strndup(text, length);
+    q->gold = (int)gold->number;
+    int c = 0;
+    for (const JsonValue *e = choices->first; e; e = e->next, c++) {
+        q->continuations[c] = checked_malloc(e->length + 2);
+        q->continuations[c][0] = ' ';
+        memcpy(q->continuations[c] + 1, e->string, e->length + 1);
+        q->choice_lengths[c] = code_points(e->string);
+    }
+    return GNA_OK;
+}
+
+static int build_mc(Harness *h, const char *path, int limit) {
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    size_t n = strlen(base);
+    if (n > 6 && strcmp(base + n - 6, ".jsonl") == 0) n -= 6;
+    char *task = strndup(base, n);
+    McReading r = {h, task, limit, 0};
+    h->has_acc_norm = 1;
+    int status = read_jsonl(path, mc_reader, &r);
+    if (status == GNA_OK && h->n_questions == 0) status = bad_input(path, "holds no questions");
+    free(task);
+    return status;
+}
+
+/* -- KV retrieval, the paper's task (paper.md section 4, the authors' kv_retrieval.py):
+ *   "Memorize the following dictionary:\n" + "<key>:<value>\n" per pair + "The value of the key '<key>' is"
+ * with distinct keys and distinct values 0..99; the choices are the dictionary's values, each scored
+ * by the log-likelihood of its tokens appended with no space ("...is42"), the prompt encoded with the
+ * tokenizer's special tokens (the authors' tokenizer call adds BOS). Sample s of the setting with n
+ * pairs is drawn by splitmix64 from state (seed << 32) | (n << 20) | s, so that any sample can be
+ * made alone (shards, resume):
+ *   keys    a partial Fisher-Yates shuffle of the key list: for i < n, swap i with i + next() % (K - i)
+ *   values  the same over 0..99: for i < n, swap i with i + next() % (100 - i)
+ *   query   next() % n
+ * (next() % m has a bias of at most m / 2^64: none that a sample count can show.) */
+static int build_kv(Harness *h, const char *const *keys, int n_keys, const int *pairs, int n_settings, int samples,
+                    uint64_t seed, int with_mask) {
+    int *key_order = checked_malloc(sizeof(int) * (size_t)n_keys), values[100];
+    Bytes text = {0}, doc = {0};
+    for (int p = 0; p < n_settings; p++)
+        for (int masked = 0; masked <= with_mask; masked++)
+            for (int s = 0; s < samples; s++) {
+                int n = pairs[p];
+                uint64_t rng = seed << 32 | (uint64_t)n << 20 | (uint64_t)s;
+                for (int i = 0; i < n_keys; i++) key_order[i] = i;
+                for (int i = 0; i < 100; i++) values[i] = i;
+                for (int i = 0; i < n; i++) {
+                    int j = i + (int)(random_next(&rng) % (uint64_t)(n_keys - i)), swap = key_order[i];
+                    key_order[i] = key_order[j];
+                    key_order[j] = swap;
+                }
+                for (int i = 0; i < n; i++) {
+                    int j = i + (int)(random_next(&rng) % (uint64_t)(100 - i)), swap = values[i];
+                    values[i] = values[j];
+                    values[j] = swap;
+                }
+                int query = (int)(random_next(&rng) % (uint64_t)n);
+                char task[64];
+                snprintf(task, sizeof task, "kv_pairs_%d%s", n, masked ? "_masked" : "");
+                Question *q = add_question(h, task, s, n);
+                text.length = 0;
+                doc.length = 0;
+                bytes_add_text(&text, "Memorize the following dictionary:\n");
+                bytes_add_text(&doc, "{\"keys\": [");
+                for (int i = 0; i < n; i++) {
+                    bytes_printf(&text, "%s:%d\n", keys[key_order[i]], values[i]);
+                    if (i) bytes_add_text(&doc, ", ");
+                    json_add_text(&doc, keys[key_order[i]]);
+                }
+                bytes_printf(&text, "The value of the key '%s' is", keys[key_order[query]]);
+                bytes_add_text(&doc, "], \"values\": [");
+                for (int i = 0; i < n; i++) bytes_printf(&doc, i ? ", %d" : "%d", values[i]);
+                bytes_printf(&doc, "], \"query\": %d}", query);
+                q->context = strdup(text.data);
+                q->doc = strdup(doc.data);
+                q->gold = query;
+                q->masked = masked;
+                for (int i = 0; i < n; i++) {
+                    char value[8];
+                    snprintf(value, sizeof value, "%d", values[i]);
+                    q->continuations[i] = strdup(value);
+                    q->choice_lengths[i] = (int)strlen(value);
+                }
+            }
+    free(text.data);
+    free(doc.data);
+    free(key_order);
+    return GNA_OK;
+}
+
+/* -- Scoring, as lm-eval's HFLM.loglikelihood does it for one (context, continuation) request:
+ *   1. white space at the end of the context moves to the front of the continuation (_encode_pair)
+ *   2. whole = encode(context + continuation), context_tokens = encode(context),
+ *      continuation_tokens = whole[len(context_tokens):]
+ *   3. the model reads (context_tokens + continuation_tokens)[:-1]; the log-likelihood is
+ *      sum_i log_softmax(logits at the position before continuation token i)[token i], and
+ *      is_greedy says whether every continuation token is its row's argmax.
+ * Encoding adds no special tokens (lm-eval 0.4.x's default for causal models) unless the harness asks
+ * for them (--bos; kv, whose authors' tokenizer call adds BOS).
+ * The context runs once and each continuation continues from a copy of its cache; an mmlu subject's
+ * few-shot prefix runs once and every question continues from a copy of that. Masks that name
+ * positions (@-1) count them from the end of each request's own input, so under such a mask every
+ * request runs whole, from position 0, as lm-eval runs it. */
+typedef struct {
+    const Model *model;
+    const Tokenizer *tokenizer;
+    const RunControl *plain, *masked; /* the run of unmasked and of masked questions */
+    int masked_needs_whole_runs;      /* the mask names positions */
+    int add_special;
+    int capacity;                     /* positions the caches hold */
+    Cache *prefix_cache, *context_cache, *branch_cache;
+    int prefix_index;                 /* the prefix prefix_cache holds, or -1 */
+    const RunControl *prefix_run;     /* and the run it was made under */
+    int *prefix_tokens, n_prefix_tokens;
+    float *logits;                    /* [logit_rows, V] */
+    int logit_rows;
+    Work work;                        /* the tokenizer's */
+    long long prefix_hits, prefix_misses;
+} Scorer;
+
+/* Test knob: 0 runs every request whole, from position 0 (the reuse must not change results). */
+static int reuse_caches = 1;
+
+static void free_scorer(Scorer *s) {
+    gna_cache_free(s->prefix_cache);
+    gna_cache_free(s->context_cache);
+    gna_cache_free(s->branch_cache);
+    free(s->prefix_tokens);
+    free(s->logits);
+    free_work(&s->work);
+    memset(s, 0, sizeof *s);
+}
+
+/* caches of at least `positions` positions (the prefix is recomputed when they grow) */
+static void ensure_capacity(Scorer *s, int positions) {
+    if (positions <= s->capacity) return;
+    int capacity = s->capacity ? 2 * s->capacity : 256;
+    while (capacity < positions) capacity *= 2;
+    gna_cache_free(s->prefix_cache);
+    gna_cache_free(s->context_cache);
+    gna_cache_free(s->branch_cache);
+    gna_cache_new(s->model, capacity, &s->prefix_cache);
+    gna_cache_new(s->model, capacity, &s->context_cache);
+    gna_cache_new(s->model, capacity, &s->branch_cache);
+    s->capacity = capacity;
+    s->prefix_index = -1;
+}
+
+static float *logit_rows(Scorer *s, int rows) {
+    if (rows > s->logit_rows) {
+        free(s->logits);
+        s->logits = checked_malloc(sizeof(float) * (size_t)rows * (size_t)s->model->config.vocab_size);
+        s->logit_rows = rows;
+    }
+    return s->logits;
+}
+
+/* encode text[0..n) into a fresh array */
+static int encode_copy(Scorer *s, const char *text, size_t n, int **ids, int *n_ids) {
+    TRY(encode(s->tokenizer, &s->work, "text", text, n, s->add_special));
+    *ids = checked_malloc(sizeof(int) * (size_t)(s->work.n_ids + 1));
+    memcpy(*ids, s->work.ids, sizeof(int) * (size_t)s->work.n_ids);
+    *n_ids = s->work.n_ids;
+    return GNA_OK;
+}
+
+/* log softmax(row)[token], in double, and whether token is the row's first largest entry */
+static double log_probability(const float *row, int V, int token, int *is_argmax) {
+    int best = 0;
+    for (int v = 1; v < V; v++)
+        if (row[v] > row[best]) best = v;
+    double sum = 0;
+    for (int v = 0; v < V; v++) sum += exp((double)row[v] - (double)row[best]);
+    *is_argmax = token == best;
+    return (double)row[token] - (double)row[best] - log(sum);
+}
+
+/* add the continuation's log-probabilities from logit rows [rows, V]: row i predicts token i */
+static void add_log_probabilities(const float *logits, int V, const int *tokens, int rows, double *ll, int *greedy) {
+    for (int i = 0; i < rows; i++) {
+        int is_argmax;
+        *ll += log_probability(logits + (size_t)i * (size_t)V, V, tokens[i], &is_argmax);
+        *greedy &= is_argmax;
+    }
+}
+
+/* run the context into context_cache and leave the logits of its last position in s->logits */
+static int run_context(Scorer *s, const Question *q, const RunControl *run, const int *context, int n_context,
+                       const char *const *prefixes) {
+    int start = 0;
+    if (q->prefix >= 0) {
+        if (s->prefix_index != q->prefix || s->prefix_run != run) {
+            free(s->prefix_tokens);
+            s->prefix_tokens = NULL;
+            const char *p = prefixes[q->prefix];
+            TRY(encode_copy(s, p, strlen(p), &s->prefix_tokens, &s->n_prefix_tokens));
+            /* the prefix's last token may merge with the question's first characters ("\n\n" + "Which"
+             * is "\n" "\n" "Which" for Falcon's tokenizer), so the cache stops one token short */
+            if (s->n_prefix_tokens > 0) s->n_prefix_tokens--;
+            reset_cache(s->model, s->prefix_cache);
+            s->prefix_cache->run = run;
+            s->prefix_index = -1;
+            if (s->n_prefix_tokens > 0 && s->n_prefix_tokens <= s->capacity)
+                TRY(forward(s->model, s->prefix_cache, s->prefix_tokens, s->n_prefix_tokens, NULL, s->n_prefix_tokens));
+            s->prefix_index = q->prefix;
+            s->prefix_run = run;
+        }
+        /* the question's tokens must start with the cached ones; otherwise the question runs whole */
+        int n = s->n_prefix_tokens;
+        if (n > 0 && n < n_context && memcmp(context, s->prefix_tokens, sizeof(int) * (size_t)n) == 0) start = n;
+    }
+    if (start) {
+        copy_cache(s->model, s->context_cache, s->prefix_cache);
+        s->prefix_hits++;
+    } else {
+        reset_cache(s->model, s->context_cache);
+        if (q->prefix >= 0) s->prefix_misses++;
+    }
+    s->context_cache->run = run;
+    return forward(s->model, s->context_cache, context + start, n_context - start, logit_rows(s, 1), n_context - start - 1);
+}
+
+/* lls[c], greedy[c]: each continuation's log-likelihood after the context, and whether it is greedy */
+static int score_question(Scorer *s, const Question *q, const char *const *prefixes, double *lls, int *greedy) {
+    const RunControl *run = q->masked ? s->masked : s->plain;
+    int V = s->model->config.vocab_size, whole_runs = !reuse_caches || (q->masked && s->masked_needs_whole_runs);
+    size_t length = strlen(q->context), spaces = trailing_space_bytes(q->context, length);
+    size_t kept = length - spaces;
+    if (kept == 0) return bad_input(q->task, "document %d: the context is empty", q->doc_id);
+    int *context = NULL, n_context = 0, status = GNA_OK;
+    TRY(encode_copy(s, q->context, kept, &context, &n_context));
+    int **continuations = checked_calloc((size_t)q->n_choices, sizeof(int *)), *n_continuation =
+        checked_calloc((size_t)q->n_choices, sizeof(int)), longest = 0;
+    Bytes whole = {0};
+    for (int c = 0; c < q->n_choices && status == GNA_OK; c++) {
+        whole.length = 0;
+        bytes_add(&whole, q->context, length); /* the context's trailing spaces now lead the continuation */
+        bytes_add(&whole, q->continuations[c], strlen(q->continuations[c]));
+        int *ids, n;
+        if ((status = encode_copy(s, whole.data, whole.length, &ids, &n)) != GNA_OK) break;
+        if (n <= n_context) status = bad_input(q->task, "document %d: choice %d adds no tokens to the context", q->doc_id, c);
+        continuations[c] = checked_malloc(sizeof(int) * (size_t)(n > n_context ? n - n_context : 1));
+        n_continuation[c] = n > n_context ? n - n_context : 0;
+        memcpy(continuations[c], ids + n_context, sizeof(int) * (size_t)n_continuation[c]);
+        if (n_continuation[c] > longest) longest = n_continuation[c];
+        free(ids);
+    }
+    free(whole.data);
+    if (status == GNA_OK) {
+        ensure_capacity(s, n_context + longest);
+        logit_rows(s, longest);
+    }
+    if (status == GNA_OK && !whole_runs) status = run_context(s, q, run, context, n_context, prefixes);
+    float *last_context_row = checked_malloc(sizeof(float) * (size_t)V);
+    if (status == GNA_OK && !whole_runs) memcpy(last_context_row, s->logits, sizeof(float) * (size_t)V);
+    int *input = checked_malloc(sizeof(int) * (size_t)(n_context + longest));
+    for (int c = 0; c < q->n_choices && status == GNA_OK; c++) {
+        int m = n_continuation[c];
+        lls[c] = 0;
+        greedy[c] = 1;
+        if (whole_runs) { /* (context + continuation)[:-1] from position 0 */
+            memcpy(input, context, sizeof(int) * (size_t)n_context);
+            memcpy(input + n_context, continuations[c], sizeof(int) * (size_t)(m - 1));
+            reset_cache(s->model, s->context_cache);
+            s->context_cache->run = run;
+            status = forward(s->model, s->context_cache, input, n_context + m - 1, s->logits, n_context - 1);
+            if (status == GNA_OK) add_log_probabilities(s->logits, V, continuations[c], m, &lls[c], &greedy[c]);
+            continue;
+        }
+        add_log_probabilities(last_context_row, V, continuations[c], 1, &lls[c], &greedy[c]);
+        if (m > 1) { /* the rest of the continuation continues from the context's cache */
+            copy_cache(s->model, s->branch_cache, s->context_cache);
+            s->branch_cache->run = run;
+            status = forward(s->model, s->branch_cache, continuations[c], m - 1, s->logits, 0);
+            if (status == GNA_OK) add_log_probabilities(s->logits, V, continuations[c] + 1, m - 1, &lls[c], &greedy[c]);
+        }
+    }
+    free(input);
+    free(last_context_row);
+    for (int c = 0; c < q->n_choices; c++) free(continuations[c]);
+    free(continuations);
+    free(n_continuation);
+    free(context);
+    return status;
+}
+
+/* the first index of the largest value (numpy's argmax) */
+static int argmax_double(const double *x, int n) {
+    int best = 0;
+    for (int i = 1; i < n; i++)
+        if (x[i] > x[best]) best = i;
+    return best;
+}
+
+/* -- The log: one JSON line per question, lm-eval's sample fields (doc_id, doc, target, arguments,
+ * resps, filtered_resps, and the metrics acc, acc_norm), plus "task". Its first line records the
+ * command, its settings, the shard and how many questions it holds, so that a re-run resumes only a
+ * log of the same settings and `gna merge` can check shards against each other. Lines are written
+ * whole and flushed; a line cut short by a kill is dropped when the run resumes. */
+typedef struct {
+    char *task;
+    int doc_id;
+    double acc, acc_norm;    /* acc_norm: NAN when the harness does not report it */
+} Outcome;
+
+typedef struct {
+    int n, capacity;
+    Outcome *items;
+} Outcomes;
+
+static void add_outcome(Outcomes *o, const char *task, int doc_id, double acc, double acc_norm) {
+    o->items = grow_array(o->items, o->n, &o->capacity, sizeof *o->items);
+    o->items[o->n++] = (Outcome){strdup(task), doc_id, acc, acc_norm};
+}
+
+static void free_outcomes(Outcomes *o) {
+    for (int i = 0; i < o->n; i++) free(o->items[i].task);
+    free(o->items);
+    memset(o, 0, sizeof *o);
+}
+
+static void log_line(Bytes *b, const Question *q, const double *lls, const int *greedy, double acc, double acc_norm) {
+    b->length = 0;
+    bytes_printf(b, "{\"doc_id\": %d, \"task\": ", q->doc_id);
+    json_add_text(b, q->task);
+    bytes_add_text(b, ", \"doc\": ");
+    bytes_add(b, q->doc, strlen(q->doc));
+    bytes_printf(b, ", \"target\": %d, \"arguments\": [", q->gold);
+    for (int c = 0; c < q->n_choices; c++) {
+        bytes_add_text(b, c ? ", [" : "[");
+        json_add_text(b, q->context);
+        bytes_add_text(b, ", ");
+        json_add_text(b, q->continuations[c]);
+        bytes_add_text(b, "]");
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        bytes_add_text(b, pass ? "], \"filtered_resps\": [" : "], \"resps\": [");
+        for (int c = 0; c < q->n_choices; c++) {
+            bytes_add_text(b, c ? ", " : "");
+            bytes_add_text(b, pass ? "[" : "[[");
+            json_add_number(b, lls[c]);
+            bytes_add_text(b, greedy[c] ? ", true" : ", false");
+            bytes_add_text(b, pass ? "]" : "]]");
+        }
+    }
+    bytes_add_text(b, "], \"acc\": ");
+    json_add_number(b, acc);
+    if (!isnan(acc_norm)) {
+        bytes_add_text(b, ", \"acc_norm\": ");
+        json_add_number(b, acc_norm);
+    }
+    bytes_add_text(b, "}\n");
+}
+
+/* The settings part of the first line; everything that changes results is in it (not --threads) */
+static void log_header(Bytes *b, const char *command, const char *settings, int shard, int n_shards, int n_questions) {
+    b->length = 0;
+    bytes_add_text(b, "{\"gna\": ");
+    json_add_text(b, command);
+    bytes_printf(b, ", \"shard\": \"%d/%d\", \"questions\": %d, \"settings\": %s}\n", shard, n_shards, n_questions, settings);
+}
+
+/* one line of a log, parsed: the header's fields or a sample's outcome */
+static int parse_log_line(const char *path, int line, const char *text, size_t length, JsonDocument *doc) {
+    char where[64];
+    snprintf(where, sizeof where, "line %d", line);
+    if (parse_json(doc, text, length, where) != GNA_OK) return bad_input(path, "%s", error_message);
+    if (doc->root->type != JSON_OBJECT) {
+        free_json(doc);
+        return bad_input(path, "line %d: expected a JSON object", line);
+    }
+    return GNA_OK;
+}
+
+static int sample_outcome(const char *path, int line, const JsonValue *v, const char **task, int *doc_id, double *acc,
+                          double *acc_norm) {
+    const JsonValue *t = json_get(v, "task"), *d = json_get(v, "doc_id"), *a = json_get(v, "acc"), *an = json_get(v, "acc_norm");
+    if (!t || t->type != JSON_STRING || !d || d->type != JSON_NUMBER || d->number < 0 || d->number != floor(d->number) ||
+        d->number > INT_MAX || !a || a->type != JSON_NUMBER || (an && an->type != JSON_NUMBER))
+        return bad_input(path, "line %d: not a sample of gna's log (needs task, doc_id and acc)", line);
+    *task = t->string;
+    *doc_id = (int)d->number;
+    *acc = a->number;
+    *acc_norm = an ? an->number : NAN;
+    return GNA_OK;
+}
+
+/* -- Results, aggregated as lm-eval 0.4.x aggregates them (lm_eval/api/metrics.py):
+ *   a task's acc         the mean over its questions
+ *   its acc_stderr       sample standard deviation / sqrt(n) (mean_stderr); "N/A" when n <= 1
+ *   a group's acc        the mean of its members' acc weighted by their sizes (weight_by_size), which
+ *                        is the mean over all its questions
+ *   a group's stderr     pooled_sample_stderr: sqrt(sum_i (n_i - 1) se_i^2 n_i / (N - k) / N) over
+ *                        its k members of sizes n_i, N = sum n_i; "N/A" if a member's is
+ * mmlu's groups: a category (mmlu_stem, mmlu_humanities, mmlu_social_sciences, mmlu_other) over its
+ * subjects, and mmlu over the categories. */
+typedef struct {
+    char name[320];
+    int n;
+    double acc, acc_stderr, acc_norm, acc_norm_stderr; /* stderrs: NAN for "N/A"; acc_norm NAN when absent */
+    int level;               /* 0: top group, 1: category, 2: a subject or a task */
+} Score;
+
+typedef struct {
+    int n, capacity;
+    Score *items;
+} Scores;
+
+static void task_score(Score *s, const Outcome *const *members, int n) {
+    double sum = 0, sum_norm = 0, squares = 0, squares_norm = 0;
+    for (int i = 0; i < n; i++) {
+        sum += members[i]->acc;
+        sum_norm += members[i]->acc_norm;
+    }
+    s->n = n;
+    s->acc = sum / n;
+    s->acc_norm = sum_norm / n;
+    for (int i = 0; i < n; i++) {
+        squares += (members[i]->acc - s->acc) * (members[i]->acc - s->acc);
+        squares_norm += (members[i]->acc_norm - s->acc_norm) * (members[i]->acc_norm - s->acc_norm);
+    }
+    s->acc_stderr = n > 1 ? sqrt(squares / (n - 1)) / sqrt((double)n) : NAN;
+    s->acc_norm_stderr = n > 1 ? sqrt(squares_norm / (n - 1)) / sqrt((double)n) : NAN;
+}
+
+static void group_score(Score *g, const Score *members, int n) {
+    double weighted = 0, pooled = 0;
+    int total = 0, any_na = 0;
+    for (int i = 0; i < n; i++) {
+        weighted += members[i].acc * members[i].n;
+        total += members[i].n;
+        pooled += (members[i].n - 1) * members[i].acc_stderr * members[i].acc_stderr * members[i].n;
+        any_na |= isnan(members[i].acc_stderr);
+    }
+    g->n = total;
+    g->acc = weighted / total;
+    g->acc_stderr = any_na || total == n ? NAN : sqrt(pooled / (total - n) / total);
+    g->acc_norm = g->acc_norm_stderr = NAN;
+}
+
+static int compare_outcomes(const void *a, const void *b) {
+    const Outcome *x = *(const Outcome *const *)a, *y = *(const Outcome *const *)b;
+    int c = strcmp(x->task, y->task);
+    return c ? c : (x->doc_id > y->doc_id) - (x->doc_id < y->doc_id);
+}
+
+/* tasks in name order (kv: by pairs, masked after unmasked), then mmlu's groups above them */
+static int kv_pairs_of(const char *task) { return strncmp(task, "kv_pairs_", 9) == 0 ? atoi(task + 9) : -1; }
+
+static int compare_tasks(const char *a, const char *b) {
+    int pa = kv_pairs_of(a), pb = kv_pairs_of(b);
+    if (pa >= 0 && pb >= 0 && pa != pb) return pa < pb ? -1 : 1;
+    return strcmp(a, b);
+}
+
+static int compare_outcome_order(const void *a, const void *b) {
+    const Outcome *x = *(const Outcome *const *)a, *y = *(const Outcome *const *)b;
+    int c = compare_tasks(x->task, y->task);
+    return c ? c : (x->doc_id > y->doc_id) - (x->doc_id < y->doc_id);
+}
+
+static void summarise(const Outcomes *o, int is_mmlu, Scores *out) {
+    memset(out, 0, sizeof *out);
+    const Outcome **sorted = checked_malloc(sizeof(Outcome *) * (size_t)(o->n + 1));
+    for (int i = 0; i < o->n; i++) sorted[i] = &o->items[i];
+    qsort(sorted, (size_t)o->n, sizeof *sorted, compare_outcome_order);
+    Scores tasks = {0};
+    for (int i = 0; i < o->n;) {
+        int j = i;
+        while (j < o->n && strcmp(sorted[j]->task, sorted[i]->task) == 0) j++;
+        tasks.items = grow_array(tasks.items, tasks.n, &tasks.capacity, sizeof(Score));
+        Score *s = &tasks.items[tasks.n++];
+        memset(s, 0, sizeof *s);
+        snprintf(s->name, sizeof s->name, "%s", sorted[i]->task);
+        s->level = is_mmlu ? 2 : 1;
+        task_score(s, sorted + i, j - i);
+        i = j;
+    }
+    if (!is_mmlu) {
+        *out = tasks;
+        free(sorted);
+        return;
+    }
+    /* mmlu, then each category with its subjects, as lm-eval's table lists them */
+    Score categories[4];
+    int n_categories = 0, category_of[4];
+    for (int k = 0; k < 4; k++) {
+        Score *members = checked_malloc(sizeof(Score) * (size_t)(tasks.n + 1));
+        int n = 0;
+        for (int t = 0; t < tasks.n; t++)
+            if (mmlu_category(tasks.items[t].name + 5) == k) members[n++] = tasks.items[t];
+        if (n > 0) {
+            Score *g = &categories[n_categories];
+            memset(g, 0, sizeof *g);
+            snprintf(g->name, sizeof g->name, "mmlu_%s", mmlu_categories[k]);
+            g->level = 1;
+            group_score(g, members, n);
+            category_of[n_categories++] = k;
+        }
+        free(members);
+    }
+    Score top;
+    memset(&top, 0, sizeof top);
+    snprintf(top.name, sizeof top.name, "mmlu");
+    group_score(&top, categories, n_categories);
+    out->items = checked_malloc(sizeof(Score) * (size_t)(1 + n_categories + tasks.n));
+    out->items[out->n++] = top;
+    for (int g = 0; g < n_categories; g++) {
+        out->items[out->n++] = categories[g];
+        for (int t = 0; t < tasks.n; t++)
+            if (mmlu_category(tasks.items[t].name + 5) == category_of[g]) out->items[out->n++] = tasks.items[t];
+    }
+    free(tasks.items);
+    free(sorted);
+}
+
+static void print_scores(const Scores *s, int has_acc_norm) {
+    printf("%-44s %7s %8s %8s%s\n", "task", "n", "acc", "stderr", has_acc_norm ? "  acc_norm   stderr" : "");
+    for (int i = 0; i < s->n; i++) {
+        const Score *x = &s->items[i];
+        char stderr_text[32], norm_text[64] = "";
+        if (isnan(x->acc_stderr)) snprintf(stderr_text, sizeof stderr_text, "%8s", "N/A");
+        else snprintf(stderr_text, sizeof stderr_text, "%8.4f", x->acc_stderr);
+        if (has_acc_norm && !isnan(x->acc_norm)) {
+            if (isnan(x->acc_norm_stderr)) snprintf(norm_text, sizeof norm_text, "  %8.4f %8s", x->acc_norm, "N/A");
+            else snprintf(norm_text, sizeof norm_text, "  %8.4f %8.4f", x->acc_norm, x->acc_norm_stderr);
+        }
+        printf("%*s%-*s %7d %8.4f %s%s\n", x->level == 2 ? 2 : x->level == 1 && s->items[0].level == 0 ? 1 : 0, "",
+               44 - (x->level == 2 ? 2 : x->level == 1 && s->items[0].level == 0 ? 1 : 0), x->name, x->n, x->acc,
+               stderr_text, norm_text);
+    }
+}
+
+/* results JSON with lm-eval's field names */
+static void json_add_metric(Bytes *b, const char *name, double value, double stderr_value) {
+    bytes_printf(b, ", \"%s,none\": ", name);
+    json_add_number(b, value);
+    bytes_printf(b, ", \"%s_stderr,none\": ", name);
+    if (isnan(stderr_value)) bytes_add_text(b, "\"N/A\"");
+    else json_add_number(b, stderr_value);
+}
+
+static void results_json(Bytes *b, const Scores *s, const char *settings) {
+    b->length = 0;
+    bytes_add_text(b, "{\n  \"results\": {");
+    for (int i = 0; i < s->n; i++) {
+        const Score *x = &s->items[i];
+        bytes_add_text(b, i ? ",\n    " : "\n    ");
+        json_add_text(b, x->name);
+        char alias[340];
+        const char *shown = x->level == 2 && strncmp(x->name, "mmlu_", 5) == 0 ? x->name + 5 : x->name;
+        if (x->level == 1 && strncmp(x->name, "mmlu_", 5) == 0) shown = x->name + 5;
+        snprintf(alias, sizeof alias, "%s%s", x->level == 2 ? "  - " : x->level == 1 && s->items[0].level == 0 ? " - " : "", shown);
+        bytes_add_text(b, ": {\"alias\": ");
+        json_add_text(b, alias);
+        json_add_metric(b, "acc", x->acc, x->acc_stderr);
+        if (!isnan(x->acc_norm)) json_add_metric(b, "acc_norm", x->acc_norm, x->acc_norm_stderr);
+        bytes_add_text(b, "}");
+    }
+    bytes_add_text(b, "\n  },\n  \"n-samples\": {");
+    int first = 1;
+    for (int i = 0; i < s->n; i++) {
+        if (s->items[i].level == 0 || (s->items[i].level == 1 && s->items[0].level == 0)) continue;
+        bytes_add_text(b, first ? "\n    " : ",\n    ");
+        json_add_text(b, s->items[i].name);
+        bytes_printf(b, ": {\"effective\": %d}", s->items[i].n);
+        first = 0;
+    }
+    bytes_printf(b, "\n  },\n  \"config\": %s\n}\n", settings);
+}
+/* -- Running a harness: the shard's questions, minus those its log already holds, scored in order;
+ * each finished question is appended to the log and flushed before the next one starts. */
+typedef struct {
+    const char *command;      /* "mmlu", "mc", "kv" */
+    const char *log_path;     /* --log, or NULL */
+    int shard, n_shards;      /* --shard i/n, 1-based; 1/1 without it */
+    int quiet;
+    const char *settings;     /* the settings as a JSON object */
+} HarnessRun;
+
+/* \r-updated progress on stderr, only when it is a terminal */
+static void show_progress(const char *command, int done, int total, int resumed, double started, int last) {
+    double elapsed = seconds_now() - started, rate = elapsed > 0 ? (done - resumed) / elapsed : 0;
+    double left = rate > 0 ? (total - done) / rate : 0;
+    fprintf(stderr, "\rgna %s: %d/%d questions, %.2f/s, ETA %d:%02d:%02d  ", command, done, total, rate, (int)(left / 3600),
+            (int)fmod(left / 60, 60), (int)fmod(left, 60));
+    if (last) fprintf(stderr, "\n");
+}
+
+/* Key of a question in the resume map: "task\tdoc_id" */
+static char *question_key(const char *task, int doc_id) {
+    char *key = checked_malloc(strlen(task) + 16);
+    sprintf(key, "%s\t%d", task, doc_id);
+    return key;
+}
+
+/* Read an existing log: check its first line is this run's, take the outcomes of its samples, and
+ * cut off a last line that a kill left unfinished. done[i]: question i of `mine` has an outcome. */
+static int resume_log(const HarnessRun *r, const Harness *h, const int *mine, int n_mine, const char *header, int *done,
+                      Outcomes *outcomes, int *exists) {
+    char *text;
+    size_t size;
+    struct stat st;
+    *exists = stat(r->log_path, &st) == 0 && st.st_size > 0;
+    if (!*exists) return GNA_OK;
+    TRY(read_file(r->log_path, &text, &size));
+    int status = GNA_OK, line = 0;
+    size_t complete = 0; /* bytes of whole lines */
+    TextMap map;
+    char **keys = checked_calloc((size_t)n_mine + 1, sizeof(char *));
+    text_map_init(&map, (size_t)n_mine);
+    for (int i = 0; i < n_mine; i++) {
+        keys[i] = question_key(h->questions[mine[i]].task, h->questions[mine[i]].doc_id);
+        text_map_put(&map, keys[i], strlen(keys[i]), i);
+    }
+    for (size_t at = 0; at < size && status == GNA_OK;) {
+        const char *end = memchr(text + at, '\n', size - at);
+        if (!end) break; /* cut short by a kill: dropped below */
+        size_t length = (size_t)(end - (text + at));
+        line++;
+        if (line == 1) {
+            if (length + 1 != strlen(header) || memcmp(text, header, length) != 0)
+                status = bad_input(r->log_path, "holds a run with other settings or another shard (its first line differs "
+                                                "from this run's): give another --log, or delete it to start again");
+        } else {
+            JsonDocument doc;
+            const char *task;
+            int doc_id;
+            double acc, acc_norm;
+            if ((status = parse_log_line(r->log_path, line, text + at, length, &doc)) != GNA_OK) break;
+            status = sample_outcome(r->log_path, line, doc.root, &task, &doc_id, &acc, &acc_norm);
+            char *key = status == GNA_OK ? question_key(task, doc_id) : NULL;
+            int i = key ? text_map_get(&map, key, strlen(key)) : -1;
+            const JsonValue *arguments = json_get(doc.root, "arguments");
+            const JsonValue *context = arguments && arguments->first && arguments->first->first ? arguments->first->first : NULL;
+            if (status != GNA_OK) {
+            } else if (i < 0) {
+                status = bad_input(r->log_path, "line %d: %s document %d is not a question of this run", line, task, doc_id);
+            } else if (done[i]) {
+                status = bad_input(r->log_path, "line %d: %s document %d is there twice", line, task, doc_id);
+            } else if (!context || context->type != JSON_STRING || strcmp(context->string, h->questions[mine[i]].context) != 0) {
+                status = bad_input(r->log_path, "line %d: the prompt of %s document %d differs from this run's (did the data change?)",
+                                   line, task, doc_id);
+            } else {
+                done[i] = 1;
+                add_outcome(outcomes, task, doc_id, acc, acc_norm);
+            }
+            free(key);
+            free_json(&doc);
+        }
+        at += length + 1;
+        complete = at;
+    }
+    if (status == GNA_OK && complete < size && truncate(r->log_path, (off_t)complete) != 0)
+        status = failure(r->log_path, "cannot cut off its unfinished last line (%s)", strerror(errno));
+    if (status == GNA_OK && line == 0) *exists = 0; /* only an unfinished first line: start afresh */
+    for (int i = 0; i < n_mine; i++) free(keys[i]);
+    free(keys);
+    free(map.slots);
+    free(text);
+    return status;
+}
+
+static int run_harness(const HarnessRun *r, const Harness *h, Scorer *s, Outcomes *outcomes) {
+    int *mine = checked_malloc(sizeof(int) * (size_t)(h->n_questions + 1)), n_mine = 0;
+    for (int i = 0; i < h->n_questions; i++)
+        if (i % r->n_shards == r->shard - 1) mine[n_mine++] = i;
+    int *done = checked_calloc((size_t)n_mine + 1, sizeof(int)), exists = 0, status = GNA_OK;
+    Bytes line = {0}, header = {0};
+    log_header(&header, r->command, r->settings, r->shard, r->n_shards, n_mine);
+    FILE *log = NULL;
+    if (r->log_path) {
+        status = resume_log(r, h, mine, n_mine, header.data, done, outcomes, &exists);
+        if (status == GNA_OK && !(log = fopen(r->log_path, exists ? "ab" : "wb")))
+            status = bad_input(r->log_path, "cannot write (%s)", strerror(errno));
+        if (status == GNA_OK && !exists && (fwrite(header.data, 1, header.length, log) != header.length || fflush(log)))
+            status = failure(r->log_path, "write failed");
+    }
+    int resumed = outcomes->n, progress = !r->quiet && isatty(2);
+    double started = seconds_now();
+    double *lls = NULL, *normalised = NULL;
+    int *greedy = NULL;
+    for (int k = 0; k < n_mine && status == GNA_OK; k++) {
+        if (done[k]) continue;
+        const Question *q = &h->questions[mine[k]];
+        lls = realloc(lls, sizeof(double) * (size_t)q->n_choices);
+        normalised = realloc(normalised, sizeof(double) * (size_t)q->n_choices);
+        greedy = realloc(greedy, sizeof(int) * (size_t)q->n_choices);
+        if (!lls || !normalised || !greedy) { fprintf(stderr, "gna: error: out of memory\n"); exit(GNA_FAILURE); }
+        if ((status = score_question(s, q, (const char *const *)h->prefixes, lls, greedy)) != GNA_OK) break;
+        for (int c = 0; c < q->n_choices; c++) normalised[c] = lls[c] / q->choice_lengths[c];
+        double acc = argmax_double(lls, q->n_choices) == q->gold;
+        double acc_norm = h->has_acc_norm ? argmax_double(normalised, q->n_choices) == q->gold : NAN;
+        add_outcome(outcomes, q->task, q->doc_id, acc, acc_norm);
+        if (log) {
+            log_line(&line, q, lls, greedy, acc, acc_norm);
+            if (fwrite(line.data, 1, line.length, log) != line.length || fflush(log) != 0)
+                status = failure(r->log_path, "write failed (%s)", strerror(errno));
+        }
+        if (progress) show_progress(r->command, outcomes->n, n_mine, resumed, started, 0);
+    }
+    if (progress && status == GNA_OK) show_progress(r->command, outcomes->n, n_mine, resumed, started, 1);
+    if (log && fclose(log) != 0 && status == GNA_OK) status = failure(r->log_path, "write failed (%s)", strerror(errno));
+    free(lls);
+    free(normalised);
+    free(greedy);
+    free(line.data);
+    free(header.data);
+    free(done);
+    free(mine);
+    return status;
+}
+
+static void print_kv_table(const Scores *s, const char *mask) {
+    printf("%6s %8s %8s %8s", "pairs", "samples", "acc", "stderr");
+    if (mask) printf("   %8s %8s   (--mask %s)", "masked", "stderr", mask);
+    printf("\n");
+    for (int i = 0; i < s->n; i++) {
+        const Score *x = &s->items[i];
+        if (strstr(x->name, "_masked")) continue;
+        printf("%6d %8d %8.4f %8.4f", kv_pairs_of(x->name), x->n, x->acc, isnan(x->acc_stderr) ? 0.0 : x->acc_stderr);
+        if (mask && i + 1 < s->n && strstr(s->items[i + 1].name, "_masked"))
+            printf("   %8.4f %8.4f", s->items[i + 1].acc, isnan(s->items[i + 1].acc_stderr) ? 0.0 : s->items[i + 1].acc_stderr);
+        printf("\n");
+    }
+}
+
+/* KV accuracy against the number of pairs: the model as it is, and (dashed) under --mask */
+static void write_kv_svg(FILE *f, const Scores *s, const char *mask) {
+    int min_pairs = INT_MAX, max_pairs = 0;
+    for (int i = 0; i < s->n; i++) {
+        int p = kv_pairs_of(s->items[i].name);
+        if (p < min_pairs) min_pairs = p;
+        if (p > max_pairs) max_pairs = p;
+    }
+    if (max_pairs == min_pairs) max_pairs = min_pairs + 1;
+    const double left = 70, top = 40, width = 520, height = 300;
+#define KV_X(p) (left + width * ((p) - min_pairs) / (double)(max_pairs - min_pairs))
+#define KV_Y(a) (top + height * (1.0 - (a)))
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"640\" height=\"420\" font-family=\"sans-serif\" font-size=\"12\">\n");
+    fprintf(f, "<rect width=\"640\" height=\"420\" fill=\"white\"/>\n");
+    fprintf(f, "<text x=\"320\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">KV retrieval: accuracy against pairs</text>\n");
+    for (int k = 0; k <= 4; k++) {
+        double a = k / 4.0;
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", left, KV_Y(a), left + width, KV_Y(a));
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.2f</text>\n", left - 6, KV_Y(a) + 4, a);
+    }
+    for (int i = 0; i < s->n; i++)
+        if (!strstr(s->items[i].name, "_masked")) {
+            int p = kv_pairs_of(s->items[i].name);
+            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%d</text>\n", KV_X(p), top + height + 18, p);
+        }
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">key-value pairs</text>\n", left + width / 2, top + height + 38);
+    fprintf(f, "<text x=\"18\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 18 %.1f)\">accuracy</text>\n",
+            top + height / 2, top + height / 2);
+    for (int masked = 0; masked <= (mask != NULL); masked++) {
+        const char *colour = masked ? "#c0392b" : "#2c6fbb";
+        fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"", colour,
+                masked ? " stroke-dasharray=\"6 4\"" : "");
+        for (int i = 0; i < s->n; i++)
+            if ((strstr(s->items[i].name, "_masked") != NULL) == masked)
+                fprintf(f, "%.1f,%.1f ", KV_X(kv_pairs_of(s->items[i].name)), KV_Y(s->items[i].acc));
+        fprintf(f, "\"/>\n");
+        for (int i = 0; i < s->n; i++)
+            if ((strstr(s->items[i].name, "_masked") != NULL) == masked)
+                fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", KV_X(kv_pairs_of(s->items[i].name)),
+                        KV_Y(s->items[i].acc), colour);
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"%s/>\n", left + 10,
+                top + 12 + 16.0 * masked, left + 40, top + 12 + 16.0 * masked, colour, masked ? " stroke-dasharray=\"6 4\"" : "");
+        Bytes label = {0};
+        if (masked) {
+            bytes_add_text(&label, "--mask ");
+            for (const char *c = mask; *c; c++) {
+                const char *e = *c == '<' ? "&lt;" : *c == '>' ? "&gt;" : *c == '&' ? "&amp;" : NULL;
+                bytes_add(&label, e ? e : c, e ? strlen(e) : 1);
+            }
+        } else {
+            bytes_add_text(&label, "the model as it is");
+        }
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", left + 46, top + 16 + 16.0 * masked, label.data);
+        free(label.data);
+    }
+    fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"black\"/>\n</svg>\n", left, top,
+            width, height);
+#undef KV_X
+#undef KV_Y
+}
+
+/* print the results, and write --json and --svg (kv) */
+static int report_results(const char *command, const Outcomes *outcomes, const char *settings, const char *mask,
+                          const char *json_path, const char *svg_path) {
+    Scores scores;
+    summarise(outcomes, strcmp(command, "mmlu") == 0, &scores);
+    if (strcmp(command, "kv") == 0) print_kv_table(&scores, mask);
+    else print_scores(&scores, strcmp(command, "mc") == 0);
+    int status = GNA_OK;
+    if (json_path) {
+        OutputFile out;
+        Bytes json = {0};
+        results_json(&json, &scores, settings);
+        if ((status = open_output(&out, json_path)) == GNA_OK) {
+            fwrite(json.data, 1, json.length, out.file);
+            status = close_output(&out, 1);
+        }
+        free(json.data);
+    }
+    if (status == GNA_OK && svg_path) {
+        OutputFile out;
+        if ((status = open_output(&out, svg_path)) == GNA_OK) {
+            write_kv_svg(out.file, &scores, mask);
+            status = close_output(&out, 1);
+        }
+    }
+    free(scores.items);
+    return status;
+}
+
+
+/* ----------------------------------------------------------------------------------------------
+ * 13. Command line: gna_main(), which main() calls (compiled out with -DGNA_NO_MAIN, so that a
  * program or the tests can include gna.c and call gna_main themselves).
  */
 static const char *const usage_text =
@@ -6433,6 +7873,10 @@ static const char *const usage_text =
     "  generate    -m DIR (--tokens IDS | -p TEXT) [-n N]            continue a sequence\n"
     "  attn        -m DIR (--tokens IDS | -p TEXT) --heads SPEC -o OUT.npy [--svg OUT.svg]\n"
     "                                       attention maps, or implicit attention of SSM heads\n"
+    "  kv          -m DIR [--pairs 10,20] [--samples N] [--mask SPEC]    the paper's KV-retrieval task\n"
+    "  mmlu        -m DIR --data PATH [--shots K]           MMLU exactly as lm-evaluation-harness 0.4.x\n"
+    "  mc          -m DIR --data FILE.jsonl                 multiple choice / cloze: acc and acc_norm\n"
+    "  merge       LOG.jsonl...                            the shards of a harness run into its results\n"
     "\n"
     "Head specs (--mask, --heads): a comma list of L<layers><kind><heads>[@<queries>[:<keys>]]\n"
     "  layers, heads   N, N-M or *, zero-based as in model.layers.N\n"
@@ -6523,6 +7967,56 @@ static const struct {
              "                   on both axes\n"
              "  --rows R         keep only these query rows: positions N or N-M, comma separated,\n"
              "                   negative from the end (default: all)\n"},
+    {"kv", "usage: gna kv -m DIR [--pairs LIST] [--samples N] [--seed S] [--keys FILE] [--mask SPEC] [--svg F]\n"
+           "The paper's KV-retrieval task: \"Memorize the following dictionary:\\n\", one \"key:value\\n\"\n"
+           "per pair (distinct keys, distinct values 0-99), then \"The value of the key '<key>' is\";\n"
+           "multiple choice over the dictionary's values, each scored by the log-likelihood of its tokens\n"
+           "appended with no space. With --mask every sample is scored with and without the mask.\n"
+           "  -m DIR           the model folder (with its tokenizer.json)\n"
+           "  --pairs LIST     numbers of pairs, comma separated (default 10,15,...,50)\n"
+           "  --samples N      samples per number of pairs (default 100)\n"
+           "  --seed S         the samples' seed, 0 to 2^32-1 (default 0)\n"
+           "  --keys FILE      keys, one per line (default: gna's built-in list of 216 common nouns)\n"
+           "  --svg F          accuracy against pairs, the model as it is and under --mask\n"
+           "  --json F         the results as JSON, with lm-eval's field names (\"acc,none\", \"acc_stderr,none\")\n"
+            "  --log F.jsonl    one line per question: lm-eval's sample fields (doc_id, doc, target,\n"
+            "                   arguments, resps, filtered_resps, acc) and task; appended and flushed as\n"
+            "                   each question finishes, so that a re-run with the same settings resumes\n"
+            "  --shard i/n      only questions i-1, i-1+n, i-1+2n, ... (1 <= i <= n); gna merge joins the logs\n"},
+    {"mmlu", "usage: gna mmlu -m DIR --data PATH [--shots K] [--limit N] [--bos] [--mask SPEC]\n"
+             "lm-evaluation-harness 0.4.x's task mmlu: the description line, the first K dev questions of\n"
+             "the subject, the question ending \"Answer:\", and the continuations \" A\"..\" D\" scored by\n"
+             "log-likelihood; acc per subject, per category (stem, humanities, social sciences, other) and\n"
+             "over all questions (lm-eval's size-weighted mean and pooled stderr).\n"
+             "  -m DIR           the model folder (with its tokenizer.json)\n"
+             "  --data PATH      the original CSV tree (PATH/dev/*_dev.csv and PATH/test/*_test.csv, or\n"
+             "                   PATH/data/...), or a .jsonl file of {\"subject\", \"question\", \"choices\",\n"
+             "                   \"answer\", \"split\": \"dev\"|\"test\"}\n"
+             "  --shots K        few-shot examples (default 0, as the paper ran it)\n"
+             "  --limit N        only the first N test questions of each subject\n"
+             "  --bos            encode with the tokenizer's special tokens (BOS); lm-eval 0.4.x adds none\n"
+             "  --json F         the results as JSON, with lm-eval's field names (\"acc,none\", \"acc_stderr,none\")\n"
+            "  --log F.jsonl    one line per question: lm-eval's sample fields (doc_id, doc, target,\n"
+            "                   arguments, resps, filtered_resps, acc) and task; appended and flushed as\n"
+            "                   each question finishes, so that a re-run with the same settings resumes\n"
+            "  --shard i/n      only questions i-1, i-1+n, i-1+2n, ... (1 <= i <= n); gna merge joins the logs\n"},
+    {"mc", "usage: gna mc -m DIR --data FILE.jsonl [--limit N] [--bos] [--mask SPEC]\n"
+           "Multiple choice or cloze from lines {\"context\": str, \"choices\": [str, ...], \"gold\": int}:\n"
+           "each \" \" + choice scored by log-likelihood after the context (lm-eval's multiple_choice);\n"
+           "acc, and acc_norm (log-likelihood divided by the choice's length in characters).\n"
+           "  -m DIR           the model folder (with its tokenizer.json)\n"
+           "  --data F.jsonl   the questions; the task is named after the file\n"
+           "  --limit N        only the first N questions\n"
+           "  --bos            encode with the tokenizer's special tokens (BOS)\n"
+           "  --json F         the results as JSON, with lm-eval's field names (\"acc,none\", \"acc_stderr,none\")\n"
+            "  --log F.jsonl    one line per question: lm-eval's sample fields (doc_id, doc, target,\n"
+            "                   arguments, resps, filtered_resps, acc) and task; appended and flushed as\n"
+            "                   each question finishes, so that a re-run with the same settings resumes\n"
+            "  --shard i/n      only questions i-1, i-1+n, i-1+2n, ... (1 <= i <= n); gna merge joins the logs\n"},
+    {"merge", "usage: gna merge LOG.jsonl... [--json F]\n"
+              "The logs of every shard of one harness run (--shard i/n, same settings) into the results\n"
+              "that one run gives.\n"
+              "  --json F         the results as JSON\n"},
 };
 
 enum { MAX_SURGERY = 16 };
@@ -6550,6 +8044,18 @@ typedef struct {
     double temperature;       /* --temp */
     unsigned long long seed;  /* --seed */
     int ignore_eos;           /* --ignore-eos */
+    const char *data;         /* --data (mmlu, mc) */
+    int shots;                /* --shots (mmlu) */
+    int limit;                /* --limit (mmlu, mc): the first N documents of each task */
+    int bos;                  /* --bos (mmlu, mc) */
+    const char *json;         /* --json (harnesses, merge) */
+    const char *log;          /* --log (harnesses) */
+    int shard, n_shards;      /* --shard i/n (harnesses), 1-based */
+    const char *pairs_text;   /* --pairs (kv) */
+    int samples;              /* --samples (kv) */
+    const char *keys;         /* --keys (kv) */
+    int n_logs;               /* merge: the logs, its arguments */
+    char **logs;
     int threads;              /* --threads */
     int bf16;                 /* --bf16 */
     int quiet;                /* -q */
@@ -6630,7 +8136,10 @@ static int parse_options(int argc, char **argv, Options *o) {
     const char *command = o->command;
     int is_logits = strcmp(command, "logits") == 0, is_generate = strcmp(command, "generate") == 0,
         is_attn = strcmp(command, "attn") == 0, runs_model = is_logits || is_generate || is_attn;
+    int is_kv = strcmp(command, "kv") == 0, is_mmlu = strcmp(command, "mmlu") == 0, is_mc = strcmp(command, "mc") == 0,
+        is_harness = is_kv || is_mmlu || is_mc, is_merge = strcmp(command, "merge") == 0;
     int is_tokenize = strcmp(command, "tokenize") == 0, is_detokenize = strcmp(command, "detokenize") == 0;
+    runs_model |= is_harness;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         const char *value = i + 1 < argc ? argv[i + 1] : NULL;
@@ -6640,13 +8149,21 @@ static int parse_options(int argc, char **argv, Options *o) {
                           strcmp(a, "--seed") == 0 || strcmp(a, "--threads") == 0 || strcmp(a, "--mask") == 0 ||
                           strcmp(a, "--layers") == 0 || strcmp(a, "--drop") == 0 || strcmp(a, "--replace") == 0 ||
                           strcmp(a, "--heads") == 0 || strcmp(a, "--rows") == 0 || strcmp(a, "--svg") == 0 ||
-                          strcmp(a, "--tokenizer") == 0 || strcmp(a, "-p") == 0 || strcmp(a, "-f") == 0;
+                          strcmp(a, "--tokenizer") == 0 || strcmp(a, "-p") == 0 || strcmp(a, "-f") == 0 ||
+                          strcmp(a, "--data") == 0 || strcmp(a, "--shots") == 0 || strcmp(a, "--limit") == 0 ||
+                          strcmp(a, "--json") == 0 || strcmp(a, "--log") == 0 || strcmp(a, "--shard") == 0 ||
+                          strcmp(a, "--pairs") == 0 || strcmp(a, "--samples") == 0 || strcmp(a, "--keys") == 0;
         if (takes_value && !value) return bad_input(a, "needs a value");
         int allowed = 1;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             o->help = 1;
             return GNA_OK;
+        } else if (is_merge && a[0] != '-') { /* merge's logs */
+            o->logs = o->logs ? o->logs : &argv[i];
+            if (o->logs + o->n_logs != &argv[i]) return bad_input(a, "the logs must come together, after or before the options");
+            o->n_logs++;
         } else if (strcmp(a, "-m") == 0) {
+            allowed = !is_merge;
             o->model_dir = value;
         } else if (strcmp(a, "--threads") == 0) {
             TRY(parse_long(a, value, 1, 64, &number));
@@ -6656,13 +8173,13 @@ static int parse_options(int argc, char **argv, Options *o) {
         } else if (strcmp(a, "--bf16") == 0) {
             o->bf16 = 1;
         } else if (strcmp(a, "--tokens") == 0) {
-            allowed = runs_model || is_detokenize;
+            allowed = (runs_model && !is_harness) || is_detokenize;
             o->tokens_text = value;
         } else if (strcmp(a, "--tokenizer") == 0) {
             allowed = is_tokenize || is_detokenize;
             o->tokenizer = value;
         } else if (strcmp(a, "-p") == 0) {
-            allowed = is_tokenize || runs_model;
+            allowed = is_tokenize || (runs_model && !is_harness);
             o->prompt = value;
         } else if (strcmp(a, "-f") == 0) {
             allowed = is_tokenize;
@@ -6697,7 +8214,7 @@ static int parse_options(int argc, char **argv, Options *o) {
                 o->replace_dirs[o->n_replaces++] = equals + 1;
             }
         } else if (strcmp(a, "--heads") == 0 || strcmp(a, "--rows") == 0 || strcmp(a, "--svg") == 0) {
-            allowed = is_attn;
+            allowed = is_attn || (is_kv && a[2] == 's');
             *(a[2] == 'h' ? &o->heads_spec : a[2] == 'r' ? &o->rows_text : &o->svg) = value;
         } else if (strcmp(a, "--top") == 0) {
             allowed = is_logits;
@@ -6711,18 +8228,61 @@ static int parse_options(int argc, char **argv, Options *o) {
             allowed = is_generate;
             TRY(parse_double(a, value, 0, &o->temperature));
         } else if (strcmp(a, "--seed") == 0) {
-            allowed = is_generate;
-            TRY(parse_long(a, value, 0, LLONG_MAX, &number));
+            allowed = is_generate || is_kv;
+            TRY(parse_long(a, value, 0, is_kv ? UINT32_MAX : LLONG_MAX, &number));
             o->seed = (unsigned long long)number;
         } else if (strcmp(a, "--ignore-eos") == 0) {
             allowed = is_generate;
             o->ignore_eos = 1;
+        } else if (strcmp(a, "--data") == 0) {
+            allowed = is_mmlu || is_mc;
+            o->data = value;
+        } else if (strcmp(a, "--shots") == 0) {
+            allowed = is_mmlu;
+            TRY(parse_long(a, value, 0, 1000, &number));
+            o->shots = (int)number;
+        } else if (strcmp(a, "--limit") == 0) {
+            allowed = is_mmlu || is_mc;
+            TRY(parse_long(a, value, 1, INT_MAX, &number));
+            o->limit = (int)number;
+        } else if (strcmp(a, "--bos") == 0) {
+            allowed = is_mmlu || is_mc;
+            o->bos = 1;
+        } else if (strcmp(a, "--json") == 0) {
+            allowed = is_harness || is_merge;
+            o->json = value;
+        } else if (strcmp(a, "--log") == 0) {
+            allowed = is_harness;
+            o->log = value;
+        } else if (strcmp(a, "--shard") == 0) {
+            allowed = is_harness;
+            int used = 0;
+            if (sscanf(value, "%d/%d%n", &o->shard, &o->n_shards, &used) != 2 || value[used] || o->n_shards < 1 ||
+                o->shard < 1 || o->shard > o->n_shards)
+                return bad_input(a, "expected i/n with 1 <= i <= n (shard i of n), got \"%s\"", value);
+        } else if (strcmp(a, "--pairs") == 0) {
+            allowed = is_kv;
+            o->pairs_text = value;
+        } else if (strcmp(a, "--samples") == 0) {
+            allowed = is_kv;
+            TRY(parse_long(a, value, 1, (1 << 20) - 1, &number));
+            o->samples = (int)number;
+        } else if (strcmp(a, "--keys") == 0) {
+            allowed = is_kv;
+            o->keys = value;
         } else {
             return bad_input(a, "unknown option for 'gna %s' (see gna %s --help)", command, command);
         }
         if (!allowed) return bad_input(a, "not an option of 'gna %s' (see gna %s --help)", command, command);
         if (takes_value) i++;
     }
+    if (is_merge) {
+        if (o->n_logs == 0) return bad_input("merge", "give the logs to merge: gna merge LOG.jsonl...");
+        return GNA_OK;
+    }
+    if ((is_mmlu || is_mc) && !o->data)
+        return bad_input("--data", is_mmlu ? "missing: give the MMLU folder (data/dev, data/test) or a .jsonl file"
+                                           : "missing: give the questions as a .jsonl file");
     if (is_tokenize || is_detokenize) {
         if (!o->model_dir == !o->tokenizer)
             return bad_input(o->tokenizer ? "--tokenizer" : "-m", "give either -m DIR or --tokenizer FILE");
@@ -6733,7 +8293,7 @@ static int parse_options(int argc, char **argv, Options *o) {
     if (is_detokenize && !o->tokens_text) return bad_input("--tokens", "missing: give token ids with --tokens 1,2,3");
     if (runs_model && o->tokens_text && o->prompt)
         return bad_input("-p", "give either --tokens IDS or -p TEXT, not both");
-    if (runs_model && !o->tokens_text && !o->prompt)
+    if (runs_model && !is_harness && !o->tokens_text && !o->prompt)
         return bad_input("--tokens", "missing: give token ids with --tokens 1,2,3 or a text with -p TEXT");
     if (o->no_special && !o->prompt && !o->prompt_file) return bad_input("--no-special", "only goes with -p or -f");
     if (is_attn && !o->heads_spec) return bad_input("--heads", "missing: name the heads to record, e.g. --heads L17H24");
@@ -6927,14 +8487,6 @@ static int command_logits(const Model *m, const Options *o, const RunControl *ru
     return status;
 }
 
-/* splitmix64 (Steele, Lea, Flood 2014): a small, well-mixed generator; same seed, same samples */
-static uint64_t random_next(uint64_t *state) {
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 /* greedy: the first index of the largest logit (torch.argmax); else a draw from softmax(logits / temperature) */
 static int sample(const float *logits, int V, double temperature, uint64_t *rng) {
     int best = 0;
@@ -7080,6 +8632,227 @@ static int command_attn(const Model *m, const Options *o, const RunControl *user
     return status;
 }
 
+/* The settings every harness records: what changes its results */
+static void settings_begin(Bytes *b, const Options *o) {
+    b->length = 0;
+    bytes_add_text(b, "{\"model\": ");
+    json_add_text(b, o->model_dir);
+    bytes_add_text(b, ", \"mask\": ");
+    if (o->mask_spec) json_add_text(b, o->mask_spec);
+    else bytes_add_text(b, "null");
+    bytes_add_text(b, ", \"layers\": ");
+    if (o->layers_text) json_add_text(b, o->layers_text);
+    else bytes_add_text(b, "null");
+    bytes_add_text(b, ", \"drop\": [");
+    for (int i = 0; i < o->n_drops; i++) bytes_printf(b, i ? ", %d" : "%d", o->drops[i]);
+    bytes_add_text(b, "], \"replace\": [");
+    for (int i = 0; i < o->n_replaces; i++) { /* "L=DIR", as given */
+        char *item = checked_malloc(strlen(o->replace_dirs[i]) + 16);
+        sprintf(item, "%d=%s", o->replace_layers[i], o->replace_dirs[i]);
+        bytes_add_text(b, i ? ", " : "");
+        json_add_text(b, item);
+        free(item);
+    }
+    bytes_printf(b, "], \"bf16\": %s", o->bf16 ? "true" : "false");
+}
+
+/* --keys FILE: one key per line, distinct, not empty, without ':' */
+static int read_keys(const char *path, char **text, const char ***keys, int *n_keys) {
+    size_t size;
+    TRY(read_file(path, text, &size));
+    int n = 0, capacity = 0, line = 0;
+    const char **list = NULL;
+    for (char *p = *text, *end; p < *text + size; p = end + 1) {
+        line++;
+        end = strchr(p, '\n');
+        if (!end) end = *text + size;
+        *end = 0;
+        if (end > p && end[-1] == '\r') end[-1] = 0;
+        const char *problem = !*p ? "an empty key" : strchr(p, ':') ? "a key with ':'" : NULL;
+        for (int i = 0; !problem && i < n; i++)
+            if (strcmp(list[i], p) == 0) problem = "a key given twice";
+        if (problem) {
+            free(list);
+            free(*text);
+            return bad_input(path, "line %d: %s", line, problem);
+        }
+        list = grow_array(list, n, &capacity, sizeof *list);
+        list[n++] = p;
+    }
+    *keys = list;
+    *n_keys = n;
+    return GNA_OK;
+}
+
+/* gna kv, gna mmlu, gna mc */
+static int command_harness(const Model *m, const Options *o, const RunControl *user, const Tokenizer *t) {
+    Harness h = {0};
+    h.command = o->command;
+    Bytes settings = {0};
+    settings_begin(&settings, o);
+    int status = GNA_OK, is_kv = strcmp(o->command, "kv") == 0, is_mmlu = strcmp(o->command, "mmlu") == 0;
+    char *key_text = NULL;
+    const char **keys = NULL;
+    int n_keys = 0;
+    if (is_kv) {
+        int pairs[64], n_settings = 0;
+        const char *p = o->pairs_text ? o->pairs_text : "10,15,20,25,30,35,40,45,50";
+        while (*p && status == GNA_OK) {
+            char *end;
+            long v = strtol(p, &end, 10);
+            if (end == p || (*end && *end != ',') || v < 1 || v > 100 || n_settings == 64)
+                status = bad_input("--pairs", "expected up to 64 numbers of pairs from 1 to 100, comma separated, got \"%s\"", o->pairs_text);
+            else pairs[n_settings++] = (int)v;
+            p = *end ? end + 1 : end;
+        }
+        if (status == GNA_OK) {
+            if (o->keys) status = read_keys(o->keys, &key_text, &keys, &n_keys);
+            else {
+                keys = checked_malloc(sizeof kv_default_keys);
+                memcpy(keys, kv_default_keys, sizeof kv_default_keys);
+                n_keys = (int)(sizeof kv_default_keys / sizeof *kv_default_keys);
+            }
+        }
+        for (int i = 0; i < n_settings && status == GNA_OK; i++)
+            if (pairs[i] > n_keys) status = bad_input("--pairs", "%d pairs need %d distinct keys; there are %d", pairs[i], pairs[i], n_keys);
+        if (status == GNA_OK) status = build_kv(&h, keys, n_keys, pairs, n_settings, o->samples, o->seed, o->mask_spec != NULL);
+        bytes_add_text(&settings, ", \"keys\": ");
+        if (o->keys) json_add_text(&settings, o->keys);
+        else bytes_add_text(&settings, "null");
+        bytes_add_text(&settings, ", \"pairs\": [");
+        for (int i = 0; i < n_settings; i++) bytes_printf(&settings, i ? ", %d" : "%d", pairs[i]);
+        bytes_printf(&settings, "], \"samples\": %d, \"seed\": %llu}", o->samples, o->seed);
+    } else {
+        status = is_mmlu ? build_mmlu(&h, o->data, o->shots, o->limit) : build_mc(&h, o->data, o->limit);
+        bytes_add_text(&settings, ", \"data\": ");
+        json_add_text(&settings, o->data);
+        if (is_mmlu) bytes_printf(&settings, ", \"shots\": %d", o->shots);
+        if (o->limit > 0) bytes_printf(&settings, ", \"limit\": %d", o->limit);
+        else bytes_add_text(&settings, ", \"limit\": null");
+        bytes_printf(&settings, ", \"bos\": %s}", o->bos ? "true" : "false");
+    }
+    int has_positions = 0;
+    for (int i = 0; user->mask && i < user->mask->n_items; i++) has_positions |= user->mask->items[i].has_queries;
+    RunControl plain = {NULL, 0, NULL};
+    Scorer s;
+    memset(&s, 0, sizeof s);
+    s.model = m;
+    s.tokenizer = t;
+    s.plain = is_kv ? &plain : user; /* kv scores every sample with and without --mask */
+    s.masked = user;
+    s.masked_needs_whole_runs = has_positions;
+    s.add_special = is_kv || o->bos;
+    s.prefix_index = -1;
+    Outcomes outcomes = {0};
+    HarnessRun run = {o->command, o->log, o->shard, o->n_shards, o->quiet, settings.data};
+    double started = seconds_now();
+    if (status == GNA_OK) status = run_harness(&run, &h, &s, &outcomes);
+    if (status == GNA_OK && !o->quiet) {
+        fprintf(stderr, "gna %s: %d questions in %.1f s", o->command, outcomes.n, seconds_now() - started);
+        if (is_mmlu) fprintf(stderr, " (few-shot prefix reused %lld times, recomputed %lld)", s.prefix_hits, s.prefix_misses);
+        fprintf(stderr, "\n");
+    }
+    if (status == GNA_OK) status = report_results(o->command, &outcomes, settings.data, o->mask_spec, o->json, is_kv ? o->svg : NULL);
+    free_outcomes(&outcomes);
+    free_scorer(&s);
+    free_harness(&h);
+    free(keys);
+    free(key_text);
+    free(settings.data);
+    return status;
+}
+
+/* gna merge LOG...: the shards of one run into its results */
+static int command_merge(int n_logs, char **logs, const char *json_path) {
+    Outcomes outcomes = {0};
+    char *command = NULL, *settings = NULL;
+    int status = GNA_OK, n_shards = 0, *seen = NULL;
+    for (int f = 0; f < n_logs && status == GNA_OK; f++) {
+        char *text;
+        size_t size;
+        if ((status = read_file(logs[f], &text, &size)) != GNA_OK) break;
+        int line = 0, expected = 0, shard = 0, shards = 0, found = 0;
+        for (size_t at = 0; at < size && status == GNA_OK;) {
+            const char *end = memchr(text + at, '\n', size - at);
+            if (!end) {
+                status = bad_input(logs[f], "line %d is unfinished: the run was cut short; re-run it to finish", line + 1);
+                break;
+            }
+            size_t length = (size_t)(end - (text + at));
+            JsonDocument doc;
+            line++;
+            if ((status = parse_log_line(logs[f], line, text + at, length, &doc)) != GNA_OK) break;
+            if (line == 1) {
+                const JsonValue *g = json_get(doc.root, "gna"), *sh = json_get(doc.root, "shard"), *q = json_get(doc.root, "questions");
+                const char *settings_at = strstr(text, "\"settings\": ");
+                if (!g || g->type != JSON_STRING || !sh || sh->type != JSON_STRING || sscanf(sh->string, "%d/%d", &shard, &shards) != 2 ||
+                    !q || q->type != JSON_NUMBER || !settings_at || settings_at > end)
+                    status = bad_input(logs[f], "line 1: not the first line of a gna log");
+                else {
+                    expected = (int)q->number;
+                    size_t n = (size_t)(end - (settings_at + 12)) - 1; /* the object, without the line's closing } */
+                    if (f == 0) {
+                        command = strdup(g->string);
+                        settings = strndup(settings_at + 12, n);
+                        n_shards = shards;
+                        seen = checked_calloc((size_t)shards + 1, sizeof(int));
+                        if (shards < 1 || shards > 100000) status = bad_input(logs[f], "line 1: shard \"%s\" is not i/n", sh->string);
+                    } else if (strcmp(command, g->string) != 0 || strlen(settings) != n || memcmp(settings, settings_at + 12, n) != 0) {
+                        status = bad_input(logs[f], "is a log of other settings than %s", logs[0]);
+                    } else if (shards != n_shards) {
+                        status = bad_input(logs[f], "is shard %s, of another split than %s's %d", sh->string, logs[0], n_shards);
+                    }
+                    if (status == GNA_OK && (shard < 1 || shard > n_shards)) status = bad_input(logs[f], "line 1: shard %d/%d is out of range", shard, shards);
+                    else if (status == GNA_OK && seen[shard]++) status = bad_input(logs[f], "shard %d/%d is given twice", shard, shards);
+                }
+            } else {
+                const char *task;
+                int doc_id;
+                double acc, acc_norm;
+                if ((status = sample_outcome(logs[f], line, doc.root, &task, &doc_id, &acc, &acc_norm)) == GNA_OK) {
+                    add_outcome(&outcomes, task, doc_id, acc, acc_norm);
+                    found++;
+                }
+            }
+            free_json(&doc);
+            at += length + 1;
+        }
+        free(text);
+        if (status == GNA_OK && line == 0) status = bad_input(logs[f], "is empty");
+        if (status == GNA_OK && found != expected)
+            status = bad_input(logs[f], "holds %d of its %d questions: finish it first (re-run its command)", found, expected);
+    }
+    for (int i = 1; status == GNA_OK && i <= n_shards; i++)
+        if (!seen[i]) status = bad_input("merge", "shard %d/%d is missing", i, n_shards);
+    if (status == GNA_OK) { /* a question twice means the shards were not of one split */
+        const Outcome **sorted = checked_malloc(sizeof(Outcome *) * (size_t)(outcomes.n + 1));
+        for (int i = 0; i < outcomes.n; i++) sorted[i] = &outcomes.items[i];
+        qsort(sorted, (size_t)outcomes.n, sizeof *sorted, compare_outcomes);
+        for (int i = 1; i < outcomes.n && status == GNA_OK; i++)
+            if (compare_outcomes(&sorted[i - 1], &sorted[i]) == 0)
+                status = bad_input("merge", "%s document %d is in two logs", sorted[i]->task, sorted[i]->doc_id);
+        free(sorted);
+    }
+    if (status == GNA_OK) {
+        const char *mask = NULL;
+        JsonDocument doc;
+        if (strcmp(command, "kv") == 0 && parse_json(&doc, settings, strlen(settings), "settings") == GNA_OK) {
+            const JsonValue *mv = json_get(doc.root, "mask");
+            char *mask_copy = mv && mv->type == JSON_STRING ? strdup(mv->string) : NULL;
+            free_json(&doc);
+            status = report_results(command, &outcomes, settings, mask_copy, json_path, NULL);
+            free(mask_copy);
+            mask = "";
+        }
+        if (!mask) status = report_results(command, &outcomes, settings, NULL, json_path, NULL);
+    }
+    free(seen);
+    free(command);
+    free(settings);
+    free_outcomes(&outcomes);
+    return status;
+}
+
 /* --layers, --drop and --replace on a loaded model; donors stay loaded while it runs */
 static int apply_surgery(Model *m, const Options *o, Model **donors) {
     if (o->layers_text) {
@@ -7106,20 +8879,22 @@ static int run_command(int argc, char **argv) {
     int known = 0;
     for (size_t i = 0; i < sizeof command_help / sizeof *command_help; i++) known |= strcmp(command, command_help[i].name) == 0;
     if (!known) return bad_input(command, "unknown command (gna --help lists them)");
-    Options o = {.command = command, .top = 5, .n_new = 16};
+    Options o = {.command = command, .top = 5, .n_new = 16, .shard = 1, .n_shards = 1, .samples = 100};
     TRY(parse_options(argc, argv, &o));
     if (o.help) {
         print_help(command);
         return GNA_OK;
     }
+    if (strcmp(command, "merge") == 0) return command_merge(o.n_logs, o.logs, o.json);
     gna_set_threads(o.threads);
     gna_set_bf16(o.bf16);
+    int is_harness = strcmp(command, "kv") == 0 || strcmp(command, "mmlu") == 0 || strcmp(command, "mc") == 0;
     int *tokens = NULL, n_tokens = 0;
     if (o.tokens_text) TRY(parse_tokens(o.tokens_text, &tokens, &n_tokens));
     Tokenizer *t = NULL;
     int status = GNA_OK;
     int tokenizer_only = strcmp(command, "tokenize") == 0 || strcmp(command, "detokenize") == 0;
-    if (tokenizer_only || o.prompt) status = load_tokenizer(&o, &t);
+    if (tokenizer_only || o.prompt || is_harness) status = load_tokenizer(&o, &t);
     if (status == GNA_OK && tokenizer_only) {
         if (strcmp(command, "tokenize") == 0) status = command_tokenize(t, &o);
         else status = command_detokenize(t, &o, tokens, n_tokens);
@@ -7135,7 +8910,8 @@ static int run_command(int argc, char **argv) {
         if (status == GNA_OK) {
             if (strcmp(command, "info") == 0) status = command_info(m);
             else if ((status = check_tokens(m, o.prompt ? "-p" : "--tokens", tokens, n_tokens)) != GNA_OK) {
-            } else if (strcmp(command, "logits") == 0) status = command_logits(m, &o, &run, tokens, n_tokens);
+            } else if (is_harness) status = command_harness(m, &o, &run, t);
+            else if (strcmp(command, "logits") == 0) status = command_logits(m, &o, &run, tokens, n_tokens);
             else if (strcmp(command, "attn") == 0) {
                 /* the SVG labels tokens with their text when the folder has a tokenizer (else with ids) */
                 Tokenizer *labels = t;
