@@ -8674,6 +8674,7 @@ static int read_keys(const char *path, char **text, const char ***keys, int *n_k
         if (problem) {
             free(list);
             free(*text);
+            *text = NULL;
             return bad_input(path, "line %d: %s", line, problem);
         }
         list = grow_array(list, n, &capacity, sizeof *list);

@@ -357,6 +357,106 @@ def main():
     case("no_command", "command: missing", "")
     case("output_folder_missing", "cannot write", "logits -m $BAD/good_llama --tokens 1 -o $TMP/no/such/folder/x.npy")
 
+    # harnesses: broken question files, logs and arguments. Every unknown character tokenizes to <unk>
+    # with good_llama_tokenizer, so the valid bases run; the broken ones fail before any scoring.
+    H = os.path.join(root, "harness")
+
+    def mmlu_tree(name, test_csv, dev_csv=b"q,a,b,c,d,A\nr,a,b,c,d,B\n"):
+        folder(H, name, None, {})
+        folder(os.path.join(H, name), "test", None, {"hello_test.csv": test_csv})
+        folder(os.path.join(H, name), "dev", None, {"hello_dev.csv": dev_csv})
+
+    mmlu_tree("mmlu_good", b'\xef\xbb\xbfhello,hi,"hi, hello","he said ""hi""","multi\nline",C\r\nhi,hello,hi,hello,hi,A\n')
+    case("mmlu_good", "", "mmlu -q -m $BAD/good_llama_tokenizer --data $BAD/harness/mmlu_good --shots 2 --json $TMP/good.npy", status=0)
+    mmlu_bad = [
+        ("csv_unclosed_quote", b'hi,a,b,c,d,A\n"hi,a,b,c,d,A\n', "hello_test.csv: line 2: a quoted field is never closed"),
+        ("csv_quote_in_field", b'hi,a,b,c,d,A\nh"i,a,b,c,d,A\n', "hello_test.csv: line 2: a quote inside an unquoted field"),
+        ("csv_text_after_quote", b'hi,a,b,c,d,A\n"h"i,a,b,c,d,A\n', "hello_test.csv: line 2: text after a closing quote"),
+        ("csv_five_fields", b'hi,a,b,c,d,A\n"multi\nline",b,c,d,A\n', "hello_test.csv: line 2: 5 fields, expected 6"),
+        ("csv_seven_fields", b'hi,a,b,c,d,A,x\n', "hello_test.csv: line 1: 7 fields, expected 6"),
+        ("csv_answer_not_a_letter", b'hi,a,b,c,d,E\n', "hello_test.csv: line 1: the answer is \"E\", expected A, B, C or D"),
+        ("csv_answer_lower_case", b'hi,a,b,c,d,a\n', "the answer is \"a\", expected A, B, C or D"),
+        ("csv_empty_line", b'hi,a,b,c,d,A\n\nhi,a,b,c,d,B\n', "hello_test.csv: line 2: an empty line"),
+        ("csv_not_utf8", b'hi,a,b,c,\xff,A\n', "hello_test.csv: not valid UTF-8 at byte 9"),
+    ]
+    for name, data, expected in mmlu_bad:
+        mmlu_tree(name, data)
+        case(name, expected, f"mmlu -m $BAD/good_llama_tokenizer --data $BAD/harness/{name} --json $TMP/out.npy")
+    mmlu_tree("mmlu_few_dev", b"hi,a,b,c,d,A\n", dev_csv=b"q,a,b,c,d,A\n")
+    case("mmlu_more_shots_than_dev", "subject hello has 1 dev questions, fewer than --shots 3",
+         "mmlu -m $BAD/good_llama_tokenizer --data $BAD/harness/mmlu_few_dev --shots 3")
+    folder(H, "mmlu_no_tests", None, {})
+    folder(os.path.join(H, "mmlu_no_tests"), "test", None, {"notes.txt": b"nothing"})
+    case("mmlu_no_test_files", "holds no <subject>_test.csv files", "mmlu -m $BAD/good_llama_tokenizer --data $BAD/harness/mmlu_no_tests")
+    case("mmlu_data_missing", "--data: missing: give the MMLU folder", "mmlu -m $BAD/good_llama_tokenizer")
+    case("mmlu_data_not_there", "cannot open the folder", "mmlu -m $BAD/good_llama_tokenizer --data $BAD/harness/nowhere")
+    jsonl = {
+        "mc_good.jsonl": b'{"context": "hello", "choices": ["hi", "hello hi"], "gold": 1}\n{"context": "hi ", "choices": ["hi"], "gold": 0}\n',
+        "mc_gold_out_of_range.jsonl": b'{"context": "hello", "choices": ["hi", "hello"], "gold": 2}\n',
+        "mc_gold_not_integer.jsonl": b'{"context": "hello", "choices": ["hi", "hello"], "gold": 0.5}\n',
+        "mc_no_choices.jsonl": b'{"context": "hello", "choices": [], "gold": 0}\n',
+        "mc_choice_not_string.jsonl": b'{"context": "hello", "choices": ["hi", 3], "gold": 0}\n',
+        "mc_not_object.jsonl": b'{"context": "hello", "choices": ["hi"], "gold": 0}\n["hello"]\n',
+        "mc_broken_json.jsonl": b'{"context": "hello", "choices": ["hi"], "gold": 0}\n{"context": "hello", "choices": ["hi"\n',
+        "mc_empty_line.jsonl": b'{"context": "hello", "choices": ["hi"], "gold": 0}\n\n{"context": "hi", "choices": ["hi"], "gold": 0}\n',
+        "mc_empty_context.jsonl": b'{"context": "  ", "choices": ["hi"], "gold": 0}\n',
+        "mmlu_three_choices.jsonl": b'{"subject": "hello", "question": "hi", "choices": ["a", "b", "c"], "answer": 0}\n',
+        "mmlu_bad_split.jsonl": b'{"subject": "hello", "question": "hi", "choices": ["a", "b", "c", "d"], "answer": "B", "split": "train"}\n',
+        "mmlu_bad_answer.jsonl": b'{"subject": "hello", "question": "hi", "choices": ["a", "b", "c", "d"], "answer": 4}\n',
+        "keys_twice.txt": b"hello\nhi\nhello\n",
+        "keys_colon.txt": b"hello\nh:i\n",
+        "keys_four.txt": b"hello\nhi\nhe\nho\n",
+    }
+    header = '{"gna": "kv", "shard": "%s", "questions": %d, "settings": {"model": "$BAD/good_llama_tokenizer"}}\n'
+    sample = '{"doc_id": %d, "task": "kv_pairs_2", "doc": {}, "target": 0, "arguments": [["x", "1"]], "acc": 1.0}\n'
+    jsonl["shard1_of_2.jsonl"] = (header % ("1/2", 1) + sample % 0).encode()
+    jsonl["shard1_of_2_again.jsonl"] = (header % ("1/2", 1) + sample % 1).encode()
+    jsonl["shard2_of_2_short.jsonl"] = (header % ("2/2", 2) + sample % 1).encode()
+    jsonl["shard2_of_2_same_doc.jsonl"] = (header % ("2/2", 1) + sample % 0).encode()
+    jsonl["shard2_of_2_cut.jsonl"] = (header % ("2/2", 1) + (sample % 1)[:30]).encode()
+    jsonl["other_settings.jsonl"] = (header % ("1/1", 1)).encode()
+    folder(H, "files", None, jsonl)
+    F = "$BAD/harness/files"
+    case("mc_good", "", f"mc -q -m $BAD/good_llama_tokenizer --data {F}/mc_good.jsonl --json $TMP/good.npy", status=0)
+    for name, expected in [("mc_gold_out_of_range", "line 1: \"gold\" must be the index of a choice, 0-1"),
+                           ("mc_gold_not_integer", "line 1: \"gold\" must be the index of a choice"),
+                           ("mc_no_choices", "line 1: \"choices\" must be a non-empty list of strings"),
+                           ("mc_choice_not_string", "line 1: \"choices\" must be a non-empty list of strings"),
+                           ("mc_not_object", "mc_not_object.jsonl: line 2: expected a JSON object"),
+                           ("mc_broken_json", "mc_broken_json.jsonl: line 2: malformed JSON"),
+                           ("mc_empty_line", "mc_empty_line.jsonl: line 2: an empty line"),
+                           ("mc_empty_context", "mc_empty_context: document 0: the context is empty")]:
+        case(name, expected, f"mc -m $BAD/good_llama_tokenizer --data {F}/{name}.jsonl --json $TMP/out.npy")
+    for name, expected in [("mmlu_three_choices", "line 1: \"choices\" must be a list of 4 strings"),
+                           ("mmlu_bad_split", "line 1: \"split\" must be \"dev\" or \"test\""),
+                           ("mmlu_bad_answer", "line 1: \"answer\" must be 0-3 or \"A\"-\"D\"")]:
+        case(name, expected, f"mmlu -m $BAD/good_llama_tokenizer --data {F}/{name}.jsonl")
+    kv = "kv -m $BAD/good_llama_tokenizer --samples 1"
+    # good_llama_tokenizer has no digits: "is" + "3" is one fused <unk>, so the value adds no token
+    case("kv_value_adds_no_token", "kv_pairs_2: document 0: choice 0 adds no tokens to the context",
+         f"{kv} --keys {F}/keys_four.txt --pairs 2,4 --json $TMP/out.npy")
+    case("kv_keys_twice", "keys_twice.txt: line 3: a key given twice", f"{kv} --keys {F}/keys_twice.txt --pairs 2")
+    case("kv_keys_colon", "keys_colon.txt: line 2: a key with ':'", f"{kv} --keys {F}/keys_colon.txt --pairs 2")
+    case("kv_more_pairs_than_keys", "--pairs: 5 pairs need 5 distinct keys; there are 4", f"{kv} --keys {F}/keys_four.txt --pairs 2,5")
+    case("kv_pairs_zero", "--pairs: expected up to 64 numbers of pairs from 1 to 100", f"{kv} --pairs 0")
+    case("kv_pairs_over_100", "--pairs: expected up to 64 numbers of pairs from 1 to 100", f"{kv} --pairs 101")
+    case("kv_pairs_malformed", "--pairs: expected up to 64 numbers", f"{kv} --pairs 10,,20")
+    case("kv_seed_too_big", "--seed: expected a whole number from 0 to 4294967295", f"{kv} --seed 4294967296")
+    case("shard_malformed", "--shard: expected i/n with 1 <= i <= n", f"{kv} --shard 3/2")
+    case("shard_zero", "--shard: expected i/n with 1 <= i <= n", f"{kv} --shard 0/2")
+    case("log_of_other_settings", "other_settings.jsonl: holds a run with other settings or another shard",
+         f"{kv} --keys {F}/keys_four.txt --pairs 2 --log {F}/other_settings.jsonl")
+    case("harness_with_tokens", "--tokens: not an option of 'gna kv'", f"{kv} --tokens 1,2")
+    case("shots_on_mc", "--shots: not an option of 'gna mc'", f"mc -m $BAD/good_llama_tokenizer --data {F}/mc_good.jsonl --shots 1")
+    case("merge_nothing", "merge: give the logs to merge", "merge")
+    case("merge_missing_shard", "merge: shard 2/2 is missing", f"merge {F}/shard1_of_2.jsonl")
+    case("merge_shard_twice", "shard1_of_2_again.jsonl: shard 1/2 is given twice", f"merge {F}/shard1_of_2.jsonl {F}/shard1_of_2_again.jsonl")
+    case("merge_unfinished_shard", "shard2_of_2_short.jsonl: holds 1 of its 2 questions: finish it first",
+         f"merge {F}/shard1_of_2.jsonl {F}/shard2_of_2_short.jsonl")
+    case("merge_document_twice", "merge: kv_pairs_2 document 0 is in two logs", f"merge {F}/shard1_of_2.jsonl {F}/shard2_of_2_same_doc.jsonl")
+    case("merge_cut_line", "shard2_of_2_cut.jsonl: line 2 is unfinished", f"merge {F}/shard1_of_2.jsonl {F}/shard2_of_2_cut.jsonl")
+    case("merge_not_a_log", "mc_good.jsonl: line 1: not the first line of a gna log", f"merge {F}/mc_good.jsonl")
+
     with open(os.path.join(root, "cases.tsv"), "w") as f:
         f.write("\n".join(cases) + "\n")
     print(f"{len(cases)} cases in {root}")
