@@ -8124,7 +8124,9 @@ static int parse_tokens(const char *text, int **tokens, int *n_tokens) {
 static void print_help(const char *command) {
     for (size_t i = 0; i < sizeof command_help / sizeof *command_help; i++)
         if (strcmp(command, command_help[i].name) == 0) {
-            printf("%s%s%s", command_help[i].help, strcmp(command, "info") ? model_options_help : "", common_help);
+            int is_merge = strcmp(command, "merge") == 0; /* merge runs no model */
+            printf("%s%s%s", command_help[i].help, strcmp(command, "info") && !is_merge ? model_options_help : "",
+                   is_merge ? "" : common_help);
             return;
         }
     printf("%s", usage_text);

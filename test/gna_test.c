@@ -9,6 +9,9 @@
  *                                     last row only; SSM rows from the materialised form = the scan
  *   gna_test tokenizer JSON EXPECTED  the tokenizer's ids and texts equal Hugging Face tokenizers' (EXPECTED:
  *                                     a .jsonl made by weights_tools/make_tokenizer_fixtures.py)
+ *   gna_test harness EXPECTED LOG     a harness log line by line against the reference's (prompts, scores)
+ *   gna_test results EXPECTED GOT     results JSON against the reference's lm-eval aggregation
+ *   gna_test reuse TMPDIR ARGS...     gna ARGS with and without cache reuse: the same log, as `harness` compares
  *
  * Each check prints "ok <name>" or "FAIL <name>: <detail>"; test/run_tests.sh counts them. Exit
  * status: 0 when every check passed.
@@ -1044,6 +1047,183 @@ static void test_scan_steps(void) {
 #endif
 }
 
+/* ---- harnesses: gna's log against a reference log (weights_tools/make_harness_fixtures.py), line by line */
+typedef struct {
+    char *text;
+    int n;
+    JsonDocument *docs;      /* [n] one per line */
+} JsonLines;
+
+static int read_json_lines(const char *path, JsonLines *out, int skip_first) {
+    size_t size;
+    memset(out, 0, sizeof *out);
+    if (read_file(path, &out->text, &size) != GNA_OK) return 0;
+    out->docs = checked_calloc(size / 2 + 1, sizeof(JsonDocument));
+    int line = 0;
+    for (char *p = out->text; p < out->text + size; line++) {
+        char *end = strchr(p, '\n');
+        if (!end) end = out->text + size;
+        if (line >= skip_first) {
+            if (parse_json(&out->docs[out->n], p, (size_t)(end - p), path) != GNA_OK) return 0;
+            out->n++;
+        }
+        p = end + 1;
+    }
+    return 1;
+}
+
+static void free_json_lines(JsonLines *j) {
+    for (int i = 0; i < j->n; i++) free_json(&j->docs[i]);
+    free(j->docs);
+    free(j->text);
+}
+
+static const JsonValue *json_at(const JsonValue *array, int i) {
+    const JsonValue *e = array && array->type == JSON_ARRAY ? array->first : NULL;
+    while (e && i-- > 0) e = e->next;
+    return e;
+}
+
+static int same_string(const JsonValue *a, const JsonValue *b) {
+    return a && b && a->type == JSON_STRING && b->type == JSON_STRING && a->length == b->length &&
+           memcmp(a->string, b->string, a->length) == 0;
+}
+
+/* A choice's log-likelihood and is-greedy flag, from a reference line (lls, is_greedy) or from a
+ * line of gna's log (filtered_resps: [[ll, is_greedy], ...]) */
+static double line_ll(const JsonValue *line, int c) {
+    const JsonValue *lls = json_get(line, "lls");
+    return lls ? json_at(lls, c)->number : json_at(json_at(json_get(line, "filtered_resps"), c), 0)->number;
+}
+
+static int line_greedy(const JsonValue *line, int c) {
+    const JsonValue *greedy = json_get(line, "is_greedy");
+    return (greedy ? json_at(greedy, c) : json_at(json_at(json_get(line, "filtered_resps"), c), 1))->type == JSON_TRUE;
+}
+
+/* EXPECTED: the reference's lines {task, doc_id, arguments, lls, is_greedy, target, acc[, acc_norm]},
+ * or another gna log; GOT: gna's --log (a gna log's first line, the settings, is skipped). Prompts must be byte-identical, log-likelihoods
+ * within the fidelity tolerance, and acc, acc_norm and is_greedy equal wherever the reference's
+ * margin is wider than that tolerance (a near-tie may fall either way). */
+static int command_harness_log(const char *expected_path, const char *got_path) {
+    JsonLines expected, got;
+    char *first = NULL;
+    size_t first_size = 0;
+    int expected_is_log = read_file(expected_path, &first, &first_size) == GNA_OK && strncmp(first, "{\"gna\": ", 8) == 0;
+    free(first);
+    if (!read_json_lines(expected_path, &expected, expected_is_log) || !read_json_lines(got_path, &got, 1)) {
+        check(0, got_path, "cannot read %s or %s: %s", expected_path, got_path, gna_error());
+        return 1;
+    }
+    int prompts_ok = expected.n == got.n, lls_ok = prompts_ok, choices_ok = prompts_ok, near_ties = 0, compared = 0;
+    double worst = 0, worst_tolerance = 0;
+    char where[256] = "";
+    if (!prompts_ok) snprintf(where, sizeof where, "%d reference lines, %d in the log", expected.n, got.n);
+    for (int i = 0; i < expected.n && i < got.n; i++) {
+        const JsonValue *e = expected.docs[i].root, *g = got.docs[i].root;
+        const JsonValue *e_args = json_get(e, "arguments"), *g_args = json_get(g, "arguments");
+        int n = e_args ? (int)e_args->length : 0, same = same_string(json_get(e, "task"), json_get(g, "task")) &&
+            json_get(g, "doc_id") && json_get(e, "doc_id")->number == json_get(g, "doc_id")->number && g_args &&
+            (int)g_args->length == n && json_get(e, "target")->number == json_get(g, "target")->number;
+        for (int c = 0; same && c < n; c++)
+            same = same_string(json_at(json_at(e_args, c), 0), json_at(json_at(g_args, c), 0)) &&
+                   same_string(json_at(json_at(e_args, c), 1), json_at(json_at(g_args, c), 1));
+        if (!same) {
+            if (prompts_ok) snprintf(where, sizeof where, "line %d (%s %g): the task, document or prompts differ", i + 1,
+                                     json_get(e, "task")->string, json_get(e, "doc_id")->number);
+            prompts_ok = 0;
+            continue;
+        }
+        /* the reference's margin between its best two choices, plain and length-normalised */
+        double best = -INFINITY, second = -INFINITY;
+        for (int c = 0; c < n; c++) {
+            double ll = line_ll(e, c), ll_got = line_ll(g, c);
+            double tolerance = relative_tolerance * fmax(1.0, fabs(ll)), diff = fabs(ll - ll_got);
+            if (!(diff <= tolerance)) lls_ok = 0;
+            if (!(diff / tolerance <= worst / fmax(worst_tolerance, 1e-300)) || c + i == 0) { worst = diff; worst_tolerance = tolerance; }
+            compared++;
+            if (ll > best) { second = best; best = ll; } else if (ll > second) second = ll;
+            if (line_greedy(e, c) != line_greedy(g, c)) near_ties++; /* a row's argmax; acc checks the choice */
+        }
+        int tie = n > 1 && best - second <= 2 * relative_tolerance * fmax(1.0, fabs(best));
+        if (tie) near_ties++;
+        if (!tie && json_get(e, "acc")->number != json_get(g, "acc")->number) {
+            if (choices_ok) snprintf(where, sizeof where, "line %d: acc %g, the reference's %g", i + 1, json_get(g, "acc")->number,
+                                     json_get(e, "acc")->number);
+            choices_ok = 0;
+        }
+        const JsonValue *e_norm = json_get(e, "acc_norm"), *g_norm = json_get(g, "acc_norm");
+        if (e_norm && (!g_norm || (!tie && e_norm->number != g_norm->number))) {
+            /* acc_norm's own margin is not recorded; a length-normalised near-tie would need it */
+            if (choices_ok) snprintf(where, sizeof where, "line %d: acc_norm differs", i + 1);
+            choices_ok = 0;
+        }
+    }
+    check(prompts_ok, "prompts and continuations byte-identical to the reference's", "%s", where);
+    check(lls_ok && prompts_ok, "log-likelihoods within the fidelity tolerance", "worst |diff| %.3g (tolerance %.3g)", worst, worst_tolerance);
+    check(choices_ok && prompts_ok, "acc and acc_norm equal the reference's", "%s", where);
+    printf("     %d questions, %d log-likelihoods, worst |diff| %.3g against a tolerance of %.3g; %d near-ties or greedy flips\n",
+           expected.n, compared, worst, worst_tolerance, near_ties);
+    free_json_lines(&expected);
+    free_json_lines(&got);
+    return n_failed ? 1 : 0;
+}
+
+/* EXPECTED.json and GOT.json: every task and group of the reference's "results", same acc (and
+ * acc_norm) and stderr, to 1e-9 ("N/A" where the reference has it) */
+static int command_results(const char *expected_path, const char *got_path) {
+    JsonDocument e, g;
+    if (load_json(&e, expected_path) != GNA_OK || load_json(&g, got_path) != GNA_OK) {
+        check(0, got_path, "%s", gna_error());
+        return 1;
+    }
+    const JsonValue *er = json_get(e.root, "results"), *gr = json_get(g.root, "results");
+    int ok = er && gr && er->length == gr->length, n = 0;
+    char where[256] = "";
+    if (!ok) snprintf(where, sizeof where, "%zu reference entries, %zu in gna's", er ? er->length : 0, gr ? gr->length : 0);
+    for (const JsonValue *task = er ? er->first : NULL; task && ok; task = task->next)
+        for (const JsonValue *metric = task->first; metric && ok; metric = metric->next, n++) {
+            const JsonValue *mine = json_get(json_get(gr, task->key), metric->key);
+            if (metric->type == JSON_STRING) ok = same_string(metric, mine);
+            else ok = mine && mine->type == JSON_NUMBER && fabs(mine->number - metric->number) <= 1e-9;
+            if (!ok) snprintf(where, sizeof where, "%s %s: reference %s%g, gna %s%g", task->key, metric->key,
+                              metric->type == JSON_STRING ? metric->string : "", metric->number,
+                              mine && mine->type == JSON_STRING ? mine->string : "", mine ? mine->number : 0.0);
+        }
+    check(ok, "results (acc, stderr per task and group) equal the reference's lm-eval aggregation", "%s", where);
+    printf("     %d values compared\n", n);
+    free_json(&e);
+    free_json(&g);
+    return ok ? 0 : 1;
+}
+
+/* gna ARGS... --log, run twice through gna_main: with the caches reused (a subject's few-shot prefix
+ * once, each choice from its context) and with every request run whole from position 0. The logs
+ * must agree as a reference would: the same prompts, log-likelihoods within the fidelity tolerance
+ * (a chunk of other length rounds differently in the matmul tiles), the same choices. */
+static int command_reuse(int argc, char **argv, const char *tmp) {
+    char log_a[512], log_b[512];
+    snprintf(log_a, sizeof log_a, "%s/reuse_a.jsonl", tmp);
+    snprintf(log_b, sizeof log_b, "%s/reuse_b.jsonl", tmp);
+    char **args = checked_calloc((size_t)argc + 5, sizeof(char *));
+    args[0] = "gna";
+    for (int i = 0; i < argc; i++) args[i + 1] = argv[i];
+    args[argc + 1] = "--log";
+    args[argc + 3] = "-q";
+    int status = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        remove(pass ? log_b : log_a);
+        reuse_caches = !pass;
+        args[argc + 2] = pass ? log_b : log_a;
+        status |= gna_main(argc + 4, args); /* its results table goes to stdout, among the checks */
+    }
+    reuse_caches = 1;
+    free(args);
+    check(status == 0, "the runs with and without cache reuse", "status %d: %s", status, gna_error());
+    printf("     reusing the caches (few-shot prefix, each choice from its context) against running every request whole:\n");
+    return status ? 1 : command_harness_log(log_b, log_a);
+}
+
 int main(int argc, char **argv) {
     if (argc == 3 && strcmp(argv[1], "unit") == 0) {
         test_json();
@@ -1073,6 +1253,9 @@ int main(int argc, char **argv) {
     if (argc == 3 && strcmp(argv[1], "chunks") == 0) return command_chunks(argv[2]);
     if (argc == 4 && strcmp(argv[1], "pair") == 0) return command_pair(argv[2], argv[3]);
     if (argc == 4 && strcmp(argv[1], "properties") == 0) return command_properties(argv[2], atoi(argv[3]));
+    if (argc == 4 && strcmp(argv[1], "harness") == 0) return command_harness_log(argv[2], argv[3]);
+    if (argc == 4 && strcmp(argv[1], "results") == 0) return command_results(argv[2], argv[3]);
+    if (argc > 4 && strcmp(argv[1], "reuse") == 0) return command_reuse(argc - 3, argv + 3, argv[2]);
     fprintf(stderr, "usage: gna_test unit TMPDIR | compare REF.npy OUT.npy [--bf16 DIR] | chunks DIR | pair DIR DIR | properties DIR LAYER"
                     " | tokenizer JSON EXPECTED.jsonl\n");
     return 2;

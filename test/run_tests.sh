@@ -149,6 +149,102 @@ else
     fail "attn: .npy and SVG, one panel per head, token text on the axes" "$(cat "$TMP/err")"
 fi
 
+# 2c. Harnesses (gna kv, mmlu, mc) against a Python reference that mirrors lm-evaluation-harness
+#     0.4.x and the paper's KV code, with transformers in float64 (weights_tools/make_harness_fixtures.py):
+#     each case's prompts, log-likelihoods, choices and aggregated results.
+H=test/fixtures/harness
+rm -rf "$TMP/llama3_tiny" && mkdir "$TMP/llama3_tiny" && cp "$H"/llama3_tiny/* "$TMP/llama3_tiny/" &&
+    cp "$LLAMA3" "$TMP/llama3_tiny/tokenizer.json" 2>/dev/null
+for case_dir in "$H"/cases/*/; do
+    case_dir=${case_dir%/}
+    name=$(basename "$case_dir")
+    args=$(sed "s|MODEL_LLAMA3|$TMP/llama3_tiny|g" "$case_dir/command.txt")
+    rm -f "$TMP/h.jsonl" "$TMP/h.json"
+    # shellcheck disable=SC2086 # the arguments are words on purpose
+    if $RUN "$GNA" $args -q --log "$TMP/h.jsonl" --json "$TMP/h.json" >"$TMP/out" 2>"$TMP/err"; then
+        { $RUN "$GNA_TEST" harness "$case_dir/expected_log.jsonl" "$TMP/h.jsonl" &&
+            $RUN "$GNA_TEST" results "$case_dir/expected_results.json" "$TMP/h.json"; } >"$TMP/cmp.txt" 2>&1
+        count_c_checks "harness $name" $? "$TMP/cmp.txt"
+    else
+        fail "harness $name: gna $args" "$(cat "$TMP/err")"
+    fi
+done
+# the same questions from the CSV tree and from JSONL give the same log
+for shots in 0 5; do
+    $RUN "$GNA" mmlu -q -m "$TMP/llama3_tiny" --data "$H/data/mmlu" --shots $shots --log "$TMP/csv.jsonl" >/dev/null 2>"$TMP/err"
+    $RUN "$GNA" mmlu -q -m "$TMP/llama3_tiny" --data "$H/data/mmlu.jsonl" --shots $shots --log "$TMP/jsonl.jsonl" >/dev/null 2>>"$TMP/err"
+    if [ -s "$TMP/csv.jsonl" ] && [ "$(tail -n +2 "$TMP/csv.jsonl")" = "$(tail -n +2 "$TMP/jsonl.jsonl")" ]; then
+        pass "mmlu $shots-shot: the CSV tree and the JSONL file give the same log"
+    else
+        fail "mmlu $shots-shot: the CSV tree and the JSONL file give the same log" "$(cat "$TMP/err")"
+    fi
+    rm -f "$TMP/csv.jsonl" "$TMP/jsonl.jsonl"
+done
+# a subject's few-shot prefix and each question's context run once, and their caches are reused:
+# the same as running every request whole
+$RUN "$GNA_TEST" reuse "$TMP" mmlu -m "$H/mamba2_tiny" --data "$H/data/mmlu" --shots 5 >"$TMP/reuse.txt" 2>&1
+count_c_checks "mmlu cache reuse (mamba2)" $? "$TMP/reuse.txt"
+$RUN "$GNA_TEST" reuse "$TMP" kv -m "$TMP/llama3_tiny" --keys "$H/data/keys.txt" --pairs 4,8 --samples 3 --mask L1H0 >"$TMP/reuse.txt" 2>&1
+count_c_checks "kv cache reuse (llama)" $? "$TMP/reuse.txt"
+# --shard i/n and gna merge give the results of one run; a run killed part-way resumes from its log
+# into the same log and results; the --threads count changes nothing
+kv="kv -q -m $H/mamba2_tiny --keys $H/data/keys.txt --pairs 3,6,9 --samples 5 --seed 3 --mask L1H1"
+# shellcheck disable=SC2086
+$RUN "$GNA" $kv --log "$TMP/one.jsonl" --json "$TMP/one.json" --svg "$TMP/kv.svg" >"$TMP/one.txt" 2>"$TMP/err"
+for i in 1 2 3; do
+    # shellcheck disable=SC2086
+    $RUN "$GNA" $kv --shard $i/3 --log "$TMP/shard$i.jsonl" >/dev/null 2>>"$TMP/err"
+done
+$RUN "$GNA" merge "$TMP/shard2.jsonl" "$TMP/shard1.jsonl" "$TMP/shard3.jsonl" --json "$TMP/merged.json" >"$TMP/merged.txt" 2>>"$TMP/err"
+if [ -s "$TMP/one.json" ] && cmp -s "$TMP/one.json" "$TMP/merged.json" && cmp -s "$TMP/one.txt" "$TMP/merged.txt"; then
+    pass "kv: 3 shards merged = one run (results JSON and table)"
+else
+    fail "kv: 3 shards merged = one run" "$(cat "$TMP/err"; diff "$TMP/one.json" "$TMP/merged.json")"
+fi
+if grep -q '<polyline' "$TMP/kv.svg" && [ "$(grep -c '<circle' "$TMP/kv.svg")" -eq 6 ]; then
+    pass "kv --svg: accuracy against pairs, with and without the mask"
+else
+    fail "kv --svg: accuracy against pairs, with and without the mask" "$(head -c 300 "$TMP/kv.svg")"
+fi
+head -c 2500 "$TMP/one.jsonl" >"$TMP/cut.jsonl" # a kill in the middle of a line
+# shellcheck disable=SC2086
+$RUN "$GNA" $kv --log "$TMP/cut.jsonl" --json "$TMP/cut.json" --threads 1 >/dev/null 2>"$TMP/err"
+if cmp -s "$TMP/one.jsonl" "$TMP/cut.jsonl" && cmp -s "$TMP/one.json" "$TMP/cut.json"; then
+    pass "kv: a log cut in the middle of a line resumes into the same log and results (--threads 1)"
+else
+    fail "kv: a log cut in the middle of a line resumes into the same log and results" "$(cat "$TMP/err")"
+fi
+rm -f "$TMP/killed.jsonl"
+# shellcheck disable=SC2086
+$RUN "$GNA" $kv --log "$TMP/killed.jsonl" >/dev/null 2>&1 &
+pid=$!
+for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+    [ "$(wc -l <"$TMP/killed.jsonl" 2>/dev/null || echo 0)" -ge 4 ] && break
+    sleep 0.1
+done
+kill -9 $pid 2>/dev/null
+wait $pid 2>/dev/null
+lines=$(wc -l <"$TMP/killed.jsonl")
+# shellcheck disable=SC2086
+$RUN "$GNA" $kv --log "$TMP/killed.jsonl" --json "$TMP/killed.json" >/dev/null 2>"$TMP/err"
+if cmp -s "$TMP/one.jsonl" "$TMP/killed.jsonl" && cmp -s "$TMP/one.json" "$TMP/killed.json"; then
+    pass "kv: a run killed (SIGKILL) after $lines log lines resumes into the same log and results"
+else
+    fail "kv: a run killed (SIGKILL) resumes into the same log and results" "$(cat "$TMP/err")"
+fi
+mmlu="mmlu -q -m $H/mamba2_tiny --data $H/data/mmlu --shots 2"
+# shellcheck disable=SC2086
+$RUN "$GNA" $mmlu --json "$TMP/m1.json" >/dev/null 2>"$TMP/err" &&
+    $RUN "$GNA" $mmlu --shard 1/2 --log "$TMP/m1.jsonl" >/dev/null 2>>"$TMP/err" &&
+    $RUN "$GNA" $mmlu --shard 2/2 --log "$TMP/m2.jsonl" >/dev/null 2>>"$TMP/err" &&
+    $RUN "$GNA" merge "$TMP/m1.jsonl" "$TMP/m2.jsonl" --json "$TMP/m.json" >/dev/null 2>>"$TMP/err"
+if [ -s "$TMP/m.json" ] && cmp -s "$TMP/m1.json" "$TMP/m.json"; then
+    pass "mmlu: 2 shards merged = one run"
+else
+    fail "mmlu: 2 shards merged = one run" "$(cat "$TMP/err")"
+fi
+rm -f "$TMP"/*.jsonl "$TMP"/*.json
+
 # 3. Sampling is reproducible from its seed, and differs across seeds.
 dir=test/fixtures/llama_gqa_llama3
 a=$($RUN "$GNA" generate -q -m $dir --tokens 1,2,3 -n 12 --temp 1.5 --seed 7 --ignore-eos)
@@ -161,8 +257,8 @@ else
 fi
 
 # 4. --help describes every command's options
-for cmd in info logits generate tokenize detokenize; do
-    if $RUN "$GNA" "$cmd" --help >"$TMP/help" 2>&1 && grep -q "usage: gna $cmd" "$TMP/help" && grep -q -- "--threads" "$TMP/help"; then
+for cmd in info logits generate tokenize detokenize kv mmlu mc merge; do
+    if $RUN "$GNA" "$cmd" --help >"$TMP/help" 2>&1 && grep -q "usage: gna $cmd" "$TMP/help" && { [ $cmd = merge ] || grep -q -- "--threads" "$TMP/help"; }; then
         pass "gna $cmd --help"
     else
         fail "gna $cmd --help" "$(cat "$TMP/help")"
