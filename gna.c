@@ -6668,6 +6668,9 @@ typedef struct {
     int gold;
     int prefix;              /* index of the few-shot prefix the context starts with (mmlu), or -1 */
     int masked;              /* scored under --mask (kv runs each sample with and without it) */
+    int n_segments;          /* the context's segments, for `gna heads`: kv's "key:value\n" lines, mmlu's */
+    int *segment_starts;     /* [n_segments] option lines "A. <choice>\n"; byte offsets into the context, */
+    int *segment_ends;       /* [n_segments] each segment ending with its "\n"; segment `gold` is the answer's */
 } Question;
 
 typedef struct {
@@ -6678,6 +6681,15 @@ typedef struct {
     char **prefixes;         /* [n_prefixes] few-shot prefixes, one per mmlu subject */
     int has_acc_norm;        /* mc reports acc_norm too */
 } Harness;
+
+/* record segment [start, end) of the context */
+static void add_segment(Question *q, size_t start, size_t end) {
+    q->segment_starts = realloc(q->segment_starts, sizeof(int) * (size_t)(q->n_segments + 1));
+    q->segment_ends = realloc(q->segment_ends, sizeof(int) * (size_t)(q->n_segments + 1));
+    if (!q->segment_starts || !q->segment_ends) { fprintf(stderr, "gna: error: out of memory\n"); exit(GNA_FAILURE); }
+    q->segment_starts[q->n_segments] = (int)start;
+    q->segment_ends[q->n_segments++] = (int)end;
+}
 
 static Question *add_question(Harness *h, const char *task, int doc_id, int n_choices) {
     h->questions = grow_array(h->questions, h->n_questions, &h->capacity, sizeof *h->questions);
@@ -6698,6 +6710,8 @@ static void free_harness(Harness *h) {
         for (int c = 0; c < q->n_choices; c++) free(q->continuations[c]);
         free(q->continuations);
         free(q->choice_lengths);
+        free(q->segment_starts);
+        free(q->segment_ends);
         free(q->task);
         free(q->doc);
         free(q->context);
@@ -6997,6 +7011,17 @@ static int build_mmlu(Harness *h, const char *path, int shots, int limit) {
         bytes_add(&text, h->prefixes[q->prefix], strlen(h->prefixes[q->prefix]));
         mmlu_doc_text(&text, d);
         q->context = strdup(text.data);
+        /* the option lines, from the end: "A. <c0>\nB. <c1>\nC. <c2>\nD. <c3>\nAnswer:" */
+        size_t end = text.length - 7; /* after D's "\n" */
+        q->segment_starts = checked_malloc(sizeof(int) * 4);
+        q->segment_ends = checked_malloc(sizeof(int) * 4);
+        q->n_segments = 4;
+        for (int c = 3; c >= 0; c--) {
+            size_t start = end - strlen(d->choices[c]) - 4; /* "X. " + choice + "\n" */
+            q->segment_starts[c] = (int)start;
+            q->segment_ends[c] = (int)end;
+            end = start;
+        }
         q->doc = mmlu_doc_json(d);
         q->gold = d->answer;
         for (int c = 0; c < 4; c++) {
@@ -7103,7 +7128,9 @@ static int build_kv(Harness *h, const char *const *keys, int n_keys, const int *
                 bytes_add_text(&text, "Memorize the following dictionary:\n");
                 bytes_add_text(&doc, "{\"keys\": [");
                 for (int i = 0; i < n; i++) {
+                    size_t start = text.length;
                     bytes_printf(&text, "%s:%d\n", keys[key_order[i]], values[i]);
+                    add_segment(q, start, text.length);
                     if (i) bytes_add_text(&doc, ", ");
                     json_add_text(&doc, keys[key_order[i]]);
                 }
@@ -7433,7 +7460,8 @@ static int sample_outcome(const char *path, int line, const JsonValue *v, const 
  *   a group's stderr     pooled_sample_stderr: sqrt(sum_i (n_i - 1) se_i^2 n_i / (N - k) / N) over
  *                        its k members of sizes n_i, N = sum n_i; "N/A" if a member's is
  * mmlu's groups: a category (mmlu_stem, mmlu_humanities, mmlu_social_sciences, mmlu_other) over its
- * subjects, and mmlu over the categories. */
+ * subjects, and mmlu over all the subjects (consolidate_group_results gives a group its leaf tasks,
+ * not its subgroups' aggregates). */
 typedef struct {
     char name[320];
     int n;
@@ -7542,7 +7570,7 @@ static void summarise(const Outcomes *o, int is_mmlu, Scores *out) {
     Score top;
     memset(&top, 0, sizeof top);
     snprintf(top.name, sizeof top.name, "mmlu");
-    group_score(&top, categories, n_categories);
+    group_score(&top, tasks.items, tasks.n);
     out->items = checked_malloc(sizeof(Score) * (size_t)(1 + n_categories + tasks.n));
     out->items[out->n++] = top;
     for (int g = 0; g < n_categories; g++) {
@@ -7856,6 +7884,152 @@ static int report_results(const char *command, const Outcomes *outcomes, const c
 }
 
 
+/* -- G&A head discovery (`gna heads`), automating what the paper did by inspection (paper.md section 3):
+ * the context of each question is cut into segments - kv's "key:value\n" lines, mmlu's option lines
+ * "A. <choice>\n" - whose last token (the "\n") is the segment's summary token. For every head, with
+ * r_t its attention row at query t (softmax probabilities; for SSM heads |M[t, .]| / sum |M[t, .]|,
+ * the implicit attention made a distribution), averaged over the questions:
+ *   aggregate = r_final[s_gold] - max_{j != gold} r_final[s_j]   the final position (the ":" of
+ *               "Answer:", kv's "is") picks the gold segment's summary token s_gold over the others
+ *   gold mass = r_final[s_gold]
+ *   gather    = mean_j sum_{k in segment j, k < s_j} r_{s_j}[k]  each summary token reads its own segment
+ * Then the task's accuracy with each of the top candidates ablated alone, and with each pair of a top
+ * gather head and a later top aggregate head ablated together: the paper's test of a G&A pair. */
+typedef struct {
+    int layer;
+    HeadKind kind;
+    int head;
+    double aggregate, gold_mass, gather;  /* means over the questions */
+    double ablated_accuracy;              /* the task's accuracy with this head ablated; NAN: not measured */
+} HeadScore;
+
+/* Token spans of a question's segments: tokens [token_starts[j], token_ends[j]) of its context. The
+ * tokens of context[0..end) must be the first tokens of the context's: segments end in "\n", which
+ * the tokenizers' pre-tokenizers keep apart from what follows. */
+static int segment_tokens(Scorer *s, const Question *q, const int *context, int n_context, int *token_starts, int *token_ends) {
+    for (int j = 0; j < q->n_segments; j++)
+        for (int side = 0; side < 2; side++) {
+            int offset = side ? q->segment_ends[j] : q->segment_starts[j];
+            TRY(encode(s->tokenizer, &s->work, q->task, q->context, (size_t)offset, s->add_special));
+            int n = s->work.n_ids;
+            if (n > n_context || memcmp(s->work.ids, context, sizeof(int) * (size_t)n) != 0)
+                return bad_input(q->task, "document %d: segment %d does not end on a token boundary of the context", q->doc_id, j);
+            (side ? token_ends : token_starts)[j] = n;
+        }
+    return GNA_OK;
+}
+
+/* row r of a probe as a distribution: |values| / their sum (softmax rows are one already) */
+static void probe_distribution(const Probe *p, int r, int T, double *out) {
+    double sum = 0;
+    for (int k = 0; k < T; k++) sum += fabs(p->matrix[(size_t)r * (size_t)T + (size_t)k]);
+    for (int k = 0; k < T; k++) out[k] = sum > 0 ? fabs(p->matrix[(size_t)r * (size_t)T + (size_t)k]) / sum : 0;
+}
+
+/* The G&A scores of every head in `heads` over the first n questions (their unmasked contexts) */
+static int score_heads(Scorer *s, const Harness *h, int n, const Mask *heads, HeadScore *scores) {
+    int status = GNA_OK, counted = 0;
+    for (int i = 0; i < heads->n_items; i++)
+        scores[i] = (HeadScore){heads->items[i].layer, heads->items[i].kind, heads->items[i].head, 0, 0, 0, NAN};
+    for (int qi = 0; qi < n && status == GNA_OK; qi++) {
+        const Question *q = &h->questions[qi];
+        if (q->n_segments == 0 || q->masked) continue;
+        int *context = NULL, n_context = 0;
+        size_t kept = strlen(q->context) - trailing_space_bytes(q->context, strlen(q->context));
+        TRY(encode_copy(s, q->context, kept, &context, &n_context));
+        int m = q->n_segments, T = n_context;
+        int *starts = checked_malloc(sizeof(int) * (size_t)m), *ends = checked_malloc(sizeof(int) * (size_t)m);
+        int *rows = checked_malloc(sizeof(int) * (size_t)(m + 1));
+        status = segment_tokens(s, q, context, n_context, starts, ends);
+        for (int j = 0; j < m; j++) rows[j] = ends[j] - 1; /* the summary tokens, then the final position */
+        rows[m] = T - 1;
+        Probe *probes = checked_calloc((size_t)heads->n_items, sizeof(Probe));
+        float *matrices = checked_calloc((size_t)heads->n_items * (size_t)(m + 1) * (size_t)T, sizeof(float));
+        for (int i = 0; i < heads->n_items; i++)
+            probes[i] = (Probe){heads->items[i].layer, heads->items[i].kind, heads->items[i].head, m + 1, rows,
+                                matrices + (size_t)i * (size_t)(m + 1) * (size_t)T};
+        RunControl run = {NULL, heads->n_items, probes};
+        Cache *cache = NULL;
+        if (status == GNA_OK && (status = gna_cache_new(s->model, T, &cache)) == GNA_OK) {
+            cache->run = &run;
+            status = forward(s->model, cache, context, T, NULL, T);
+        }
+        gna_cache_free(cache);
+        double *row = checked_malloc(sizeof(double) * (size_t)T);
+        for (int i = 0; i < heads->n_items && status == GNA_OK; i++) {
+            probe_distribution(&probes[i], m, T, row); /* the final position */
+            double gold = row[rows[q->gold]], best_other = 0, gather = 0;
+            for (int j = 0; j < m; j++)
+                if (j != q->gold && row[rows[j]] > best_other) best_other = row[rows[j]];
+            for (int j = 0; j < m; j++) {
+                probe_distribution(&probes[i], j, T, row);
+                for (int k = starts[j]; k < ends[j] - 1; k++) gather += row[k];
+            }
+            scores[i].aggregate += gold - best_other;
+            scores[i].gold_mass += gold;
+            scores[i].gather += gather / m;
+        }
+        counted += status == GNA_OK;
+        free(row);
+        free(matrices);
+        free(probes);
+        free(rows);
+        free(starts);
+        free(ends);
+        free(context);
+    }
+    for (int i = 0; i < heads->n_items && counted; i++) {
+        scores[i].aggregate /= counted;
+        scores[i].gold_mass /= counted;
+        scores[i].gather /= counted;
+    }
+    if (status == GNA_OK && counted == 0) status = bad_input("--task", "no question with segments to score heads on");
+    return status;
+}
+
+/* the task's accuracy over the first n questions under `mask` (NULL: none) */
+static int harness_accuracy(Scorer *s, const Harness *h, int n, const Mask *mask, double *accuracy) {
+    RunControl run = {mask, 0, NULL};
+    int has_positions = 0;
+    for (int i = 0; mask && i < mask->n_items; i++) has_positions |= mask->items[i].has_queries;
+    s->plain = s->masked = &run;
+    s->masked_needs_whole_runs = has_positions;
+    s->prefix_index = -1; /* a prefix made under another mask is of no use */
+    double *lls = NULL;
+    int *greedy = NULL, correct = 0, counted = 0, status = GNA_OK;
+    for (int qi = 0; qi < n && status == GNA_OK; qi++) {
+        const Question *q = &h->questions[qi];
+        if (q->masked) continue;
+        lls = realloc(lls, sizeof(double) * (size_t)q->n_choices);
+        greedy = realloc(greedy, sizeof(int) * (size_t)q->n_choices);
+        if (!lls || !greedy) { fprintf(stderr, "gna: error: out of memory\n"); exit(GNA_FAILURE); }
+        if ((status = score_question(s, q, (const char *const *)h->prefixes, lls, greedy)) != GNA_OK) break;
+        correct += argmax_double(lls, q->n_choices) == q->gold;
+        counted++;
+    }
+    s->prefix_index = -1;
+    s->plain = s->masked = NULL;
+    free(lls);
+    free(greedy);
+    *accuracy = counted ? (double)correct / counted : NAN;
+    return status;
+}
+
+static void head_name(const Model *m, const HeadScore *x, char *name, size_t size) {
+    int hybrid = m->layers[x->layer].has_shared_visit;
+    snprintf(name, size, "L%d%c%d", x->layer, hybrid ? (x->kind == HEAD_ATTENTION ? 'A' : 'S') : 'H', x->head);
+}
+
+static const HeadScore *sort_scores_by; /* qsort has no context argument */
+static int sort_by_aggregate(const void *a, const void *b) {
+    double x = sort_scores_by[*(const int *)a].aggregate, y = sort_scores_by[*(const int *)b].aggregate;
+    return x < y ? 1 : x > y ? -1 : (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
+}
+static int sort_by_gather(const void *a, const void *b) {
+    double x = sort_scores_by[*(const int *)a].gather, y = sort_scores_by[*(const int *)b].gather;
+    return x < y ? 1 : x > y ? -1 : (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
+}
+
 /* ----------------------------------------------------------------------------------------------
  * 13. Command line: gna_main(), which main() calls (compiled out with -DGNA_NO_MAIN, so that a
  * program or the tests can include gna.c and call gna_main themselves).
@@ -7876,6 +8050,7 @@ static const char *const usage_text =
     "  kv          -m DIR [--pairs 10,20] [--samples N] [--mask SPEC]    the paper's KV-retrieval task\n"
     "  mmlu        -m DIR --data PATH [--shots K]           MMLU exactly as lm-evaluation-harness 0.4.x\n"
     "  mc          -m DIR --data FILE.jsonl                 multiple choice / cloze: acc and acc_norm\n"
+    "  heads       -m DIR --task kv|mmlu [--data PATH]      find the Gather and Aggregate heads\n"
     "  merge       LOG.jsonl...                            the shards of a harness run into its results\n"
     "\n"
     "Head specs (--mask, --heads): a comma list of L<layers><kind><heads>[@<queries>[:<keys>]]\n"
@@ -8013,6 +8188,23 @@ static const struct {
             "                   arguments, resps, filtered_resps, acc) and task; appended and flushed as\n"
             "                   each question finishes, so that a re-run with the same settings resumes\n"
             "  --shard i/n      only questions i-1, i-1+n, i-1+2n, ... (1 <= i <= n); gna merge joins the logs\n"},
+    {"heads", "usage: gna heads -m DIR --task kv|mmlu [--data PATH] [--heads SPEC] [--top K] [--json F] [--svg F]\n"
+              "Finds the G&A heads: the contexts are cut into segments (kv's \"key:value\\n\" lines, mmlu's\n"
+              "option lines) whose last token (the \"\\n\") is the segment's summary token. For each head, r_t\n"
+              "its attention row at query t (SSM heads: |implicit attention| as a distribution), averaged\n"
+              "over the questions:\n"
+              "  aggregate  r_final[gold summary] - the largest r_final[other summary]\n"
+              "  gold mass  r_final[gold summary]\n"
+              "  gather     the mean over segments of r_summary's mass on its own segment's other tokens\n"
+              "Then the task's accuracy with each of the top K aggregate and gather heads ablated alone, and\n"
+              "with each pair of a top gather head and a top aggregate head of a later layer.\n"
+              "  -m DIR           the model folder (with its tokenizer.json)\n"
+              "  --task kv|mmlu   the questions: kv samples (--pairs N, default 20; --samples N; --seed S)\n"
+              "                   or mmlu (--data PATH, --shots K, --limit N, --bos, as gna mmlu)\n"
+              "  --heads SPEC     the heads to score (default: all; mamba-1 channels must be named)\n"
+              "  --top K          candidates to ablate from each ranking (default 5)\n"
+              "  --json F         every head's scores, the ablations and the pairs\n"
+              "  --svg F          the top-scored pair's gather and aggregate maps on the first question\n"},
     {"merge", "usage: gna merge LOG.jsonl... [--json F]\n"
               "The logs of every shard of one harness run (--shard i/n, same settings) into the results\n"
               "that one run gives.\n"
@@ -8054,6 +8246,7 @@ typedef struct {
     const char *pairs_text;   /* --pairs (kv) */
     int samples;              /* --samples (kv) */
     const char *keys;         /* --keys (kv) */
+    const char *task;         /* --task (heads): kv or mmlu */
     int n_logs;               /* merge: the logs, its arguments */
     char **logs;
     int threads;              /* --threads */
@@ -8139,7 +8332,8 @@ static int parse_options(int argc, char **argv, Options *o) {
     int is_logits = strcmp(command, "logits") == 0, is_generate = strcmp(command, "generate") == 0,
         is_attn = strcmp(command, "attn") == 0, runs_model = is_logits || is_generate || is_attn;
     int is_kv = strcmp(command, "kv") == 0, is_mmlu = strcmp(command, "mmlu") == 0, is_mc = strcmp(command, "mc") == 0,
-        is_harness = is_kv || is_mmlu || is_mc, is_merge = strcmp(command, "merge") == 0;
+        is_heads = strcmp(command, "heads") == 0, is_harness = is_kv || is_mmlu || is_mc || is_heads,
+        is_merge = strcmp(command, "merge") == 0;
     int is_tokenize = strcmp(command, "tokenize") == 0, is_detokenize = strcmp(command, "detokenize") == 0;
     runs_model |= is_harness;
     for (int i = 2; i < argc; i++) {
@@ -8154,7 +8348,8 @@ static int parse_options(int argc, char **argv, Options *o) {
                           strcmp(a, "--tokenizer") == 0 || strcmp(a, "-p") == 0 || strcmp(a, "-f") == 0 ||
                           strcmp(a, "--data") == 0 || strcmp(a, "--shots") == 0 || strcmp(a, "--limit") == 0 ||
                           strcmp(a, "--json") == 0 || strcmp(a, "--log") == 0 || strcmp(a, "--shard") == 0 ||
-                          strcmp(a, "--pairs") == 0 || strcmp(a, "--samples") == 0 || strcmp(a, "--keys") == 0;
+                          strcmp(a, "--pairs") == 0 || strcmp(a, "--samples") == 0 || strcmp(a, "--keys") == 0 ||
+                          strcmp(a, "--task") == 0;
         if (takes_value && !value) return bad_input(a, "needs a value");
         int allowed = 1;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -8196,7 +8391,7 @@ static int parse_options(int argc, char **argv, Options *o) {
             allowed = is_logits || is_attn;
             o->output = value;
         } else if (strcmp(a, "--mask") == 0) {
-            allowed = runs_model;
+            allowed = runs_model && !is_heads;
             o->mask_spec = value;
         } else if (strcmp(a, "--layers") == 0) {
             allowed = runs_model;
@@ -8216,10 +8411,10 @@ static int parse_options(int argc, char **argv, Options *o) {
                 o->replace_dirs[o->n_replaces++] = equals + 1;
             }
         } else if (strcmp(a, "--heads") == 0 || strcmp(a, "--rows") == 0 || strcmp(a, "--svg") == 0) {
-            allowed = is_attn || (is_kv && a[2] == 's');
+            allowed = is_attn || ((is_kv || is_heads) && a[2] == 's') || (is_heads && a[2] == 'h');
             *(a[2] == 'h' ? &o->heads_spec : a[2] == 'r' ? &o->rows_text : &o->svg) = value;
         } else if (strcmp(a, "--top") == 0) {
-            allowed = is_logits;
+            allowed = is_logits || is_heads;
             TRY(parse_long(a, value, 1, 1000000, &number));
             o->top = (int)number;
         } else if (strcmp(a, "-n") == 0) {
@@ -8230,43 +8425,47 @@ static int parse_options(int argc, char **argv, Options *o) {
             allowed = is_generate;
             TRY(parse_double(a, value, 0, &o->temperature));
         } else if (strcmp(a, "--seed") == 0) {
-            allowed = is_generate || is_kv;
-            TRY(parse_long(a, value, 0, is_kv ? UINT32_MAX : LLONG_MAX, &number));
+            allowed = is_generate || is_kv || is_heads;
+            TRY(parse_long(a, value, 0, is_generate ? LLONG_MAX : UINT32_MAX, &number));
             o->seed = (unsigned long long)number;
         } else if (strcmp(a, "--ignore-eos") == 0) {
             allowed = is_generate;
             o->ignore_eos = 1;
         } else if (strcmp(a, "--data") == 0) {
-            allowed = is_mmlu || is_mc;
+            allowed = is_mmlu || is_mc || is_heads;
             o->data = value;
         } else if (strcmp(a, "--shots") == 0) {
-            allowed = is_mmlu;
+            allowed = is_mmlu || is_heads;
             TRY(parse_long(a, value, 0, 1000, &number));
             o->shots = (int)number;
         } else if (strcmp(a, "--limit") == 0) {
-            allowed = is_mmlu || is_mc;
+            allowed = is_mmlu || is_mc || is_heads;
             TRY(parse_long(a, value, 1, INT_MAX, &number));
             o->limit = (int)number;
         } else if (strcmp(a, "--bos") == 0) {
-            allowed = is_mmlu || is_mc;
+            allowed = is_mmlu || is_mc || is_heads;
             o->bos = 1;
         } else if (strcmp(a, "--json") == 0) {
             allowed = is_harness || is_merge;
             o->json = value;
+        } else if (strcmp(a, "--task") == 0) {
+            allowed = is_heads;
+            if (strcmp(value, "kv") && strcmp(value, "mmlu")) return bad_input(a, "expected kv or mmlu, got \"%s\"", value);
+            o->task = value;
         } else if (strcmp(a, "--log") == 0) {
-            allowed = is_harness;
+            allowed = is_harness && !is_heads;
             o->log = value;
         } else if (strcmp(a, "--shard") == 0) {
-            allowed = is_harness;
+            allowed = is_harness && !is_heads;
             int used = 0;
             if (sscanf(value, "%d/%d%n", &o->shard, &o->n_shards, &used) != 2 || value[used] || o->n_shards < 1 ||
                 o->shard < 1 || o->shard > o->n_shards)
                 return bad_input(a, "expected i/n with 1 <= i <= n (shard i of n), got \"%s\"", value);
         } else if (strcmp(a, "--pairs") == 0) {
-            allowed = is_kv;
+            allowed = is_kv || is_heads;
             o->pairs_text = value;
         } else if (strcmp(a, "--samples") == 0) {
-            allowed = is_kv;
+            allowed = is_kv || is_heads;
             TRY(parse_long(a, value, 1, (1 << 20) - 1, &number));
             o->samples = (int)number;
         } else if (strcmp(a, "--keys") == 0) {
@@ -8282,6 +8481,8 @@ static int parse_options(int argc, char **argv, Options *o) {
         if (o->n_logs == 0) return bad_input("merge", "give the logs to merge: gna merge LOG.jsonl...");
         return GNA_OK;
     }
+    if (is_heads && !o->task) return bad_input("--task", "missing: give --task kv or --task mmlu");
+    if (is_heads && strcmp(o->task, "mmlu") == 0 && !o->data) return bad_input("--data", "missing: --task mmlu needs the MMLU data");
     if ((is_mmlu || is_mc) && !o->data)
         return bad_input("--data", is_mmlu ? "missing: give the MMLU folder (data/dev, data/test) or a .jsonl file"
                                            : "missing: give the questions as a .jsonl file");
@@ -8856,6 +9057,189 @@ static int command_merge(int n_logs, char **logs, const char *json_path) {
     return status;
 }
 
+/* gna heads: G&A scores of every head, then ablations of the top candidates and of gather ->
+ * aggregate pairs among them */
+static int command_heads(const Model *m, const Options *o, const Tokenizer *t) {
+    const Config *c = &m->config;
+    int is_kv = strcmp(o->task, "kv") == 0, status = GNA_OK;
+    Harness h = {0};
+    h.command = "heads";
+    if (is_kv) {
+        long long pairs_value = 20;
+        if (o->pairs_text) TRY(parse_long("--pairs", o->pairs_text, 2, 100, &pairs_value));
+        int pairs = (int)pairs_value;
+        status = build_kv(&h, kv_default_keys, (int)(sizeof kv_default_keys / sizeof *kv_default_keys), &pairs, 1, o->samples,
+                          o->seed, 0);
+    } else {
+        if (!o->data) return bad_input("--data", "missing: --task mmlu needs the MMLU folder or .jsonl file");
+        status = build_mmlu(&h, o->data, o->shots, o->limit);
+    }
+    /* the heads to score: every head of every layer unless --heads names some */
+    Bytes spec = {0};
+    int total = 0;
+    for (int l = 0; l < c->n_layers; l++) total += heads_of(m, l, HEAD_ATTENTION) + heads_of(m, l, HEAD_SSM);
+    if (o->heads_spec) bytes_add_text(&spec, o->heads_spec);
+    else if (c->family == FAMILY_ZAMBA2) bytes_add_text(&spec, "L*A*,L*S*");
+    else bytes_add_text(&spec, "L*H*");
+    if (status == GNA_OK && !o->heads_spec && total > 4096)
+        status = bad_input("--heads", "the model has %d heads or channels: name the layers to scan, e.g. --heads L35-36H*", total);
+    Mask heads = {0};
+    if (status == GNA_OK) status = build_mask(&heads, m, spec.data);
+    free(spec.data);
+    for (int i = 0; status == GNA_OK && i < heads.n_items; i++)
+        if (heads.items[i].has_queries) status = bad_input("--heads", "\"%s\": --heads takes heads only (no @ or :)", heads.items[i].text);
+    Scorer s;
+    memset(&s, 0, sizeof s);
+    s.model = m;
+    s.tokenizer = t;
+    s.add_special = is_kv || o->bos;
+    s.prefix_index = -1;
+    int n = h.n_questions, K = o->top < heads.n_items ? o->top : heads.n_items;
+    HeadScore *scores = checked_calloc((size_t)heads.n_items + 1, sizeof(HeadScore));
+    double started = seconds_now(), accuracy = NAN;
+    if (status == GNA_OK) status = score_heads(&s, &h, n, &heads, scores);
+    if (status == GNA_OK) status = harness_accuracy(&s, &h, n, NULL, &accuracy);
+    int *by_aggregate = checked_malloc(sizeof(int) * (size_t)(heads.n_items + 1));
+    int *by_gather = checked_malloc(sizeof(int) * (size_t)(heads.n_items + 1));
+    for (int i = 0; i < heads.n_items; i++) by_aggregate[i] = by_gather[i] = i;
+    sort_scores_by = scores;
+    qsort(by_aggregate, (size_t)heads.n_items, sizeof(int), sort_by_aggregate);
+    qsort(by_gather, (size_t)heads.n_items, sizeof(int), sort_by_gather);
+    /* ablate each candidate alone */
+    for (int k = 0; k < 2 * K && status == GNA_OK; k++) {
+        HeadScore *x = &scores[k < K ? by_aggregate[k] : by_gather[k - K]];
+        if (!isnan(x->ablated_accuracy)) continue;
+        MaskItem item = {x->layer, x->kind, x->head, 0, 0, 0, 0, 0, 0, ""};
+        Mask one = {1, &item};
+        status = harness_accuracy(&s, &h, n, &one, &x->ablated_accuracy);
+    }
+    /* pairs: a top gather head with a top aggregate head of a later layer, ablated together */
+    typedef struct { int gather, aggregate; double accuracy; } Pair;
+    Pair *pairs = checked_calloc((size_t)K * (size_t)K + 1, sizeof(Pair));
+    int n_pairs = 0, found = -1, worst = -1;
+    for (int a = 0; a < K && status == GNA_OK; a++)
+        for (int g = 0; g < K && status == GNA_OK; g++) {
+            const HeadScore *ga = &scores[by_gather[g]], *ag = &scores[by_aggregate[a]];
+            if (ga->layer >= ag->layer) continue;
+            MaskItem items[2] = {{ga->layer, ga->kind, ga->head, 0, 0, 0, 0, 0, 0, ""}, {ag->layer, ag->kind, ag->head, 0, 0, 0, 0, 0, 0, ""}};
+            Mask two = {2, items};
+            Pair *p = &pairs[n_pairs];
+            *p = (Pair){by_gather[g], by_aggregate[a], NAN};
+            status = harness_accuracy(&s, &h, n, &two, &p->accuracy);
+            if (found < 0) found = n_pairs; /* the best aggregate head with the best gather head before it */
+            if (worst < 0 || p->accuracy < pairs[worst].accuracy) worst = n_pairs;
+            n_pairs++;
+        }
+    char name[32], other[32];
+    if (status == GNA_OK) {
+        printf("gna heads: task %s, %d questions, %d heads scored; accuracy %.4f (%.1f s)\n", o->task, n, heads.n_items, accuracy,
+               seconds_now() - started);
+        printf("\n%-10s %10s %10s %10s %14s %8s\n", "aggregate", "score", "gold mass", "gather", "ablated acc", "drop");
+        for (int k = 0; k < K; k++) {
+            const HeadScore *x = &scores[by_aggregate[k]];
+            head_name(m, x, name, sizeof name);
+            printf("%-10s %10.4f %10.4f %10.4f %14.4f %8.4f\n", name, x->aggregate, x->gold_mass, x->gather, x->ablated_accuracy,
+                   accuracy - x->ablated_accuracy);
+        }
+        printf("\n%-10s %10s %10s %10s %14s %8s\n", "gather", "score", "aggregate", "gold mass", "ablated acc", "drop");
+        for (int k = 0; k < K; k++) {
+            const HeadScore *x = &scores[by_gather[k]];
+            head_name(m, x, name, sizeof name);
+            printf("%-10s %10.4f %10.4f %10.4f %14.4f %8.4f\n", name, x->gather, x->aggregate, x->gold_mass, x->ablated_accuracy,
+                   accuracy - x->ablated_accuracy);
+        }
+        if (n_pairs) printf("\n%-22s %14s %8s\n", "gather + aggregate", "ablated acc", "drop");
+        for (int p = 0; p < n_pairs; p++) {
+            head_name(m, &scores[pairs[p].gather], name, sizeof name);
+            head_name(m, &scores[pairs[p].aggregate], other, sizeof other);
+            char both[72];
+            snprintf(both, sizeof both, "%s + %s", name, other);
+            printf("%-22s %14.4f %8.4f%s%s\n", both, pairs[p].accuracy, accuracy - pairs[p].accuracy,
+                   p == found ? "   <- the top-scored pair" : "", p == worst ? "   <- the most harmful pair" : "");
+        }
+        if (n_pairs == 0) printf("\nno top gather head lies in a layer before a top aggregate head: no pair to ablate\n");
+    }
+    if (status == GNA_OK && o->json) {
+        Bytes b = {0};
+        bytes_add_text(&b, "{\n  \"task\": ");
+        json_add_text(&b, o->task);
+        bytes_printf(&b, ",\n  \"questions\": %d,\n  \"accuracy\": ", n);
+        json_add_number(&b, accuracy);
+        bytes_add_text(&b, ",\n  \"heads\": [");
+        for (int k = 0; k < heads.n_items; k++) {
+            const HeadScore *x = &scores[by_aggregate[k]];
+            head_name(m, x, name, sizeof name);
+            bytes_printf(&b, "%s\n    {\"head\": \"%s\", \"aggregate\": ", k ? "," : "", name);
+            json_add_number(&b, x->aggregate);
+            bytes_add_text(&b, ", \"gold_mass\": ");
+            json_add_number(&b, x->gold_mass);
+            bytes_add_text(&b, ", \"gather\": ");
+            json_add_number(&b, x->gather);
+            bytes_add_text(&b, ", \"ablated_accuracy\": ");
+            json_add_number(&b, x->ablated_accuracy);
+            bytes_add_text(&b, "}");
+        }
+        bytes_add_text(&b, "\n  ],\n  \"pairs\": [");
+        for (int p = 0; p < n_pairs; p++) {
+            head_name(m, &scores[pairs[p].gather], name, sizeof name);
+            head_name(m, &scores[pairs[p].aggregate], other, sizeof other);
+            bytes_printf(&b, "%s\n    {\"gather\": \"%s\", \"aggregate\": \"%s\", \"ablated_accuracy\": ", p ? "," : "", name, other);
+            json_add_number(&b, pairs[p].accuracy);
+            bytes_printf(&b, ", \"top_scored\": %s, \"most_harmful\": %s}", p == found ? "true" : "false", p == worst ? "true" : "false");
+        }
+        bytes_add_text(&b, "\n  ]\n}\n");
+        OutputFile out;
+        if ((status = open_output(&out, o->json)) == GNA_OK) {
+            fwrite(b.data, 1, b.length, out.file);
+            status = close_output(&out, 1);
+        }
+        free(b.data);
+    }
+    if (status == GNA_OK && o->svg) { /* the paper's figure: the top gather and aggregate heads' maps on question 0 */
+        const Question *q = &h.questions[0];
+        int *context = NULL, T = 0;
+        size_t kept = strlen(q->context) - trailing_space_bytes(q->context, strlen(q->context));
+        status = encode_copy(&s, q->context, kept, &context, &T);
+        int pick[2] = {found >= 0 ? pairs[found].gather : by_gather[0], found >= 0 ? pairs[found].aggregate : by_aggregate[0]};
+        int *rows = checked_malloc(sizeof(int) * (size_t)(T + 1));
+        for (int r = 0; r < T; r++) rows[r] = r;
+        float *matrices = checked_calloc(2 * (size_t)T * (size_t)T + 1, sizeof(float));
+        Probe probes[2];
+        char names[2][96];
+        const char *name_pointers[2] = {names[0], names[1]};
+        for (int i = 0; i < 2; i++) {
+            const HeadScore *x = &scores[pick[i]];
+            probes[i] = (Probe){x->layer, x->kind, x->head, T, rows, matrices + (size_t)i * (size_t)T * (size_t)T};
+            head_name(m, x, name, sizeof name);
+            snprintf(names[i], sizeof names[i], "%s %s %s", i ? "aggregate" : "gather", name,
+                     x->kind == HEAD_ATTENTION ? "attention" : "implicit attention");
+        }
+        RunControl run = {NULL, 2, probes};
+        Cache *cache = NULL;
+        OutputFile out;
+        if (status == GNA_OK && (status = gna_cache_new(m, T, &cache)) == GNA_OK) {
+            cache->run = &run;
+            status = forward(m, cache, context, T, NULL, T);
+        }
+        gna_cache_free(cache);
+        if (status == GNA_OK && (status = open_output(&out, o->svg)) == GNA_OK) {
+            write_attention_svg(out.file, probes, name_pointers, 2, context, T, t);
+            status = close_output(&out, 1);
+        }
+        free(matrices);
+        free(rows);
+        free(context);
+    }
+    free(pairs);
+    free(by_aggregate);
+    free(by_gather);
+    free(scores);
+    free_mask(&heads);
+    free_scorer(&s);
+    free_harness(&h);
+    return status;
+}
+
 /* --layers, --drop and --replace on a loaded model; donors stay loaded while it runs */
 static int apply_surgery(Model *m, const Options *o, Model **donors) {
     if (o->layers_text) {
@@ -8891,7 +9275,8 @@ static int run_command(int argc, char **argv) {
     if (strcmp(command, "merge") == 0) return command_merge(o.n_logs, o.logs, o.json);
     gna_set_threads(o.threads);
     gna_set_bf16(o.bf16);
-    int is_harness = strcmp(command, "kv") == 0 || strcmp(command, "mmlu") == 0 || strcmp(command, "mc") == 0;
+    int is_harness = strcmp(command, "kv") == 0 || strcmp(command, "mmlu") == 0 || strcmp(command, "mc") == 0 ||
+                     strcmp(command, "heads") == 0;
     int *tokens = NULL, n_tokens = 0;
     if (o.tokens_text) TRY(parse_tokens(o.tokens_text, &tokens, &n_tokens));
     Tokenizer *t = NULL;
@@ -8913,7 +9298,8 @@ static int run_command(int argc, char **argv) {
         if (status == GNA_OK) {
             if (strcmp(command, "info") == 0) status = command_info(m);
             else if ((status = check_tokens(m, o.prompt ? "-p" : "--tokens", tokens, n_tokens)) != GNA_OK) {
-            } else if (is_harness) status = command_harness(m, &o, &run, t);
+            } else if (strcmp(command, "heads") == 0) status = command_heads(m, &o, t);
+            else if (is_harness) status = command_harness(m, &o, &run, t);
             else if (strcmp(command, "logits") == 0) status = command_logits(m, &o, &run, tokens, n_tokens);
             else if (strcmp(command, "attn") == 0) {
                 /* the SVG labels tokens with their text when the folder has a tokenizer (else with ids) */
