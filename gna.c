@@ -7172,7 +7172,6 @@ typedef struct {
     const Model *model;
     const Tokenizer *tokenizer;
     const RunControl *plain, *masked; /* the run of unmasked and of masked questions */
-    int masked_needs_whole_runs;      /* the mask names positions */
     int add_special;
     int capacity;                     /* positions the caches hold */
     Cache *prefix_cache, *context_cache, *branch_cache;
@@ -7187,6 +7186,13 @@ typedef struct {
 
 /* Test knob: 0 runs every request whole, from position 0 (the reuse must not change results). */
 static int reuse_caches = 1;
+
+/* Does the mask name query positions (@...)? They count from the end of the sequence. */
+static int mask_names_positions(const Mask *mask) {
+    for (int i = 0; mask && i < mask->n_items; i++)
+        if (mask->items[i].has_queries) return 1;
+    return 0;
+}
 
 static void free_scorer(Scorer *s) {
     gna_cache_free(s->prefix_cache);
@@ -7290,7 +7296,7 @@ static int run_context(Scorer *s, const Question *q, const RunControl *run, cons
 /* lls[c], greedy[c]: each continuation's log-likelihood after the context, and whether it is greedy */
 static int score_question(Scorer *s, const Question *q, const char *const *prefixes, double *lls, int *greedy) {
     const RunControl *run = q->masked ? s->masked : s->plain;
-    int V = s->model->config.vocab_size, whole_runs = !reuse_caches || (q->masked && s->masked_needs_whole_runs);
+    int V = s->model->config.vocab_size, whole_runs = !reuse_caches || mask_names_positions(run ? run->mask : NULL);
     size_t length = strlen(q->context), spaces = trailing_space_bytes(q->context, length);
     size_t kept = length - spaces;
     if (kept == 0) return bad_input(q->task, "document %d: the context is empty", q->doc_id);
@@ -7990,10 +7996,7 @@ static int score_heads(Scorer *s, const Harness *h, int n, const Mask *heads, He
 /* the task's accuracy over the first n questions under `mask` (NULL: none) */
 static int harness_accuracy(Scorer *s, const Harness *h, int n, const Mask *mask, double *accuracy) {
     RunControl run = {mask, 0, NULL};
-    int has_positions = 0;
-    for (int i = 0; mask && i < mask->n_items; i++) has_positions |= mask->items[i].has_queries;
     s->plain = s->masked = &run;
-    s->masked_needs_whole_runs = has_positions;
     s->prefix_index = -1; /* a prefix made under another mask is of no use */
     double *lls = NULL;
     int *greedy = NULL, correct = 0, counted = 0, status = GNA_OK;
@@ -8935,8 +8938,6 @@ static int command_harness(const Model *m, const Options *o, const RunControl *u
         else bytes_add_text(&settings, ", \"limit\": null");
         bytes_printf(&settings, ", \"bos\": %s}", o->bos ? "true" : "false");
     }
-    int has_positions = 0;
-    for (int i = 0; user->mask && i < user->mask->n_items; i++) has_positions |= user->mask->items[i].has_queries;
     RunControl plain = {NULL, 0, NULL};
     Scorer s;
     memset(&s, 0, sizeof s);
@@ -8944,7 +8945,6 @@ static int command_harness(const Model *m, const Options *o, const RunControl *u
     s.tokenizer = t;
     s.plain = is_kv ? &plain : user; /* kv scores every sample with and without --mask */
     s.masked = user;
-    s.masked_needs_whole_runs = has_positions;
     s.add_special = is_kv || o->bos;
     s.prefix_index = -1;
     Outcomes outcomes = {0};
