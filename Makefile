@@ -1,6 +1,6 @@
 # gna - build, test, demo, benchmarks.
 #   make            build ./gna
-#   make run        build and run the demo on the bundled model (README's first command)
+#   make run        build and run the demo on the two bundled models: G&A heads found and ablated
 #   make test       build and run the whole test suite twice: plain, and under AddressSanitizer and
 #                   UndefinedBehaviorSanitizer; the last line is "N passed, N failed"
 #   make san        the suite under the sanitizers only
@@ -34,7 +34,6 @@ CFLAGS ?= -O2
 ALL_CFLAGS = -std=c11 $(CFLAGS) $(WARNINGS) $(ARCH) $(THREAD_FLAGS)
 SAN_CFLAGS = -std=c11 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all \
              $(WARNINGS) $(ARCH) $(THREAD_FLAGS)
-DEMO = test/fixtures/llama_gqa_llama3
 
 .PHONY: all run test san test-arm bench clean tokenizer-cache bench-tokenize
 
@@ -47,10 +46,9 @@ build/gna_test: test/gna_test.c gna.c gna.h
 	@mkdir -p build
 	$(CC) $(ALL_CFLAGS) test/gna_test.c -lm -o $@
 
-# The demo, for now: what the bundled checkpoint is, and its next-token logits for a short sequence.
+# The demo: G&A heads found and ablated in the two bundled models (test/demo.sh says what it does)
 run: gna
-	./gna info -m $(DEMO)
-	./gna logits -m $(DEMO) --tokens 1,17,42,99,7,3 --top 5
+	@sh test/demo.sh
 
 SAN_ENV = ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 

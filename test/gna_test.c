@@ -11,6 +11,7 @@
  *                                     a .jsonl made by weights_tools/make_tokenizer_fixtures.py)
  *   gna_test harness EXPECTED LOG     a harness log line by line against the reference's (prompts, scores)
  *   gna_test results EXPECTED GOT     results JSON against the reference's lm-eval aggregation
+ *   gna_test heads EXPECTED GOT       gna heads --json against the reference's scores and ablations
  *   gna_test reuse TMPDIR ARGS...     gna ARGS with and without cache reuse: the same log, as `harness` compares
  *
  * Each check prints "ok <name>" or "FAIL <name>: <detail>"; test/run_tests.sh counts them. Exit
@@ -1224,6 +1225,52 @@ static int command_reuse(int argc, char **argv, const char *tmp) {
     return status ? 1 : command_harness_log(log_b, log_a);
 }
 
+/* EXPECTED.json and GOT.json of `gna heads`: every head's aggregate, gold mass and gather score
+ * within 1e-4 of the reference's (sums of attention probabilities, so absolute), the same accuracy,
+ * the same ablated accuracies, and the same pairs with the same accuracies */
+static int command_heads_json(const char *expected_path, const char *got_path) {
+    JsonDocument e, g;
+    if (load_json(&e, expected_path) != GNA_OK || load_json(&g, got_path) != GNA_OK) {
+        check(0, got_path, "%s", gna_error());
+        return 1;
+    }
+    const JsonValue *eh = json_get(e.root, "heads"), *gh = json_get(g.root, "heads");
+    int scores_ok = eh && gh && eh->length == gh->length, ablations_ok = scores_ok, n = 0;
+    double worst = 0;
+    char where[256] = "";
+    for (const JsonValue *x = eh ? eh->first : NULL; x && scores_ok; x = x->next, n++) {
+        const JsonValue *y = NULL;
+        for (const JsonValue *c = gh->first; c && !y; c = c->next)
+            if (same_string(json_get(c, "head"), json_get(x, "head"))) y = c;
+        if (!y) { scores_ok = 0; snprintf(where, sizeof where, "%s is not in gna's list", json_get(x, "head")->string); break; }
+        static const char *const keys[] = {"aggregate", "gold_mass", "gather"};
+        for (int k = 0; k < 3; k++) {
+            double d = fabs(json_get(x, keys[k])->number - json_get(y, keys[k])->number);
+            if (!(d <= worst)) worst = d;
+            if (!(d <= 1e-4)) { scores_ok = 0; snprintf(where, sizeof where, "%s %s differs by %.3g", json_get(x, "head")->string, keys[k], d); }
+        }
+        const JsonValue *a = json_get(x, "ablated_accuracy"), *b = json_get(y, "ablated_accuracy");
+        if ((a->type == JSON_NULL) != (b->type == JSON_NULL) || (a->type == JSON_NUMBER && fabs(a->number - b->number) > 1e-12)) {
+            if (ablations_ok) snprintf(where, sizeof where, "%s: ablated accuracy differs", json_get(x, "head")->string);
+            ablations_ok = 0;
+        }
+    }
+    const JsonValue *ep = json_get(e.root, "pairs"), *gp = json_get(g.root, "pairs");
+    int pairs_ok = ep && gp && ep->length == gp->length;
+    for (const JsonValue *x = ep ? ep->first : NULL, *y = gp ? gp->first : NULL; x && y && pairs_ok; x = x->next, y = y->next)
+        pairs_ok = same_string(json_get(x, "gather"), json_get(y, "gather")) && same_string(json_get(x, "aggregate"), json_get(y, "aggregate")) &&
+                   fabs(json_get(x, "ablated_accuracy")->number - json_get(y, "ablated_accuracy")->number) <= 1e-12;
+    int accuracy_ok = fabs(json_get(e.root, "accuracy")->number - json_get(g.root, "accuracy")->number) <= 1e-12;
+    check(scores_ok, "every head's aggregate, gold mass and gather score within 1e-4 of the reference's", "%s", where);
+    check(ablations_ok && accuracy_ok, "accuracy and each candidate's ablated accuracy equal the reference's", "%s", where);
+    check(pairs_ok, "the gather -> aggregate pairs and their ablated accuracies equal the reference's", "%zu pairs, gna %zu",
+          ep ? ep->length : 0, gp ? gp->length : 0);
+    printf("     %d heads, worst score |diff| %.3g\n", n, worst);
+    free_json(&e);
+    free_json(&g);
+    return n_failed ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
     if (argc == 3 && strcmp(argv[1], "unit") == 0) {
         test_json();
@@ -1255,6 +1302,7 @@ int main(int argc, char **argv) {
     if (argc == 4 && strcmp(argv[1], "properties") == 0) return command_properties(argv[2], atoi(argv[3]));
     if (argc == 4 && strcmp(argv[1], "harness") == 0) return command_harness_log(argv[2], argv[3]);
     if (argc == 4 && strcmp(argv[1], "results") == 0) return command_results(argv[2], argv[3]);
+    if (argc == 4 && strcmp(argv[1], "heads") == 0) return command_heads_json(argv[2], argv[3]);
     if (argc > 4 && strcmp(argv[1], "reuse") == 0) return command_reuse(argc - 3, argv + 3, argv[2]);
     fprintf(stderr, "usage: gna_test unit TMPDIR | compare REF.npy OUT.npy [--bf16 DIR] | chunks DIR | pair DIR DIR | properties DIR LAYER"
                     " | tokenizer JSON EXPECTED.jsonl\n");

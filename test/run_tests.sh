@@ -161,6 +161,16 @@ for case_dir in "$H"/cases/*/; do
     name=$(basename "$case_dir")
     args=$(sed "s|MODEL_LLAMA3|$TMP/llama3_tiny|g" "$case_dir/command.txt")
     rm -f "$TMP/h.jsonl" "$TMP/h.json"
+    if [ -f "$case_dir/expected_heads.json" ]; then # gna heads: scores of every head, ablations, pairs
+        # shellcheck disable=SC2086
+        if $RUN "$GNA" $args --json "$TMP/h.json" >"$TMP/out" 2>"$TMP/err"; then
+            $RUN "$GNA_TEST" heads "$case_dir/expected_heads.json" "$TMP/h.json" >"$TMP/cmp.txt" 2>&1
+            count_c_checks "harness $name" $? "$TMP/cmp.txt"
+        else
+            fail "harness $name: gna $args" "$(cat "$TMP/err")"
+        fi
+        continue
+    fi
     # shellcheck disable=SC2086 # the arguments are words on purpose
     if $RUN "$GNA" $args -q --log "$TMP/h.jsonl" --json "$TMP/h.json" >"$TMP/out" 2>"$TMP/err"; then
         { $RUN "$GNA_TEST" harness "$case_dir/expected_log.jsonl" "$TMP/h.jsonl" &&

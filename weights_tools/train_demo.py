@@ -1,0 +1,1407 @@
+#!/usr/bin/env python3
+"""Train gna's two demo checkpoints: a small Llama and a Mamba-2 of about the same parameter count,
+on the same synthetic data, and save them in Hugging Face format (bfloat16 weights + tokenizer.json),
+together with the evaluation data the demo runs on and a log of what the models can do.
+
+Run where torch, transformers, tokenizers, safetensors and numpy are installed, on one CUDA GPU
+(no network needed), from the repository root:
+
+    python3 weights_tools/train_demo.py --out test/models            # the committed models
+    python3 weights_tools/train_demo.py --out /tmp/demo_smoke --smoke   # ~1-2 min end-to-end check
+
+--smoke trains 60 steps per model, evaluates on small sets and prints each model's measured steps/s and
+the step counts that fill 180 and 210 seconds; --llama-steps / --mamba2-steps (or --steps for both;
+default 4000 each) set the real run. The defaults give both models the same steps, so both read exactly
+the same sequences.
+
+It writes, under --out (only these entries; anything else there, such as README.md, is left alone):
+
+    llama_demo/     LlamaForCausalLM (config.json, model.safetensors, generation_config.json,
+                    tokenizer.json, tokenizer_config.json)
+    mamba2_demo/    Mamba2ForCausalLM, the same files
+    demo_data/mmlu/dev/<subject>_dev.csv, demo_data/mmlu/test/<subject>_test.csv
+                    letter multiple choice in the original MMLU CSV layout (gna mmlu --data demo_data/mmlu)
+    demo_data/cloze.jsonl   the same test facts as cloze multiple choice (gna mc --data ...)
+    train_log.txt   the command, seed, versions, parameter counts, losses, wall times and every number below
+    train_results.json      the same numbers, machine-readable
+
+Recipe (everything is seeded by --seed, default 1234; Python's random.Random with string seeds,
+numpy's default_rng and torch.manual_seed; GPU kernels are not bitwise deterministic run to run)
+------------------------------------------------------------------------------------------------
+World. 300 made-up countries ("entities"), names built from seeded random syllables. Four attributes,
+each with a pool of 40 made-up values (distinct first syllables within a pool, no value equal to any
+other name): capital (Capitalised, e.g. "Brelo"), language ("Dravish"), currency (lower case,
+"tolek"), national animal (lower case, "zeifox"). Each entity gets one uniformly drawn value per
+attribute: 1200 facts. The facts are split 70/30 at random: letter questions are trained only on the
+70%; the held-out 30% are in the fact corpus (so they are memorised) but never asked in letter format
+during training. MMLU subjects (real names, so gna maps them to lm-eval categories): capital and
+language -> high_school_geography (social_sciences), currency -> global_facts (other), national
+animal -> miscellaneous (other).
+
+Training documents (each followed by the EOS token <|endoftext|>, id 0; documents are packed into
+sequences of 512 tokens, with no attention reset between them). Target shares of the training tokens:
+  kv 35%      the paper's KV retrieval: "Memorize the following dictionary:\\n", then n lines
+              "<key>:<value>\\n", n uniform in 5..60, keys distinct from gna's built-in list (parsed from
+              gna.c between /* kv-keys-begin */ and /* kv-keys-end */), values distinct integers 0-99;
+              then the query "The value of the key '<key>' is<value>" (no space before the value).
+              A third of the documents have that one query (exactly the paper's format); the others
+              have 4-16 queries about distinct keys (at most n), one per line (more signal per
+              document; the first query line is the paper's prompt exactly).
+  facts 30%   one entity, 1-4 of its attributes in random order, one sentence per line, each sentence
+              from a template: 50% "The <attribute> of <entity> is <value>." (the cloze form, which every
+              fact appears in many times), 20% "<entity>'s <attribute> is <value>.", 30% "What is the
+              <attribute> of <entity>? It is <value>."; covers all 1200 facts, held-out ones included.
+  letter 35%  lm-eval's mmlu format: "The following are multiple choice questions (with answers) about
+              <subject with spaces>.\\n\\n", 0-2 solved examples "<question>\\nA. <a>\\nB. <b>\\nC. <c>\\n
+              D. <d>\\nAnswer: <letter>\\n\\n", then the question and "Answer: <letter>". Questions are
+              "What is the <attribute> of <entity>?" with 4 distinct choices from the attribute's pool,
+              the gold one at a uniformly drawn letter. Two kinds, each a whole document:
+                memorised (20% of tokens): about the 70% training facts, nothing else in context;
+                in-context (15%): the question text starts with 1-4 lines stating facts about freshly
+                made-up entities (never corpus entities), "<entity>'s <attribute> is <value>." (70%) or
+                "The <attribute> of <entity> is <value>." (30%), one of which is asked; the other
+                passage values of that attribute are preferred as distractors.
+Document kinds are drawn with probabilities proportional to share / mean length in tokens (measured on
+400 documents of each kind), so the realised token shares are close to the targets (logged).
+
+Tokenizer: byte-level BPE trained with `tokenizers` on 8000 documents of each kind plus each number
+0..99 and each KV key repeated 50 times (so that they are whole tokens): vocab 2048, ByteLevel
+pre-tokenizer (add_prefix_space=False, use_regex=True: the GPT-2 split pattern), ByteLevel decoder, no
+normaliser, no post-processor (nothing is added to the ids: no BOS), special token <|endoftext|> = id 0,
+used as EOS and document separator. Checked after training: every integer "0".."99" is one token, each
+KV key is at most 2 tokens, " A".." D" are single tokens, and encode(prompt + value) = encode(prompt) +
+encode(value) for the KV, letter and cloze scoring. Config ids: bos = eos = pad = 0 (as GPT-2 does with
+its one special token); tokenizer_config.json names <|endoftext|> as eos and pad token and no BOS.
+
+Models (both tie input and output embeddings; transformers' own initialisation, torch.manual_seed(seed)):
+  llama_demo   hidden 192, 4 layers, 6 heads of 32 (6 kv heads: MHA), intermediate 512, RMSNorm eps 1e-5,
+               rope_theta 10000 (default RoPE), max_position_embeddings 1024.
+  mamba2_demo  hidden 192, expand 2 (inner 384), 12 heads of head_dim 32, state_size 32, n_groups 1,
+               conv_kernel 4, chunk_size 64, the number of layers whose parameter count is closest to the
+               llama's (7 with vocab 2048); transformers' defaults otherwise (gated RMSNorm,
+               residual_in_fp32, time_step_limit (0, inf)); no biases except the conv's.
+Training: AdamW betas (0.9, 0.95), eps 1e-8, weight decay 0.1 on matrices (dim >= 2) only, lr 1e-3
+(llama) / 2e-3 (mamba2), linear warmup (min(200, steps/10) steps) then cosine to 10% of the peak,
+gradient clipping 1.0, batch 64 x 512 tokens, bf16 autocast over float32 master weights, next-token
+cross-entropy on every position. Both models read the same sequences in the same order (a seeded
+permutation; the token buffer is re-permuted when a model needs more than one pass over it).
+Mamba-2's training forward is a matmul (einsum) form of the same SSD computation as transformers'
+torch_forward (which materialises [batch, chunk, l, s, heads, state] products: slow and memory-hungry
+to train with); it is checked against transformers' torch_forward (outputs and gradients, float32) before
+training, and transformers' own code is used if the check fails (--mamba2-train-impl hf forces it).
+Saved with save_pretrained in bfloat16.
+
+Evaluation: each saved model is reloaded from disk with transformers in float32 (on the GPU, TF32 off)
+and scored as lm-eval scores log-likelihood multiple choice (context/continuation split by encoding
+context and context + continuation, no special tokens):
+  kv       pairs 10, 20, 30, 40, 50, 50 samples each: sample s of n pairs is drawn exactly as gna kv draws it
+           (splitmix64 from (seed << 32) | (n << 20) | s, --kv-seed 0 as gna's default), so these are the
+           first samples of `gna kv -m DIR --pairs 10,20,30,40,50 --seed 0`; choices are the dictionary's
+           values appended with no space.
+  letter   demo_data/mmlu test, 0-shot: description + question ending "Answer:", choices " A".." D"
+           (= gna mmlu -m DIR --data test/models/demo_data/mmlu --shots 0).
+  cloze    demo_data/cloze.jsonl: context + " " + choice (= gna mc -m DIR --data .../cloze.jsonl, acc).
+  diagnostics (not written as files): letter questions about 120 training (70%) facts, and 120 in-context
+           letter questions about fresh entities.
+  ablation each llama attention head in turn, and each Mamba-2 SSM head (unless --no-mamba2-ablation):
+           a forward pre-hook zeroes the head's slice of the input of o_proj / out_proj (gna's ablation:
+           --mask L<l>H<h>); KV at 30 pairs, letter and cloze; the 5 most harmful heads, and the top two
+           (by letter drop) ablated together.
+"""
+import argparse, csv, json, math, os, random, re, shlex, shutil, sys, time
+
+EOS = "<|endoftext|>"
+LETTERS = "ABCD"
+SEQ_LEN = 512
+VOCAB = 2048
+MASK64 = (1 << 64) - 1
+
+# attribute key, the words used in text, the MMLU subject, the value style
+ATTRIBUTES = [
+    ("capital", "capital", "high_school_geography"),
+    ("language", "language", "high_school_geography"),
+    ("currency", "currency", "global_facts"),
+    ("animal", "national animal", "miscellaneous"),
+]
+ATTR_WORDS = {a: w for a, w, _ in ATTRIBUTES}
+ATTR_SUBJECT = {a: s for a, _, s in ATTRIBUTES}
+SUBJECTS = sorted(set(ATTR_SUBJECT.values()))
+SUBJECT_ATTRS = {s: [a for a, _, t in ATTRIBUTES if t == s] for s in SUBJECTS}
+
+N_ENTITIES = 300
+POOL_SIZE = 40
+HELDOUT_FRACTION = 0.3
+KIND_SHARES = {"kv": 0.35, "facts": 0.30, "letter_mem": 0.20, "letter_ic": 0.15}
+KINDS = list(KIND_SHARES)
+
+LOG_LINES = []
+LOG_PATH = None
+
+
+def log(msg=""):
+    """print (flushed) and keep the line for train_log.txt"""
+    for line in str(msg).split("\n"):
+        stamp = time.strftime("%H:%M:%S")
+        print(f"[{stamp}] {line}", flush=True)
+        LOG_LINES.append(line)
+
+
+def flush_log():
+    if LOG_PATH:
+        tmp = LOG_PATH + ".tmp"
+        with open(tmp, "w") as f:
+            f.write("\n".join(LOG_LINES) + "\n")
+        os.replace(tmp, LOG_PATH)
+
+
+# ----------------------------------------------------------------------------------------------
+# KV keys: gna's built-in list, read from gna.c
+
+def read_kv_keys(path):
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    begin, end = text.find("/* kv-keys-begin */"), text.find("/* kv-keys-end */")
+    assert begin >= 0 and end > begin, f"{path}: the markers /* kv-keys-begin */ ... /* kv-keys-end */ were not found"
+    keys = re.findall(r'"([^"\\]*)"', text[begin:end])
+    assert len(keys) >= 60, f"{path}: only {len(keys)} keys between the markers; KV training needs 60 distinct keys"
+    assert len(set(keys)) == len(keys), f"{path}: the key list has duplicates"
+    for k in keys:
+        assert re.fullmatch(r"[a-z]+", k), f"{path}: key {k!r} is not one lower-case word"
+    return keys
+
+
+# ----------------------------------------------------------------------------------------------
+# The made-up world
+
+ONSETS = ["b", "br", "d", "dr", "f", "fl", "g", "gr", "h", "k", "kr", "l", "m", "n", "p", "pr", "r", "s",
+          "sk", "st", "t", "tr", "v", "z"]
+VOWELS = ["a", "e", "i", "o", "u", "ai", "ei", "ou"]
+CODAS = ["", "", "", "n", "r", "l", "s", "m"]
+
+ENTITY_SUFFIXES = ["ia", "ania", "or", "ova", "land", "eth", "ara", "une"]
+VALUE_STYLES = {
+    "capital": (["o", "a", "is", "en", "um", "ar"], True),
+    "language": (["ish", "ese", "ic", "ian"], True),
+    "currency": (["ek", "ol", "un", "ip", "at"], False),
+    "animal": (["bat", "fox", "moth", "hare", "crab", "owl"], False),
+}
+
+
+def syllable(rng):
+    return rng.choice(ONSETS) + rng.choice(VOWELS), rng.choice(CODAS)
+
+
+def glue(rng, *parts):
+    """join name parts, with a consonant between a vowel ending and a vowel beginning"""
+    out = ""
+    for part in parts:
+        if out and out[-1] in "aeiou" and part[:1] in tuple("aeiou"):
+            out += rng.choice(["n", "r", "l", "d", "v"])
+        out += part
+    return out
+
+
+def entity_name(rng):
+    (a, ac), (b, _) = syllable(rng), syllable(rng)
+    return glue(rng, a + ac, b, rng.choice(ENTITY_SUFFIXES)).capitalize()
+
+
+class World:
+    pass
+
+
+def make_world(seed, keys):
+    rng = random.Random(f"{seed}-world")
+    w = World()
+    w.keys = keys
+    taken = set(keys)
+    # value pools: distinct first syllable (onset + vowel) within a pool, names distinct everywhere
+    w.pools = {}
+    for attr, (suffixes, capital) in VALUE_STYLES.items():
+        pool, firsts = [], set()
+        while len(pool) < POOL_SIZE:
+            (a, ac), (b, _) = syllable(rng), syllable(rng)
+            if a in firsts:
+                continue
+            name = glue(rng, a + ac, b, rng.choice(suffixes)) if rng.random() < 0.6 else glue(rng, a + ac, rng.choice(suffixes))
+            if capital:
+                name = name.capitalize()
+            if name.lower() in taken or len(name) < 4:
+                continue
+            taken.add(name.lower())
+            firsts.add(a)
+            pool.append(name)
+        w.pools[attr] = pool
+    w.entities = []
+    while len(w.entities) < N_ENTITIES:
+        name = entity_name(rng)
+        if name.lower() in taken:
+            continue
+        taken.add(name.lower())
+        w.entities.append(name)
+    w.taken = frozenset(taken)
+    w.facts = {}
+    for e in w.entities:
+        for attr, _, _ in ATTRIBUTES:
+            w.facts[(e, attr)] = rng.choice(w.pools[attr])
+    all_facts = sorted(w.facts)
+    rng.shuffle(all_facts)
+    n_held = int(round(HELDOUT_FRACTION * len(all_facts)))
+    w.heldout = sorted(all_facts[:n_held])
+    w.train = sorted(all_facts[n_held:])
+    w.train_by_subject = {s: [f for f in w.train if ATTR_SUBJECT[f[1]] == s] for s in SUBJECTS}
+    w.heldout_by_subject = {s: [f for f in w.heldout if ATTR_SUBJECT[f[1]] == s] for s in SUBJECTS}
+    for s in SUBJECTS:
+        assert len(w.heldout_by_subject[s]) >= 40 and len(w.train_by_subject[s]) >= 40, s
+    return w
+
+
+def fresh_entity(rng, world, avoid):
+    while True:
+        name = entity_name(rng)
+        if name.lower() not in world.taken and name not in avoid:
+            return name
+
+
+# ----------------------------------------------------------------------------------------------
+# Documents
+
+def kv_text(keys, values, queries):
+    """the dictionary, then one query line per index in queries (values appended with no space)"""
+    body = "Memorize the following dictionary:\n" + "".join(f"{k}:{v}\n" for k, v in zip(keys, values))
+    return body + "\n".join(f"The value of the key '{keys[q]}' is{values[q]}" for q in queries)
+
+
+def kv_prompt(keys, values, query):
+    body = "Memorize the following dictionary:\n" + "".join(f"{k}:{v}\n" for k, v in zip(keys, values))
+    return body + f"The value of the key '{keys[query]}' is"
+
+
+def kv_doc(rng, world):
+    n = rng.randint(5, 60)
+    keys = rng.sample(world.keys, n)
+    values = rng.sample(range(100), n)
+    # a third ask one key (the paper's prompt exactly); the rest ask several, one per line, since
+    # retrieval is learnt from the query lines alone and one per document left the 2M-parameter models
+    # at chance after 6000 steps
+    n_queries = 1 if rng.random() < 1 / 3 else rng.randint(min(4, n), min(16, n))
+    return kv_text(keys, values, rng.sample(range(n), n_queries))
+
+
+def fact_sentence(rng, entity, attr, value):
+    word = ATTR_WORDS[attr]
+    r = rng.random()
+    if r < 0.5:
+        return f"The {word} of {entity} is {value}."
+    if r < 0.7:
+        return f"{entity}'s {word} is {value}."
+    return f"What is the {word} of {entity}? It is {value}."
+
+
+def fact_doc(rng, world):
+    e = rng.choice(world.entities)
+    attrs = rng.sample([a for a, _, _ in ATTRIBUTES], rng.randint(1, 4))
+    return "\n".join(fact_sentence(rng, e, a, world.facts[(e, a)]) for a in attrs)
+
+
+def mmlu_description(subject):
+    return f"The following are multiple choice questions (with answers) about {subject.replace('_', ' ')}.\n\n"
+
+
+def letter_text(question, choices):
+    """lm-eval mmlu doc_to_text"""
+    assert len(choices) == 4
+    return question.strip() + "".join(f"\n{LETTERS[i]}. {c}" for i, c in enumerate(choices)) + "\nAnswer:"
+
+
+def make_choices(rng, gold_value, pool, prefer=()):
+    """4 distinct values: gold at a uniformly drawn letter, distractors first from `prefer`"""
+    distractors = [v for v in dict.fromkeys(prefer) if v != gold_value][:3]
+    rest = [v for v in pool if v != gold_value and v not in distractors]
+    distractors += rng.sample(rest, 3 - len(distractors))
+    rng.shuffle(distractors)
+    gold = rng.randrange(4)
+    choices = distractors[:gold] + [gold_value] + distractors[gold:]
+    assert len(set(choices)) == 4 and choices[gold] == gold_value
+    return choices, gold
+
+
+def question_of(attr, entity):
+    return f"What is the {ATTR_WORDS[attr]} of {entity}?"
+
+
+def memorised_question(rng, world, fact):
+    e, attr = fact
+    choices, gold = make_choices(rng, world.facts[fact], world.pools[attr])
+    return question_of(attr, e), choices, gold
+
+
+def incontext_question(rng, world, subject):
+    n = rng.randint(1, 4)
+    attrs = SUBJECT_ATTRS[subject]
+    ask_attr = rng.choice(attrs)
+    names, lines, stated = [], [], []
+    for _ in range(n):
+        e = fresh_entity(rng, world, names)
+        names.append(e)
+        a = ask_attr if not stated else rng.choice(attrs)
+        v = rng.choice(world.pools[a])
+        stated.append((e, a, v))
+    asked = rng.choice([s for s in stated if s[1] == ask_attr])
+    for e, a, v in stated:
+        if rng.random() < 0.7:
+            lines.append(f"{e}'s {ATTR_WORDS[a]} is {v}.")
+        else:
+            lines.append(f"The {ATTR_WORDS[a]} of {e} is {v}.")
+    prefer = [v for e, a, v in stated if a == ask_attr and e != asked[0]]
+    choices, gold = make_choices(rng, asked[2], world.pools[ask_attr], prefer)
+    return "\n".join(lines) + "\n" + question_of(ask_attr, asked[0]), choices, gold
+
+
+def letter_doc(rng, world, kind):
+    attr = rng.choice([a for a, _, _ in ATTRIBUTES])
+    subject = ATTR_SUBJECT[attr]
+    parts = [mmlu_description(subject)]
+    n_shots = rng.randint(0, 2)
+    for i in range(n_shots + 1):
+        if kind == "letter_mem":
+            q, choices, gold = memorised_question(rng, world, rng.choice(world.train_by_subject[subject]))
+        else:
+            q, choices, gold = incontext_question(rng, world, subject)
+        parts.append(letter_text(q, choices) + " " + LETTERS[gold] + ("\n\n" if i < n_shots else ""))
+    return "".join(parts)
+
+
+def make_doc(rng, world, kind):
+    if kind == "kv":
+        return kv_doc(rng, world)
+    if kind == "facts":
+        return fact_doc(rng, world)
+    return letter_doc(rng, world, kind)
+
+
+# ----------------------------------------------------------------------------------------------
+# Evaluation data
+
+def splitmix64(state):
+    state = (state + 0x9E3779B97F4A7C15) & MASK64
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+    return state, z ^ (z >> 31)
+
+
+def gna_kv_sample(keys, n, s, seed):
+    """sample s of the setting with n pairs, exactly as gna.c's build_kv draws it"""
+    state = ((seed << 32) | (n << 20) | s) & MASK64
+    order, values = list(range(len(keys))), list(range(100))
+    for i in range(n):
+        state, r = splitmix64(state)
+        j = i + r % (len(keys) - i)
+        order[i], order[j] = order[j], order[i]
+    for i in range(n):
+        state, r = splitmix64(state)
+        j = i + r % (100 - i)
+        values[i], values[j] = values[j], values[i]
+    state, r = splitmix64(state)
+    query = r % n
+    ks = [keys[order[i]] for i in range(n)]
+    return ks, values[:n], query
+
+
+def make_eval_rows(world, seed, per_subject):
+    """dev rows (5 per subject, training facts) and test rows (held-out facts), both memorised kind"""
+    rng = random.Random(f"{seed}-eval-mmlu")
+    dev, test = {}, {}
+    for s in SUBJECTS:
+        dev[s] = [memorised_question(rng, world, f) for f in rng.sample(world.train_by_subject[s], 5)]
+        facts = rng.sample(world.heldout_by_subject[s], min(per_subject, len(world.heldout_by_subject[s])))
+        test[s] = [(f, *memorised_question(rng, world, f)) for f in facts]
+    return dev, test
+
+
+def write_eval_data(out, world, seed, per_subject):
+    root = os.path.join(out, "demo_data")
+    shutil.rmtree(root, ignore_errors=True)
+    os.makedirs(os.path.join(root, "mmlu", "dev"))
+    os.makedirs(os.path.join(root, "mmlu", "test"))
+    dev, test = make_eval_rows(world, seed, per_subject)
+    for s in SUBJECTS:
+        with open(os.path.join(root, "mmlu", "dev", f"{s}_dev.csv"), "w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f, lineterminator="\n")
+            for q, choices, gold in dev[s]:
+                w.writerow([q, *choices, LETTERS[gold]])
+        with open(os.path.join(root, "mmlu", "test", f"{s}_test.csv"), "w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f, lineterminator="\n")
+            for fact, q, choices, gold in test[s]:
+                w.writerow([q, *choices, LETTERS[gold]])
+    with open(os.path.join(root, "cloze.jsonl"), "w", encoding="utf-8") as f:
+        for s in SUBJECTS:  # the order gna mmlu uses: subjects sorted, file order within
+            for (e, attr), q, choices, gold in test[s]:
+                f.write(json.dumps({"context": f"The {ATTR_WORDS[attr]} of {e} is", "choices": choices,
+                                    "gold": gold}) + "\n")
+    return root
+
+
+def read_mmlu_csv_tree(root, split):
+    """[(subject, question, choices, gold)] in gna's order: subjects sorted, rows in file order"""
+    rows = []
+    d = os.path.join(root, split)
+    for name in sorted(os.listdir(d)):
+        suffix = f"_{split}.csv"
+        if not name.endswith(suffix):
+            continue
+        subject = name[: -len(suffix)]
+        with open(os.path.join(d, name), newline="", encoding="utf-8") as f:
+            for r in csv.reader(f):
+                assert len(r) == 6 and r[5] in LETTERS, f"{name}: bad row {r}"
+                rows.append((subject, r[0], r[1:5], LETTERS.index(r[5])))
+    return rows
+
+
+def diagnostic_letter_sets(world, seed, n):
+    """letter questions about training facts, and in-context ones; 0-shot contexts"""
+    rng = random.Random(f"{seed}-eval-diag")
+    heldin, incontext = [], []
+    for i in range(n):
+        s = SUBJECTS[i % len(SUBJECTS)]
+        q, choices, gold = memorised_question(rng, world, rng.choice(world.train_by_subject[s]))
+        heldin.append((s, q, choices, gold))
+        q, choices, gold = incontext_question(rng, world, s)
+        incontext.append((s, q, choices, gold))
+    return heldin, incontext
+
+
+# ----------------------------------------------------------------------------------------------
+# Tokenizer
+
+def train_tokenizer(world, seed, vocab_size, docs_per_kind=8000, boost=50):
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    rng = random.Random(f"{seed}-tokenizer-corpus")
+    texts = [make_doc(rng, world, k) for k in KINDS for _ in range(docs_per_kind)]
+    for _ in range(boost):
+        texts.extend(str(n) for n in range(100))
+        texts.extend(world.keys)
+        texts.extend(f"Answer: {c}" for c in LETTERS)
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=True, use_regex=True)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, min_frequency=2, special_tokens=[EOS], show_progress=False,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    tok.train_from_iterator(texts, trainer=trainer, length=len(texts))
+    return tok
+
+
+def encode(tok, text):
+    return tok.encode(text, add_special_tokens=False).ids
+
+
+def encode_pair(tok, context, continuation):
+    """lm-eval 0.4.x HFLM._encode_pair"""
+    n_spaces = len(context) - len(context.rstrip())
+    if n_spaces > 0:
+        continuation = context[-n_spaces:] + continuation
+        context = context[:-n_spaces]
+    whole = encode(tok, context + continuation)
+    ctx = encode(tok, context)
+    return ctx, whole[len(ctx):]
+
+
+def check_tokenizer(tok, world):
+    """the properties the demo relies on; raises with a clear message if one does not hold"""
+    problems = []
+    V = tok.get_vocab_size()
+    if V != VOCAB:
+        log(f"WARNING: tokenizer vocab is {V}, not {VOCAB} (the config uses {V})")
+    if tok.token_to_id(EOS) != 0:
+        problems.append(f"{EOS} has id {tok.token_to_id(EOS)}, expected 0")
+    for n in range(100):
+        ids = encode(tok, str(n))
+        if len(ids) != 1:
+            problems.append(f"number {n} is {len(ids)} tokens {ids}")
+    key_lengths = {}
+    for k in world.keys:
+        ids = encode(tok, k)
+        key_lengths[k] = len(ids)
+        if len(ids) > 2:
+            problems.append(f"key {k!r} is {len(ids)} tokens")
+        ctx = encode(tok, f"The value of the key '{k}' is")
+        line = encode(tok, f"\n{k}:7\n")
+        if ids not in [ctx[i:i + len(ids)] for i in range(len(ctx))] or ids not in [line[i:i + len(ids)] for i in range(len(line))]:
+            problems.append(f"key {k!r} is tokenized differently inside the prompt")
+    for c in LETTERS:
+        ctx, cont = encode_pair(tok, "Answer:", " " + c)
+        if len(cont) != 1:
+            problems.append(f"' {c}' after 'Answer:' is {len(cont)} tokens")
+    rng = random.Random("tokenizer-check")
+    for _ in range(200):
+        keys = rng.sample(world.keys, 20)
+        values = rng.sample(range(100), 20)
+        q = rng.randrange(20)
+        p = kv_prompt(keys, values, q)
+        ctx, cont = encode_pair(tok, p, str(values[q]))
+        if ctx + cont != encode(tok, p) + encode(tok, str(values[q])) or len(cont) != 1:
+            problems.append(f"KV prompt + value does not split at the value: {p[-40:]!r}")
+            break
+    for (e, attr), v in list(world.facts.items())[:200]:
+        ctx = f"The {ATTR_WORDS[attr]} of {e} is"
+        c, cont = encode_pair(tok, ctx, " " + v)
+        if cont != encode(tok, " " + v):
+            problems.append(f"cloze continuation {v!r} is tokenized differently after the context")
+            break
+    for text in [make_doc(rng, world, k) for k in KINDS for _ in range(20)]:
+        if tok.decode(encode(tok, text), skip_special_tokens=False) != text:
+            problems.append(f"decode(encode(text)) != text for {text[:60]!r}")
+            break
+    if problems:
+        raise SystemExit("tokenizer check failed:\n  " + "\n  ".join(problems[:30]))
+    value_lengths = [len(encode(tok, " " + v)) for pool in world.pools.values() for v in pool]
+    entity_lengths = [len(encode(tok, " " + e)) for e in world.entities]
+    hist = lambda xs: " ".join(f"{n}:{xs.count(n)}" for n in sorted(set(xs)))
+    log(f"tokenizer: vocab {V}, {EOS} = 0; numbers 0-99 one token each; KV keys tokens {hist(list(key_lengths.values()))}; "
+        f"' A'..' D' one token each")
+    log(f"tokenizer: ' <value>' tokens {hist(value_lengths)}; ' <entity>' tokens {hist(entity_lengths)}")
+
+
+# ----------------------------------------------------------------------------------------------
+# Token data: documents generated and tokenized in parallel (fork), deterministic per chunk
+
+_G = {}
+
+
+def _chunk_worker(index):
+    import numpy as np
+    world, tok_json, probs, chunk_tokens, seed = _G["world"], _G["tok_json"], _G["probs"], _G["chunk_tokens"], _G["seed"]
+    if "tok" not in _G:
+        from tokenizers import Tokenizer
+        _G["tok"] = Tokenizer.from_str(tok_json)
+    tok = _G["tok"]
+    rng = random.Random(f"{seed}-data-chunk-{index}")
+    out, total, kinds_count = [], 0, {k: 0 for k in KINDS}
+    while total < chunk_tokens:
+        kinds = rng.choices(KINDS, weights=[probs[k] for k in KINDS], k=256)
+        texts = [make_doc(rng, world, k) for k in kinds]
+        for k, enc in zip(kinds, tok.encode_batch(texts, add_special_tokens=False)):
+            ids = enc.ids
+            ids.append(0)
+            out.append(np.asarray(ids, dtype=np.int16))
+            total += len(ids)
+            kinds_count[k] += len(ids)
+    return np.concatenate(out)[:chunk_tokens], kinds_count
+
+
+def measure_kind_lengths(world, tok, seed, n=400):
+    rng = random.Random(f"{seed}-kind-lengths")
+    return {k: sum(len(encode(tok, make_doc(rng, world, k))) + 1 for _ in range(n)) / n for k in KINDS}
+
+
+def build_token_data(world, tok, seed, n_tokens, workers, tag):
+    import multiprocessing as mp
+    import numpy as np
+    lengths = measure_kind_lengths(world, tok, seed)
+    probs = {k: KIND_SHARES[k] / lengths[k] for k in KINDS}
+    total = sum(probs.values())
+    probs = {k: v / total for k, v in probs.items()}
+    chunk_tokens = min(1 << 20, n_tokens)
+    n_chunks = max(1, math.ceil(n_tokens / chunk_tokens))
+    _G.update(world=world, tok_json=tok.to_str(), probs=probs, chunk_tokens=chunk_tokens, seed=f"{seed}-{tag}")
+    t0 = time.time()
+    ctx = mp.get_context("fork")
+    with ctx.Pool(min(workers, n_chunks)) as pool:
+        results = pool.map(_chunk_worker, range(n_chunks), chunksize=1)
+    data = np.concatenate([r[0] for r in results])[:n_tokens]
+    counts = {k: sum(r[1][k] for r in results) for k in KINDS}
+    n_all = sum(counts.values())
+    return data, {"mean_doc_tokens": lengths, "doc_probs": probs,
+                  "token_shares": {k: counts[k] / n_all for k in KINDS}, "seconds": time.time() - t0}
+
+
+# ----------------------------------------------------------------------------------------------
+# Models (torch from here on)
+
+def llama_config(transformers, vocab):
+    kw = dict(vocab_size=vocab, hidden_size=192, intermediate_size=512, num_hidden_layers=4, num_attention_heads=6,
+              num_key_value_heads=6, head_dim=32, max_position_embeddings=1024, rms_norm_eps=1e-5,
+              tie_word_embeddings=True, hidden_act="silu", attention_bias=False, mlp_bias=False,
+              bos_token_id=0, eos_token_id=0, pad_token_id=0)
+    try:
+        return transformers.LlamaConfig(**kw, rope_parameters={"rope_type": "default", "rope_theta": 10000.0})
+    except TypeError:
+        return transformers.LlamaConfig(**kw, rope_theta=10000.0)
+
+
+def mamba2_config(transformers, vocab, n_layers):
+    return transformers.Mamba2Config(
+        vocab_size=vocab, hidden_size=192, expand=2, num_heads=12, head_dim=32, state_size=32, n_groups=1,
+        conv_kernel=4, chunk_size=64, num_hidden_layers=n_layers, use_bias=False, use_conv_bias=True,
+        tie_word_embeddings=True, layer_norm_epsilon=1e-5, residual_in_fp32=True, hidden_act="silu",
+        bos_token_id=0, eos_token_id=0, pad_token_id=0)
+
+
+def count_params(model):
+    return sum(p.numel() for p in model.parameters())  # parameters() lists a tied weight once
+
+
+def assert_tied(model, name):
+    a, b = model.get_input_embeddings().weight, model.get_output_embeddings().weight
+    assert a.data_ptr() == b.data_ptr(), f"{name}: input and output embeddings are not tied"
+
+
+# -- Mamba-2 training forward: the SSD computation of transformers' Mamba2Mixer.torch_forward, in matmul form
+
+def _segsum(x, torch):
+    """x [..., T] -> [..., T, T]: out[..., i, j] = sum_{k=j+1..i} x_k for j <= i, -inf above the diagonal"""
+    T = x.size(-1)
+    x = x[..., None].expand(*x.shape, T)
+    below = torch.tril(torch.ones(T, T, dtype=torch.bool, device=x.device), diagonal=-1)
+    x = x.masked_fill(~below, 0)
+    s = torch.cumsum(x, dim=-2)
+    on_or_below = torch.tril(torch.ones(T, T, dtype=torch.bool, device=x.device), diagonal=0)
+    return s.masked_fill(~on_or_below, -torch.inf)
+
+
+def ssd_chunked(X, A, B, C, chunk, torch):
+    """X [b, L, h, p] (already times dt), A [b, L, h] (A * dt), B, C [b, L, h, n] -> Y [b, L, h, p]"""
+    import torch.nn.functional as F
+    b, L, h, p = X.shape
+    n = B.shape[-1]
+    pad = (-L) % chunk
+    if pad:
+        X = F.pad(X, (0, 0, 0, 0, 0, pad))
+        B = F.pad(B, (0, 0, 0, 0, 0, pad))
+        C = F.pad(C, (0, 0, 0, 0, 0, pad))
+        A = F.pad(A, (0, 0, 0, pad))
+    c = (L + pad) // chunk
+    X = X.reshape(b, c, chunk, h, p)
+    B = B.reshape(b, c, chunk, h, n)
+    C = C.reshape(b, c, chunk, h, n)
+    A = A.reshape(b, c, chunk, h).permute(0, 3, 1, 2)            # b h c l
+    A_cumsum = torch.cumsum(A, dim=-1)
+    Lmat = torch.exp(_segsum(A, torch))                            # b h c l s
+    CB = torch.einsum("bclhn,bcshn->bchls", C, B)
+    W = CB * Lmat.permute(0, 2, 1, 3, 4)                           # b c h l s
+    Y_diag = torch.einsum("bchls,bcshp->bclhp", W, X)
+    decay_states = torch.exp(A_cumsum[..., -1:] - A_cumsum)        # b h c l
+    Bd = B * decay_states.permute(0, 2, 3, 1)[..., None]           # b c l h n
+    states = torch.einsum("bclhn,bclhp->bchpn", Bd, X)
+    states = torch.cat([torch.zeros_like(states[:, :1]), states], dim=1)
+    decay_chunk = torch.exp(_segsum(F.pad(A_cumsum[..., -1], (1, 0)), torch))   # b h (c+1) (c+1)
+    new_states = torch.einsum("bhzc,bchpn->bzhpn", decay_chunk, states)
+    states = new_states[:, :-1]
+    Y_off = torch.einsum("bclhn,bchpn->bclhp", C, states) * torch.exp(A_cumsum).permute(0, 2, 3, 1)[..., None]
+    return (Y_diag + Y_off).reshape(b, c * chunk, h, p)[:, :L]
+
+
+def make_fast_mamba2_forward(torch):
+    import torch.nn.functional as F
+
+    def forward(self, hidden_states, cache_params=None, attention_mask=None, **kwargs):
+        assert cache_params is None, "the training forward has no cache"
+        assert attention_mask is None or bool(attention_mask.all()), "the training forward takes no padding"
+        b, L, _ = hidden_states.shape
+        dtype = hidden_states.dtype
+        proj = self.in_proj(hidden_states)
+        d_mlp = (proj.shape[-1] - 2 * self.intermediate_size - 2 * self.n_groups * self.ssm_state_size - self.num_heads) // 2
+        _, _, gate, xBC, dt = proj.split([d_mlp, d_mlp, self.intermediate_size, self.conv_dim, self.num_heads], dim=-1)
+        xBC = self.act(self.conv1d(xBC.transpose(1, 2))[..., :L].transpose(1, 2))
+        gn = self.n_groups * self.ssm_state_size
+        x, Bm, Cm = torch.split(xBC, [self.intermediate_size, gn, gn], dim=-1)
+        A = -torch.exp(self.A_log.float())
+        dt = F.softplus(dt + self.dt_bias)
+        dt = torch.clamp(dt, self.time_step_limit[0], self.time_step_limit[1])
+        x = x.reshape(b, L, -1, self.head_dim).float()
+        rep = self.num_heads // self.n_groups
+        Bm = Bm.reshape(b, L, -1, self.ssm_state_size).float().repeat_interleave(rep, dim=2)
+        Cm = Cm.reshape(b, L, -1, self.ssm_state_size).float().repeat_interleave(rep, dim=2)
+        y = ssd_chunked(x * dt[..., None], A.to(x.dtype) * dt, Bm, Cm, self.chunk_size, torch)
+        y = y + self.D[..., None] * x
+        y = y.reshape(b, L, -1)
+        return self.out_proj(self.norm(y, gate).to(dtype))
+
+    return forward
+
+
+def check_fast_mamba2(torch, transformers, vocab, device):
+    """compare the matmul SSD forward with transformers' torch_forward (float32, TF32 off)"""
+    import types
+    torch.manual_seed(0)
+    cfg = mamba2_config(transformers, vocab, 1)
+    model = transformers.Mamba2ForCausalLM(cfg).to(device).float()
+    mixer = model.backbone.layers[0].mixer
+    with torch.no_grad():  # move dt and A away from the init so the decays matter
+        mixer.A_log.copy_(torch.log(torch.rand_like(mixer.A_log) * 4 + 0.5))
+        mixer.dt_bias.add_(torch.randn_like(mixer.dt_bias))
+        mixer.D.copy_(torch.randn_like(mixer.D))
+    x = torch.randn(2, 150, cfg.hidden_size, device=device)
+    w = torch.randn(2, 150, cfg.hidden_size, device=device)
+    fast = types.MethodType(make_fast_mamba2_forward(torch), mixer)
+    results = []
+    # transformers' own forward: without mamba_ssm's CUDA kernels it runs its PyTorch reference path
+    # (transformers 5.x has no separate torch_forward method to call)
+    hf_forward = getattr(mixer, "torch_forward", None) or (lambda h: type(mixer).forward(mixer, h))
+    for fn in (lambda h: hf_forward(h), lambda h: fast(h)):
+        mixer.zero_grad(set_to_none=True)
+        out = fn(x)
+        (out * w).sum().backward()
+        grads = {n: p.grad.detach().clone() for n, p in mixer.named_parameters() if p.grad is not None}
+        results.append((out.detach(), grads))
+    (ref, gref), (got, ggot) = results
+    if set(gref) != set(ggot):
+        return float("inf"), float("inf")
+    scale = max(1.0, ref.abs().max().item())
+    err = (ref - got).abs().max().item() / scale
+    gerr = max((gref[n] - ggot[n]).abs().max().item() / max(1e-6, gref[n].abs().max().item()) for n in gref)
+    return err, gerr
+
+
+# -- training
+
+def lr_lambda_factory(steps, warmup, min_ratio=0.1):
+    def f(step):
+        if step < warmup:
+            return (step + 1) / warmup
+        progress = min(1.0, (step - warmup) / max(1, steps - warmup))
+        return min_ratio + (1 - min_ratio) * 0.5 * (1 + math.cos(math.pi * progress))
+    return f
+
+
+def set_tf32(torch, on):
+    """TF32 for float32 matmuls and convolutions: on while training (bf16 autocast anyway), off to evaluate"""
+    try:  # the API of torch >= 2.9 (mixing it with the legacy flags is an error there)
+        torch.backends.cuda.matmul.fp32_precision = "tf32" if on else "ieee"
+        torch.backends.cudnn.conv.fp32_precision = "tf32" if on else "ieee"
+        return
+    except Exception:
+        pass
+    try:
+        torch.backends.cuda.matmul.allow_tf32 = on
+        torch.backends.cudnn.allow_tf32 = on
+    except Exception as e:  # pragma: no cover
+        log(f"note: could not set TF32 flags: {e}")
+
+
+def train_model(torch, model, name, data, order, val, steps, lr, args, device):
+    import torch.nn.functional as F
+    model.to(device).train()
+    V = model.config.vocab_size
+    decay = [p for p in model.parameters() if p.dim() >= 2]
+    no_decay = [p for p in model.parameters() if p.dim() < 2]
+    try:
+        opt = torch.optim.AdamW([{"params": decay, "weight_decay": args.weight_decay},
+                                 {"params": no_decay, "weight_decay": 0.0}], lr=lr, betas=(0.9, 0.95), eps=1e-8, fused=True)
+    except Exception:
+        opt = torch.optim.AdamW([{"params": decay, "weight_decay": args.weight_decay},
+                                 {"params": no_decay, "weight_decay": 0.0}], lr=lr, betas=(0.9, 0.95), eps=1e-8)
+    warmup = max(1, min(args.warmup, steps // 10))
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_lambda_factory(steps, warmup))
+    B = args.batch
+    use_autocast = not args.no_autocast
+
+    def step_loss(x):
+        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=use_autocast):
+            logits = model(input_ids=x, use_cache=False).logits
+        return F.cross_entropy(logits[:, :-1].float().reshape(-1, V), x[:, 1:].reshape(-1))
+
+    # a dry step (no update) so that a dtype problem under autocast shows before training starts
+    try:
+        step_loss(data[order[:4]].long()).backward()
+    except RuntimeError as e:
+        if not use_autocast:
+            raise
+        log(f"{name}: the forward failed under bf16 autocast ({str(e)[:200]}); training in float32 instead")
+        use_autocast = False
+        model.zero_grad(set_to_none=True)
+        step_loss(data[order[:4]].long()).backward()
+    model.zero_grad(set_to_none=True)
+
+    log(f"{name}: training {steps} steps, batch {B} x {data.shape[1]} tokens, lr {lr}, warmup {warmup}, "
+        f"autocast {'bf16' if use_autocast else 'off'}")
+    torch.cuda.synchronize()
+    t0 = time.time()
+    t_rate, s_rate = None, None
+    running, n_running = torch.zeros((), device=device), 0
+    history = []
+    for step in range(steps):
+        x = data[order[step * B:(step + 1) * B]].long()
+        loss = step_loss(x)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        sched.step()
+        running += loss.detach()
+        n_running += 1
+        if step == min(10, steps - 1):
+            torch.cuda.synchronize()
+            t_rate, s_rate = time.time(), step
+        if (step + 1) % args.log_every == 0 or step + 1 == steps:
+            avg = (running / n_running).item()
+            if not math.isfinite(avg):
+                raise SystemExit(f"{name}: loss is {avg} at step {step + 1}; try a lower learning rate")
+            running.zero_()
+            n_running = 0
+            elapsed = time.time() - t0
+            rate = (step - s_rate) / (time.time() - t_rate) if t_rate and step > s_rate else (step + 1) / elapsed
+            eta = (steps - step - 1) / max(rate, 1e-9)
+            history.append((step + 1, avg))
+            log(f"{name}: step {step + 1}/{steps} loss {avg:.4f} lr {sched.get_last_lr()[0]:.2e} "
+                f"{rate:.2f} steps/s elapsed {elapsed:.0f}s eta {eta:.0f}s")
+    torch.cuda.synchronize()
+    wall = time.time() - t0
+    rate = (steps - 1 - s_rate) / (time.time() - t_rate) if t_rate and steps - 1 > s_rate else steps / wall
+    vl = val_loss(torch, model, val, use_autocast)
+    log(f"{name}: trained in {wall:.1f}s ({rate:.2f} steps/s after warm-up); validation loss (training weights, "
+        f"{'bf16 autocast' if use_autocast else 'fp32'}) {vl:.4f}")
+    return {"steps": steps, "wall_s": wall, "steps_per_s": rate, "loss_history": history, "val_loss_train_weights": vl,
+            "autocast": use_autocast}
+
+
+def val_loss(torch, model, val, autocast):
+    import torch.nn.functional as F
+    model.eval()
+    total, n = 0.0, 0
+    with torch.no_grad():
+        for i in range(0, val.shape[0], 16):
+            x = val[i:i + 16].long()
+            with torch.autocast("cuda", dtype=torch.bfloat16, enabled=autocast):
+                logits = model(input_ids=x, use_cache=False).logits
+            total += F.cross_entropy(logits[:, :-1].float().reshape(-1, logits.shape[-1]), x[:, 1:].reshape(-1),
+                                     reduction="sum").item()
+            n += x[:, 1:].numel()
+    model.train()
+    return total / n
+
+
+def save_model(torch, transformers, model, path, tok_json):
+    from tokenizers import Tokenizer
+    shutil.rmtree(path, ignore_errors=True)
+    model = model.to(torch.bfloat16)
+    model.save_pretrained(path)
+    # tokenizer: transformers' files for AutoTokenizer (from a copy, which transformers may change), then the
+    # canonical tokenizer.json, the one gna reads, written over whatever transformers wrote
+    try:
+        fast = transformers.PreTrainedTokenizerFast(tokenizer_object=Tokenizer.from_str(tok_json), eos_token=EOS,
+                                                    pad_token=EOS, model_max_length=1024)
+        fast.save_pretrained(path)
+    except Exception as e:
+        log(f"note: transformers could not save tokenizer_config.json ({str(e)[:200]}); tokenizer.json only")
+    with open(os.path.join(path, "tokenizer.json"), "w", encoding="utf-8") as f:
+        f.write(tok_json)
+    names = [f for f in os.listdir(path) if f.endswith(".safetensors")]
+    assert names, f"{path}: no safetensors file was written"
+    dtypes = set()
+    for f in names:  # the safetensors header: 8-byte little-endian length, then JSON {name: {dtype, shape, ...}}
+        with open(os.path.join(path, f), "rb") as fh:
+            header = json.loads(fh.read(int.from_bytes(fh.read(8), "little")))
+        dtypes |= {v["dtype"] for k, v in header.items() if k != "__metadata__"}
+    assert dtypes == {"BF16"}, f"{path}: tensor dtypes {dtypes}, expected BF16 only"
+    cfg = json.load(open(os.path.join(path, "config.json")))
+    assert cfg.get("tie_word_embeddings") is True, f"{path}: config does not say tie_word_embeddings"
+    assert cfg.get("eos_token_id") == 0, f"{path}: eos_token_id is {cfg.get('eos_token_id')}"
+    return cfg
+
+
+def check_auto_tokenizer(transformers, path, tok, world):
+    """transformers' AutoTokenizer must give the ids tokenizers gives (warn only: gna reads tokenizer.json)"""
+    try:
+        auto = transformers.AutoTokenizer.from_pretrained(path)
+        rng = random.Random("auto-tokenizer")
+        texts = [make_doc(rng, world, k) for k in KINDS for _ in range(5)]
+        bad = [t for t in texts if list(auto(t)["input_ids"]) != encode(tok, t)]
+        if bad:
+            log(f"WARNING: {path}: AutoTokenizer ids differ from tokenizer.json's for {len(bad)}/{len(texts)} texts")
+        else:
+            log(f"{os.path.basename(path)}: AutoTokenizer gives the same ids as tokenizer.json (no BOS, no EOS added)")
+    except Exception as e:
+        log(f"WARNING: {path}: AutoTokenizer did not load ({str(e)[:200]})")
+
+
+# ----------------------------------------------------------------------------------------------
+# Evaluation
+
+class Scorer:
+    """lm-eval style log-likelihoods with a transformers model; right padding (causal models: padding after
+    the tokens cannot change their logits)"""
+
+    def __init__(self, torch, model, device, max_tokens=48 * 1024, max_batch=128, max_len=1024):
+        self.torch, self.model, self.device = torch, model, device
+        self.max_tokens, self.max_batch, self.max_len = max_tokens, max_batch, max_len
+
+    def _run(self, seqs, want):
+        torch = self.torch
+        results = [None] * len(seqs)
+        order = sorted(range(len(seqs)), key=lambda i: -len(seqs[i]))
+        i = 0
+        with torch.no_grad():
+            while i < len(order):
+                T = len(seqs[order[i]])
+                assert T <= self.max_len, f"a scored sequence has {T} tokens, more than {self.max_len}"
+                bs = max(1, min(self.max_batch, self.max_tokens // T))
+                batch = order[i:i + bs]
+                i += bs
+                x = torch.zeros((len(batch), T), dtype=torch.long)
+                for r, j in enumerate(batch):
+                    x[r, :len(seqs[j])] = torch.tensor(seqs[j], dtype=torch.long)
+                logits = self.model(input_ids=x.to(self.device), use_cache=False).logits
+                rows, cols, toks = [], [], []
+                for r, j in enumerate(batch):
+                    for p, t in want[j]:
+                        rows.append(r)
+                        cols.append(p)
+                        toks.append(t)
+                sel = logits[torch.tensor(rows, device=self.device), torch.tensor(cols, device=self.device)].float()
+                lp = torch.log_softmax(sel, dim=-1)[torch.arange(len(toks), device=self.device),
+                                                     torch.tensor(toks, device=self.device)].tolist()
+                k = 0
+                for r, j in enumerate(batch):
+                    results[j] = lp[k:k + len(want[j])]
+                    k += len(want[j])
+        return results
+
+    def loglik(self, requests):
+        """requests: [(context_ids, continuation_ids)] -> [sum of log p(continuation | context)]"""
+        seqs, want, owner, groups = [], [], [], {}
+        for ctx, cont in requests:
+            assert len(ctx) >= 1 and len(cont) >= 1, "empty context or continuation"
+            if len(cont) == 1:  # single-token continuations of one context share one forward
+                key = tuple(ctx)
+                if key not in groups:
+                    groups[key] = len(seqs)
+                    seqs.append(list(ctx))
+                    want.append([])
+                g = groups[key]
+                want[g].append((len(ctx) - 1, cont[0]))
+                owner.append((g, len(want[g]) - 1))
+            else:
+                seqs.append(list(ctx) + list(cont[:-1]))
+                want.append([(len(ctx) - 1 + j, t) for j, t in enumerate(cont)])
+                owner.append((len(seqs) - 1, None))
+        out = self._run(seqs, want)
+        return [sum(out[g]) if idx is None else out[g][idx] for g, idx in owner]
+
+
+class EvalSet:
+    """multiple-choice questions as lm-eval requests: context, continuations, gold"""
+
+    def __init__(self, tok, questions):
+        self.requests, self.spans, self.golds = [], [], []
+        for context, continuations, gold in questions:
+            start = len(self.requests)
+            for c in continuations:
+                self.requests.append(encode_pair(tok, context, c))
+            self.spans.append((start, len(continuations)))
+            self.golds.append(gold)
+
+    def accuracy(self, scorer):
+        scores = scorer.loglik(self.requests)
+        correct = 0
+        for (start, n), gold in zip(self.spans, self.golds):
+            s = scores[start:start + n]
+            correct += int(max(range(n), key=lambda i: (s[i], -i)) == gold)  # first maximum, as numpy.argmax
+        return correct / max(1, len(self.golds))
+
+
+def build_eval_sets(tok, world, data_root, args):
+    sets = {}
+    for n in args.kv_pairs:
+        qs = []
+        for s in range(args.kv_samples):
+            keys, values, query = gna_kv_sample(world.keys, n, s, args.kv_seed)
+            qs.append((kv_prompt(keys, values, query), [str(v) for v in values], query))
+        sets[f"kv{n}"] = EvalSet(tok, qs)
+    letter = read_mmlu_csv_tree(os.path.join(data_root, "mmlu"), "test")
+    cloze = [json.loads(line) for line in open(os.path.join(data_root, "cloze.jsonl"), encoding="utf-8")]
+    assert len(letter) == len(cloze)
+    for (s, q, ch, g), d in zip(letter, cloze):  # the two files ask about the same facts, choices in the same order
+        assert ch == d["choices"] and g == d["gold"] and d["context"].endswith(" is") and \
+            q.endswith(" of " + d["context"][:-3].split(" of ", 1)[1] + "?"), (q, d)
+    if args.eval_limit:
+        letter, cloze = letter[::max(1, len(letter) // args.eval_limit)], cloze[::max(1, len(cloze) // args.eval_limit)]
+    sets["letter"] = EvalSet(tok, [(mmlu_description(s) + letter_text(q, ch), [" " + c for c in LETTERS], g)
+                                   for s, q, ch, g in letter])
+    sets["cloze"] = EvalSet(tok, [(d["context"], [" " + c for c in d["choices"]], d["gold"]) for d in cloze])
+    heldin, incontext = diagnostic_letter_sets(world, args.seed, args.eval_limit or 120)
+    sets["letter_heldin"] = EvalSet(tok, [(mmlu_description(s) + letter_text(q, ch), [" " + c for c in LETTERS], g)
+                                          for s, q, ch, g in heldin])
+    sets["letter_incontext"] = EvalSet(tok, [(mmlu_description(s) + letter_text(q, ch), [" " + c for c in LETTERS], g)
+                                             for s, q, ch, g in incontext])
+    return sets
+
+
+def head_modules(model, family):
+    if family == "llama":
+        layers = model.model.layers
+        return [layer.self_attn.o_proj for layer in layers], model.config.num_attention_heads, model.config.head_dim
+    layers = model.backbone.layers
+    return [layer.mixer.out_proj for layer in layers], model.config.num_heads, model.config.head_dim
+
+
+class Ablation:
+    """zero the heads' slices of the output projection's input (gna --mask L<l>H<h>)"""
+
+    def __init__(self, torch, model, family, heads):
+        self.torch, self.handles = torch, []
+        modules, n_heads, head_dim = head_modules(model, family)
+        by_layer = {}
+        for l, h in heads:
+            by_layer.setdefault(l, []).append(h)
+        for l, hs in by_layer.items():
+            mod = modules[l]
+            mask = torch.ones(mod.in_features, device=mod.weight.device, dtype=torch.float32)
+            for h in hs:
+                mask[h * head_dim:(h + 1) * head_dim] = 0
+
+            def hook(module, args, mask=mask):
+                return (args[0] * mask.to(args[0].dtype),) + tuple(args[1:])
+
+            self.handles.append(mod.register_forward_pre_hook(hook))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        for h in self.handles:
+            h.remove()
+
+
+def evaluate_model(torch, transformers, path, family, sets, args, device, val):
+    cls = transformers.LlamaForCausalLM if family == "llama" else transformers.Mamba2ForCausalLM
+    set_tf32(torch, False)
+    t0 = time.time()
+    model = cls.from_pretrained(path, dtype=torch.float32).to(device).eval()
+    assert next(model.parameters()).dtype == torch.float32
+    assert_tied(model, path)
+    name = os.path.basename(path.rstrip("/"))
+    scorer = Scorer(torch, model, device)
+    res = {"val_loss_reloaded_fp32": val_loss(torch, model, val, autocast=False)}
+    for k, s in sets.items():
+        res[k] = s.accuracy(scorer)
+    kv = " ".join(f"{n}:{res[f'kv{n}']:.3f}" for n in args.kv_pairs)
+    log(f"{name} (reloaded, float32): validation loss {res['val_loss_reloaded_fp32']:.4f}")
+    log(f"{name}: KV acc by pairs {kv}")
+    log(f"{name}: letter (0-shot, held-out facts, {len(sets['letter'].golds)} q) {res['letter']:.3f}; "
+        f"cloze (same facts) {res['cloze']:.3f}; letter on training facts {res['letter_heldin']:.3f}; "
+        f"letter in-context {res['letter_incontext']:.3f}  (chance 0.25)")
+    abl = None
+    if family == "llama" or not args.no_mamba2_ablation:
+        abl = ablation_scan(torch, model, family, sets, scorer, res, args, name)
+    res["eval_wall_s"] = time.time() - t0
+    log(f"{name}: evaluation took {res['eval_wall_s']:.1f}s")
+    del model
+    torch.cuda.empty_cache()
+    return res, abl
+
+
+def ablation_scan(torch, model, family, sets, scorer, base, args, name):
+    modules, n_heads, _ = head_modules(model, family)
+    kv_key = "kv30" if "kv30" in sets else f"kv{args.kv_pairs[len(args.kv_pairs) // 2]}"
+    keys = [kv_key, "letter", "cloze", "letter_incontext"]
+    rows = []
+    t0 = time.time()
+    for l in range(len(modules)):
+        for h in range(n_heads):
+            with Ablation(torch, model, family, [(l, h)]):
+                r = {k: sets[k].accuracy(scorer) for k in keys}
+            rows.append({"head": f"L{l}H{h}", "layer": l, "index": h, **r})
+    log(f"{name}: ablated each of {len(rows)} heads in turn ({time.time() - t0:.1f}s); "
+        f"base {kv_key} {base[kv_key]:.3f}, letter {base['letter']:.3f}, cloze {base['cloze']:.3f}, "
+        f"letter in-context {base['letter_incontext']:.3f}")
+    log(f"{name}: accuracy with each head ablated, letter/cloze/{kv_key}/in-context in points:")
+    for l in range(len(modules)):
+        log(f"  L{l}: " + "  ".join(f"H{r['index']} {100 * r['letter']:.0f}/{100 * r['cloze']:.0f}/{100 * r[kv_key]:.0f}/"
+                                      f"{100 * r['letter_incontext']:.0f}" for r in rows if r["layer"] == l))
+
+    def show(r):
+        return (f"  {r['head']:>6}  letter {r['letter']:.3f} ({100 * (r['letter'] - base['letter']):+.1f})  "
+                f"cloze {r['cloze']:.3f} ({100 * (r['cloze'] - base['cloze']):+.1f})  "
+                f"{kv_key} {r[kv_key]:.3f} ({100 * (r[kv_key] - base[kv_key]):+.1f})  "
+                f"in-context {r['letter_incontext']:.3f} ({100 * (r['letter_incontext'] - base['letter_incontext']):+.1f})")
+
+    by_letter = sorted(rows, key=lambda r: (r["letter"], r["head"]))
+    by_kv = sorted(rows, key=lambda r: (r[kv_key], r["head"]))
+    log(f"{name}: the 5 heads whose ablation hurts letter accuracy most (points vs base):")
+    for r in by_letter[:5]:
+        log(show(r))
+    log(f"{name}: the 5 heads whose ablation hurts {kv_key} most:")
+    for r in by_kv[:5]:
+        log(show(r))
+    pair = [(r["layer"], r["index"]) for r in by_letter[:2]]
+    with Ablation(torch, model, family, pair):
+        both = {k: sets[k].accuracy(scorer) for k in keys + ["letter_heldin"]}
+    spec = ",".join(f"L{l}H{h}" for l, h in pair)
+    log(f"{name}: ablating {spec} together (gna --mask {spec}): letter {both['letter']:.3f} "
+        f"({100 * (both['letter'] - base['letter']):+.1f}), cloze {both['cloze']:.3f} "
+        f"({100 * (both['cloze'] - base['cloze']):+.1f}), {kv_key} {both[kv_key]:.3f} "
+        f"({100 * (both[kv_key] - base[kv_key]):+.1f}), letter in-context {both['letter_incontext']:.3f}, "
+        f"letter on training facts {both['letter_heldin']:.3f}")
+    return {"kv_setting": kv_key, "heads": rows, "top_letter": [r["head"] for r in by_letter[:5]],
+            "top_kv": [r["head"] for r in by_kv[:5]], "pair": spec, "pair_result": both}
+
+
+# ----------------------------------------------------------------------------------------------
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description="Train gna's demo checkpoints (llama_demo, mamba2_demo) on synthetic data.")
+    p.add_argument("--out", required=True, help="output folder, e.g. test/models")
+    p.add_argument("--smoke", action="store_true", help="60 steps per model and small evaluations: an end-to-end check")
+    p.add_argument("--seed", type=int, default=1234)
+    p.add_argument("--steps", type=int, default=None, help="steps for both models (overrides the two below)")
+    p.add_argument("--llama-steps", type=int, default=4000)
+    p.add_argument("--mamba2-steps", type=int, default=4000)
+    p.add_argument("--batch", type=int, default=64)
+    p.add_argument("--llama-lr", type=float, default=1e-3)
+    p.add_argument("--mamba2-lr", type=float, default=2e-3)
+    p.add_argument("--weight-decay", type=float, default=0.1)
+    p.add_argument("--warmup", type=int, default=200)
+    p.add_argument("--mamba2-layers", type=int, default=0, help="0: the count closest to the llama's parameters")
+    p.add_argument("--mamba2-train-impl", choices=["fast", "hf"], default="fast")
+    p.add_argument("--no-autocast", action="store_true", help="train in float32")
+    p.add_argument("--no-mamba2-ablation", action="store_true", help="skip the scan over the Mamba-2 heads")
+    p.add_argument("--kv-pairs", default="10,20,30,40,50")
+    p.add_argument("--kv-samples", type=int, default=50)
+    p.add_argument("--kv-seed", type=int, default=0, help="gna kv --seed of the KV evaluation samples")
+    p.add_argument("--test-per-subject", type=int, default=40)
+    p.add_argument("--eval-limit", type=int, default=0, help="score only about this many letter/cloze questions")
+    p.add_argument("--max-data-tokens", type=float, default=2.0e8, help="cap on the unique training tokens")
+    p.add_argument("--workers", type=int, default=0, help="data generation processes (default: all cores)")
+    p.add_argument("--log-every", type=int, default=100)
+    p.add_argument("--gna-c", default=os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "gna.c"))
+    p.add_argument("--data-only", action="store_true", help="stop after the tokenizer, data and eval files")
+    a = p.parse_args(argv)
+    if a.steps is not None:
+        a.llama_steps = a.mamba2_steps = a.steps
+    if a.smoke:
+        a.llama_steps = a.mamba2_steps = min(a.llama_steps, 60)
+        a.kv_samples = min(a.kv_samples, 10)
+        a.kv_pairs = "10,30,50"
+        a.eval_limit = a.eval_limit or 24
+        a.log_every = min(a.log_every, 10)
+        a.warmup = min(a.warmup, 10)
+    a.kv_pairs = [int(x) for x in a.kv_pairs.split(",")]
+    assert all(1 <= n <= 100 for n in a.kv_pairs)
+    a.workers = a.workers or os.cpu_count() or 4
+    return a
+
+
+def main(argv):
+    global LOG_PATH
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")  # the data workers are forked processes
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")              # nothing is downloaded (no kernels from the hub)
+    t_start = time.time()
+    args = parse_args(argv)
+    out = args.out
+    os.makedirs(out, exist_ok=True)
+    LOG_PATH = os.path.join(out, "train_log.txt")
+    command = "python3 " + " ".join(shlex.quote(a) for a in [sys.argv[0]] + list(argv))
+    log(f"command: {command}")
+    log(f"seed {args.seed}; smoke {args.smoke}; llama steps {args.llama_steps}, mamba2 steps {args.mamba2_steps}, "
+        f"batch {args.batch} x {SEQ_LEN}")
+
+    # world, eval files, tokenizer
+    keys = read_kv_keys(args.gna_c)
+    log(f"KV keys: {len(keys)} words from {args.gna_c}" + ("" if len(keys) == 216 else " (WARNING: expected 216)"))
+    world = make_world(args.seed, keys)
+    log(f"world: {len(world.entities)} entities, {len(world.facts)} facts ({len(world.train)} train / "
+        f"{len(world.heldout)} held out), pools {', '.join(f'{a} {len(p)}' for a, p in world.pools.items())}")
+    log("examples: " + "; ".join(f"{e} {a}={world.facts[(e, a)]}" for e, a in world.heldout[:4]))
+    data_root = write_eval_data(out, world, args.seed, args.test_per_subject)
+    log(f"wrote {data_root}: mmlu/dev ({5 * len(SUBJECTS)} rows), mmlu/test and cloze.jsonl "
+        f"({sum(min(args.test_per_subject, len(world.heldout_by_subject[s])) for s in SUBJECTS)} held-out facts), "
+        f"subjects {', '.join(SUBJECTS)}")
+    t0 = time.time()
+    tok = train_tokenizer(world, args.seed, VOCAB)
+    log(f"tokenizer trained in {time.time() - t0:.1f}s")
+    check_tokenizer(tok, world)
+    tok_json = tok.to_str(pretty=True)
+    spec = json.loads(tok_json)
+    assert spec.get("normalizer") is None and spec.get("post_processor") is None, "tokenizer: normalizer/post-processor set"
+    assert spec["pre_tokenizer"]["type"] == "ByteLevel" and spec["pre_tokenizer"]["use_regex"] is True
+    assert spec["pre_tokenizer"]["add_prefix_space"] is False and spec["decoder"]["type"] == "ByteLevel"
+    assert [(t["id"], t["content"], t["special"]) for t in spec["added_tokens"]] == [(0, EOS, True)], spec["added_tokens"]
+    flush_log()
+
+    # training tokens
+    need = max(args.llama_steps, args.mamba2_steps) * args.batch * SEQ_LEN
+    n_tokens = int(min(need, args.max_data_tokens))
+    n_tokens = max(SEQ_LEN * args.batch, n_tokens - n_tokens % SEQ_LEN)
+    data_np, stats = build_token_data(world, tok, args.seed, n_tokens, args.workers, "train")
+    val_np, _ = build_token_data(world, tok, args.seed, 64 * SEQ_LEN, args.workers, "val")
+    data_np = data_np.reshape(-1, SEQ_LEN)
+    val_np = val_np.reshape(-1, SEQ_LEN)
+    log(f"training data: {data_np.shape[0]} sequences of {SEQ_LEN} = {data_np.size / 1e6:.1f}M tokens "
+        f"(needed {need / 1e6:.1f}M) in {stats['seconds']:.1f}s with {args.workers} processes")
+    log("  mean document tokens " + ", ".join(f"{k} {v:.0f}" for k, v in stats["mean_doc_tokens"].items()) +
+        "; token shares " + ", ".join(f"{k} {v:.3f}" for k, v in stats["token_shares"].items()) +
+        " (targets " + ", ".join(f"{k} {v:.2f}" for k, v in KIND_SHARES.items()) + ")")
+    example_rng = random.Random("examples")
+    for k in KINDS:
+        log(f"  example {k} document: {make_doc(example_rng, world, k)[:400]!r}")
+    flush_log()
+    if args.data_only:
+        log("--data-only: stopping before training")
+        flush_log()
+        return
+
+    # torch
+    import numpy as np
+    import torch
+    import transformers
+    import tokenizers
+    versions = {"python": sys.version.split()[0], "torch": torch.__version__, "transformers": transformers.__version__,
+                "tokenizers": tokenizers.__version__, "numpy": np.__version__}
+    assert torch.cuda.is_available(), "this script trains on a CUDA GPU"
+    device = "cuda"
+    versions["gpu"] = torch.cuda.get_device_name(0)
+    log("versions: " + ", ".join(f"{k} {v}" for k, v in versions.items()))
+    vocab = tok.get_vocab_size()
+    data = torch.from_numpy(data_np).to(device)
+    val = torch.from_numpy(val_np).to(device)
+    steps_max = max(args.llama_steps, args.mamba2_steps)
+    rng_np = np.random.default_rng(args.seed)
+    perms = []
+    while sum(len(p) for p in perms) < steps_max * args.batch:
+        perms.append(rng_np.permutation(data_np.shape[0]))
+    order = torch.from_numpy(np.concatenate(perms)).to(device)
+    if len(perms) > 1:
+        log(f"note: the models read the token buffer {len(perms)} times (at most {args.max_data_tokens / 1e6:.0f}M unique tokens)")
+
+    # models and parameter counts
+    torch.manual_seed(args.seed)
+    llama = transformers.LlamaForCausalLM(llama_config(transformers, vocab))
+    assert_tied(llama, "llama")
+    n_llama = count_params(llama)
+    if args.mamba2_layers:
+        n_layers = args.mamba2_layers
+    else:
+        c1 = count_params(transformers.Mamba2ForCausalLM(mamba2_config(transformers, vocab, 1)))
+        c2 = count_params(transformers.Mamba2ForCausalLM(mamba2_config(transformers, vocab, 2)))
+        per_layer, base = c2 - c1, c1 - (c2 - c1)
+        n_layers = max(1, min(range(1, 33), key=lambda n: abs(base + n * per_layer - n_llama)))
+        log(f"mamba2: {per_layer} parameters per layer, {base} outside the layers; {n_layers} layers is closest "
+            f"to the llama's {n_llama}")
+    torch.manual_seed(args.seed)
+    mamba2 = transformers.Mamba2ForCausalLM(mamba2_config(transformers, vocab, n_layers))
+    assert_tied(mamba2, "mamba2")
+    n_mamba2 = count_params(mamba2)
+    log(f"parameters: llama_demo {n_llama} ({n_llama / 1e6:.3f}M; embeddings {vocab * 192}), "
+        f"mamba2_demo {n_mamba2} ({n_mamba2 / 1e6:.3f}M, {n_layers} layers)")
+    flush_log()
+
+    results = {"command": command, "seed": args.seed, "versions": versions, "smoke": args.smoke,
+               "params": {"llama_demo": n_llama, "mamba2_demo": n_mamba2}, "mamba2_layers": n_layers,
+               "data": {"tokens": int(data_np.size), **stats}}
+
+    # llama
+    set_tf32(torch, True)
+    r = train_model(torch, llama, "llama_demo", data, order, val, args.llama_steps, args.llama_lr, args, device)
+    results["train_llama"] = r
+    cfg = save_model(torch, transformers, llama, os.path.join(out, "llama_demo"), tok_json)
+    log(f"saved {os.path.join(out, 'llama_demo')} (model_type {cfg['model_type']}, dtype bfloat16)")
+    del llama
+    torch.cuda.empty_cache()
+    flush_log()
+
+    # mamba2
+    impl = args.mamba2_train_impl
+    if impl == "fast":
+        set_tf32(torch, False)
+        try:
+            err, gerr = check_fast_mamba2(torch, transformers, vocab, device)
+        except Exception as e:
+            log(f"mamba2: the check of the training forward failed to run ({type(e).__name__}: {str(e)[:300]})")
+            err = gerr = float("inf")
+        ok = err < 2e-3 and gerr < 2e-2  # a wrong formula gives errors of order 1; these allow for TF32 rounding
+        log(f"mamba2 training forward (matmul SSD) vs transformers torch_forward, float32: output {err:.2e}, "
+            f"gradients {gerr:.2e} (relative) -> {'ok' if ok else 'MISMATCH: using transformers torch_forward'}")
+        if not ok:
+            impl = "hf"
+    if impl == "fast":
+        import types
+        fast = make_fast_mamba2_forward(torch)
+        for layer in mamba2.backbone.layers:
+            layer.mixer.forward = types.MethodType(fast, layer.mixer)
+    set_tf32(torch, True)
+    r = train_model(torch, mamba2, "mamba2_demo", data, order, val, args.mamba2_steps, args.mamba2_lr, args, device)
+    r["train_impl"] = impl
+    results["train_mamba2"] = r
+    if impl == "fast":
+        for layer in mamba2.backbone.layers:
+            del layer.mixer.forward  # back to transformers' own forward before saving
+    cfg = save_model(torch, transformers, mamba2, os.path.join(out, "mamba2_demo"), tok_json)
+    log(f"saved {os.path.join(out, 'mamba2_demo')} (model_type {cfg['model_type']}, dtype bfloat16)")
+    del mamba2, data
+    torch.cuda.empty_cache()
+    flush_log()
+
+    # evaluation of the saved models
+    from tokenizers import Tokenizer
+    tok_path = os.path.join(out, "llama_demo", "tokenizer.json")
+    tok_saved = Tokenizer.from_file(tok_path)
+    assert open(tok_path, "rb").read() == open(os.path.join(out, "mamba2_demo", "tokenizer.json"), "rb").read()
+    for m in ("llama_demo", "mamba2_demo"):
+        check_auto_tokenizer(transformers, os.path.join(out, m), tok_saved, world)
+    sets = build_eval_sets(tok_saved, world, data_root, args)
+    log("evaluation sets: " + ", ".join(f"{k} {len(s.golds)}" for k, s in sets.items()))
+    results["eval_llama"], results["ablation_llama"] = evaluate_model(
+        torch, transformers, os.path.join(out, "llama_demo"), "llama", sets, args, device, val)
+    flush_log()
+    results["eval_mamba2"], results["ablation_mamba2"] = evaluate_model(
+        torch, transformers, os.path.join(out, "mamba2_demo"), "mamba2", sets, args, device, val)
+
+    # summary against the hoped-for targets (reported as measured)
+    el, em, al = results["eval_llama"], results["eval_mamba2"], results["ablation_llama"]
+    log("")
+    log("summary (reloaded bf16 checkpoints, float32 transformers):")
+    log(f"  {'':12} " + " ".join(f"kv{n:<4}" for n in args.kv_pairs) + "  letter cloze  l-heldin l-incontext")
+    for nm, e in (("llama_demo", el), ("mamba2_demo", em)):
+        log(f"  {nm:12} " + " ".join(f"{e[f'kv{n}']:.3f} " for n in args.kv_pairs) +
+            f" {e['letter']:.3f}  {e['cloze']:.3f}  {e['letter_heldin']:.3f}    {e['letter_incontext']:.3f}")
+    pr = al["pair_result"]
+    first = sorted(al["heads"], key=lambda r: (r["letter"], r["head"]))[0]
+    kv10 = el.get("kv10")
+    ga = lambda r: el["letter"] - r["letter"] >= 0.30 and abs(r["cloze"] - el["cloze"]) <= 0.05
+    checks = [
+        ("llama KV accuracy at 10 pairs > 0.90", kv10 is not None and kv10 > 0.9, f"{kv10}"),
+        ("llama letter accuracy on held-out facts > 0.60", el["letter"] > 0.6, f"{el['letter']:.3f}"),
+        ("llama cloze accuracy high (> 0.80)", el["cloze"] > 0.8, f"{el['cloze']:.3f}"),
+        ("ablating the top head, or the top two, costs letter >= 30 points while cloze moves <= 5",
+         ga(first) or ga(pr),
+         f"{first['head']}: letter {100 * (first['letter'] - el['letter']):+.1f}, cloze "
+         f"{100 * (first['cloze'] - el['cloze']):+.1f}; {al['pair']}: letter {100 * (pr['letter'] - el['letter']):+.1f}, "
+         f"cloze {100 * (pr['cloze'] - el['cloze']):+.1f}"),
+        ("mamba2 below llama at the largest number of pairs",
+         em[f"kv{args.kv_pairs[-1]}"] < el[f"kv{args.kv_pairs[-1]}"],
+         f"{em[f'kv{args.kv_pairs[-1]}']:.3f} vs {el[f'kv{args.kv_pairs[-1]}']:.3f}"),
+    ]
+    log("targets:")
+    for text, ok, value in checks:
+        log(f"  [{'met' if ok else 'NOT MET'}] {text}: {value}")
+    results["targets"] = [{"target": t, "met": bool(ok), "value": v} for t, ok, v in checks]
+
+    # sizes
+    total = 0
+    for sub in ("llama_demo", "mamba2_demo", "demo_data"):
+        for root, _, files in os.walk(os.path.join(out, sub)):
+            total += sum(os.path.getsize(os.path.join(root, f)) for f in files)
+    log(f"size of llama_demo + mamba2_demo + demo_data: {total / 1e6:.2f} MB" + ("" if total < 12e6 else " (WARNING: over 12 MB)"))
+    results["size_bytes"] = total
+    results["wall_s"] = time.time() - t_start
+    log(f"total wall time {results['wall_s']:.0f}s")
+    if args.smoke:
+        for key, nm in (("train_llama", "llama"), ("train_mamba2", "mamba2")):
+            rate = results[key]["steps_per_s"]
+            log(f"smoke: {nm} {rate:.2f} steps/s -> {int(rate * 210)} steps in 210 s, {int(rate * 180)} in 180 s")
+    with open(os.path.join(out, "train_results.json"), "w") as f:
+        json.dump(results, f, indent=1, default=str)
+    flush_log()
+
+
+if __name__ == "__main__":
+    try:
+        main(sys.argv[1:])
+    except BaseException as exc:
+        if not isinstance(exc, SystemExit) or exc.code not in (0, None):
+            import traceback
+            log("FAILED:\n" + traceback.format_exc())
+            flush_log()
+        raise
