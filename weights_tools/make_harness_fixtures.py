@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Make the golden fixtures of gna's harnesses (`gna mmlu`, `gna mc`, `gna kv`): two tiny random-weight
+"""Make the golden fixtures of gna's harnesses (`gna mmlu`, `gna mc`, `gna kv`, `gna heads`): two tiny random-weight
 checkpoints saved by transformers, small hand-written test data, and the expected per-sample logs and
 aggregate results, computed in float64 on the CPU the way lm-evaluation-harness 0.4.7 (the version the
 G&A paper used) computes them, and, for `kv`, the way the paper's authors' kv_retrieval.py scores.
@@ -23,6 +23,8 @@ What it writes under OUT (README.md there says the same):
   data/keys.txt         the key words of `gna kv --keys`
   cases/<name>/         command.txt (gna's arguments; MODEL_LLAMA3 stands for llama3_tiny with the
                         tokenizer copied in), expected_log.jsonl, expected_results.json
+  cases/heads_<name>/   command.txt, expected_heads.json (`gna heads --json`'s layout): every head's G&A
+                        scores and the accuracies under the ablations gna picks from them (section 9)
   MANIFEST.txt          versions, seeds, and per case the smallest decision margins
 
 The lm-eval rules mirrored here, with where they are in lm-evaluation-harness v0.4.7:
@@ -721,6 +723,299 @@ def cases(out):
     ]
 
 
+# =============================================================================================
+# 9. `gna heads`: every head's G&A scores over the contexts, and the task's accuracy under the ablations
+#    gna picks from them (gna.c, "G&A head discovery"). Independent of gna: the prompts come from the
+#    functions above, the segments from the prompt text, the attention rows from transformers (eager
+#    attention weights; for Mamba-2 heads the implicit attention matrix recomputed from the mixer's
+#    weights, make_intervention_fixtures.ssd_matrix), all in float64.
+
+HEADS_KV = {"pairs": 4, "samples": 6, "seed": 3}
+HEADS_MMLU_SHOTS = 1
+HEADS_TOP = 2
+GNA_C = os.path.join(ROOT, "gna.c")
+
+
+def heads_cases(out):
+    mmlu_dir = data_rel(out, "data", "mmlu")
+    mamba2 = data_rel(out, "mamba2_tiny")
+    kv = f"--task kv --pairs {HEADS_KV['pairs']} --samples {HEADS_KV['samples']} --seed {HEADS_KV['seed']} --top {HEADS_TOP}"
+    # name, family, task, command
+    return [
+        ("heads_kv_llama3", "llama", "kv", f"heads -m MODEL_LLAMA3 {kv}"),
+        ("heads_kv_mamba2", "mamba2", "kv", f"heads -m {mamba2} {kv}"),
+        ("heads_mmlu_llama3", "llama", "mmlu",
+         f"heads -m MODEL_LLAMA3 --task mmlu --data {mmlu_dir} --shots {HEADS_MMLU_SHOTS} --top {HEADS_TOP}"),
+    ]
+
+
+def gna_kv_keys():
+    """gna's built-in key list (`gna kv` without --keys, `gna heads --task kv`): the string literals
+    between the marker comments /* kv-keys-begin */ and /* kv-keys-end */ of gna.c"""
+    import re
+    with open(GNA_C, encoding="utf-8") as f:
+        text = f.read()
+    begin = text.index("/* kv-keys-begin */") + len("/* kv-keys-begin */")
+    end = text.index("/* kv-keys-end */", begin)
+    body = text[begin:end]
+    keys = re.findall(r'"([^"\\]*)"', body)
+    assert keys and len(set(keys)) == len(keys), "gna's key list: empty or not distinct"
+    assert all(re.fullmatch(r"[a-z]+", k) for k in keys), keys
+    # nothing but the literals, commas, white space and the closing brace between the markers
+    assert re.fullmatch(r'[\s,]*(?:"[a-z]+"[\s,]*)+\}\s*;\s*', body), "unexpected text between gna.c's key markers"
+    return keys
+
+
+def heads_questions(task, mmlu):
+    """gna heads' questions: score_doc's docs, each with "context" and "segments" [(start, end)], character
+    offsets into the context: kv's "key:value\\n" lines; mmlu's option lines "A. <choice>\\n" of the final
+    question (the context ends with them and "Answer:")"""
+    docs = []
+    if task == "kv":
+        keys, n = gna_kv_keys(), HEADS_KV["pairs"]
+        header = "Memorize the following dictionary:\n"
+        for s in range(HEADS_KV["samples"]):
+            prompt, choices, gold = kv_sample(keys, n, s, HEADS_KV["seed"])
+            assert prompt.startswith(header)
+            lines = prompt[len(header):].split("\n")
+            assert len(lines) == n + 1
+            segments, at, names = [], len(header), []
+            for line, value in zip(lines[:n], choices):
+                key, colon, v = line.partition(":")
+                assert colon and v == value and key in keys, (line, value)
+                names.append(key)
+                segments.append((at, at + len(line) + 1))
+                at += len(line) + 1
+            assert prompt[at:] == f"The value of the key '{names[gold]}' is" and len(set(names)) == n
+            docs.append({"task": f"kv_pairs_{n}", "doc_id": s, "target": gold, "choices": choices,
+                         "arguments": [(prompt, c) for c in choices], "context": prompt, "segments": segments})
+        return docs
+    for doc in mmlu_requests(mmlu, HEADS_MMLU_SHOTS):
+        subject = doc["task"][len("mmlu_"):]
+        choices = mmlu[(subject, "test")][doc["doc_id"]]["choices"]
+        context = doc["arguments"][0][0]
+        assert all(a[0] == context for a in doc["arguments"])
+        options = "".join(f"{letter}. {c}\n" for letter, c in zip("ABCD", choices))
+        assert context.endswith("\n" + options + "Answer:"), context
+        at = len(context) - len("Answer:") - len(options)
+        segments = []
+        for letter, c in zip("ABCD", choices):
+            segments.append((at, at + len(f"{letter}. {c}\n")))
+            at = segments[-1][1]
+        docs.append(dict(doc, context=context, segments=segments))
+    return docs
+
+
+def segment_token_spans(tok, context, segments, special):
+    """the context's tokens (trailing white space moved off, as _encode_pair does) and each segment's token
+    span [start, end): len(encode(context[:start])), len(encode(context[:end])), each a prefix of the context's"""
+    kept = context.rstrip()
+    ids = tok.encode(kept, add_special_tokens=special).ids
+    spans = []
+    for a, b in segments:
+        assert 0 < a < b < len(kept) and context[b - 1] == "\n"
+        sides = []
+        for offset in (a, b):
+            prefix = tok.encode(context[:offset], add_special_tokens=special).ids
+            assert ids[:len(prefix)] == prefix, ("a segment does not end on a token boundary", context[:offset])
+            sides.append(len(prefix))
+        assert sides[0] < sides[1] < len(ids)
+        spans.append(tuple(sides))
+    return ids, spans
+
+
+def head_rows(scorer, ids, rows):
+    """{(layer, head): float64 [len(rows), T]}: each head's attention distribution at the query positions
+    `rows`: softmax probabilities (transformers' eager attention weights), or for Mamba-2 heads
+    |M[t, :]| / sum |M[t, :]| with M the implicit attention matrix (C_t . B_s) exp(A sum dt) dt_s; the second
+    value is the largest |y - (M x + D x)| over the Mamba-2 mixers' outputs (M checked against the scan)"""
+    import torch
+    import make_fixtures as mf
+    import make_intervention_fixtures as mi
+    model, family = scorer.model, scorer.family
+    T = len(ids)
+    index = torch.tensor(rows)
+    out, check = {}, 0.0
+    if family == "llama":
+        captured, hooks = {}, []
+        for l, layer in enumerate(model.model.layers):
+            hooks.append(layer.self_attn.register_forward_hook(
+                lambda mod, args, o, l=l: captured.__setitem__(l, o[1] if isinstance(o, tuple) and len(o) > 1 else None)))
+        try:
+            with mf.Float64Everywhere() as mode:
+                result = model(torch.tensor([ids]), use_cache=False, output_attentions=True)
+        finally:
+            for hk in hooks:
+                hk.remove()
+        assert not mode.low_precision_ops, sorted(mode.low_precision_ops)
+        attentions = getattr(result, "attentions", None)
+        for l in range(model.config.num_hidden_layers):
+            w = attentions[l] if attentions is not None else captured.get(l)
+            assert w is not None, "no attention weights: not eager attention?"
+            assert w.dtype == torch.float64 and w.shape == (1, model.config.num_attention_heads, T, T), w.shape
+            for h in range(w.shape[1]):
+                r = w[0, h][index]
+                assert (r.sum(dim=-1) - 1).abs().max().item() < 1e-12
+                assert r.min().item() >= 0
+                for i, t in enumerate(rows):
+                    assert t + 1 == T or r[i, t + 1:].abs().max().item() <= 1e-300  # causal
+                out[(l, h)] = r
+        return out, check
+    captured, pre_norm, hooks = {}, {}, []
+    mixers = [layer.mixer for layer in model.backbone.layers]
+    for l, mixer in enumerate(mixers):
+        hooks.append(mixer.in_proj.register_forward_hook(
+            lambda mod, args, o, l=l: captured.__setitem__(l, (o[0] if o.dim() == 3 else o).clone())))
+        hooks.append(mixer.norm.register_forward_pre_hook(
+            lambda mod, args, l=l: pre_norm.__setitem__(l, args[0][0].clone() if args else None)))
+    try:
+        with mf.Float64Everywhere() as mode:
+            model(torch.tensor([ids]), use_cache=False)
+    finally:
+        for hk in hooks:
+            hk.remove()
+    assert not mode.low_precision_ops, sorted(mode.low_precision_ops)
+    for l, mixer in enumerate(mixers):   # float64 tensors and weights: float64 arithmetic
+        x, B, C, dt, A, D, z = mi.ssd_internals("mamba2", mixer, captured[l])
+        assert x.dtype == torch.float64 and dt.dtype == torch.float64
+        H, P = x.shape[1], x.shape[2]
+        for h in range(H):
+            M = mi.ssd_matrix(x, B, C, dt, A, h, True)
+            if pre_norm.get(l) is not None:
+                y = M @ x[:, h] + D[h] * x[:, h]
+                got = pre_norm[l][:, h * P:(h + 1) * P]
+                check = max(check, (y - got).abs().max().item() / max(got.abs().max().item(), 1e-300))
+            else:
+                check = float("nan")
+            a = M[index].abs()
+            out[(l, h)] = a / a.sum(dim=-1, keepdim=True)
+    return out, check
+
+
+def json_number(x):
+    """gna's json_add_number: null when not finite, %.1f for integers below 1e15, else %.17g"""
+    if x is None or not math.isfinite(x):
+        return "null"
+    if x == math.floor(x) and abs(x) < 1e15:
+        return "%.1f" % x
+    return "%.17g" % x
+
+
+def heads_json(task, n_questions, accuracy, heads, by_aggregate, pairs):
+    """the layout of `gna heads --json` byte for byte"""
+    s = '{\n  "task": ' + json.dumps(task) + f',\n  "questions": {n_questions},\n  "accuracy": ' + json_number(accuracy)
+    s += ',\n  "heads": ['
+    for k, i in enumerate(by_aggregate):
+        x = heads[i]
+        s += (("," if k else "") + f'\n    {{"head": "{x["name"]}", "aggregate": {json_number(x["aggregate"])}, '
+              f'"gold_mass": {json_number(x["gold_mass"])}, "gather": {json_number(x["gather"])}, '
+              f'"ablated_accuracy": {json_number(x["ablated_accuracy"])}}}')
+    s += '\n  ],\n  "pairs": ['
+    worst = None
+    for p, pair in enumerate(pairs):
+        if worst is None or pair["accuracy"] < pairs[worst]["accuracy"]:
+            worst = p
+    for p, pair in enumerate(pairs):
+        s += (("," if p else "") + f'\n    {{"gather": "{heads[pair["gather"]]["name"]}", '
+              f'"aggregate": "{heads[pair["aggregate"]]["name"]}", "ablated_accuracy": {json_number(pair["accuracy"])}, '
+              f'"top_scored": {"true" if p == 0 else "false"}, "most_harmful": {"true" if p == worst else "false"}}}')
+    return s + "\n  ]\n}\n"
+
+
+def ranked(heads, key):
+    """head indices by score, descending; ties by the lower index (gna's head order: layer-major, head-minor)"""
+    return sorted(range(len(heads)), key=lambda i: (-heads[i][key], i))
+
+
+def ranking_gaps(heads, order, top):
+    """the smallest gap between consecutive scores over the whole ranking, and over ranks 1..top+1 (the gaps
+    that decide which heads are the top candidates and in which order)"""
+    scores = [heads[i] for i in order]
+    gaps = [scores[r] - scores[r + 1] for r in range(len(scores) - 1)]
+    return (min(gaps) if gaps else float("inf")), (min(gaps[:top]) if gaps[:top] else float("inf"))
+
+
+def run_heads_case(scorer, tok, family, task, mmlu):
+    """(the expected_heads.json text, the MANIFEST line's details)"""
+    docs = heads_questions(task, mmlu)
+    special = task == "kv"   # kv: the authors' tokenizer call adds BOS; mmlu without --bos adds nothing
+    cfg = scorer.model.config
+    n_layers = cfg.num_hidden_layers
+    n_heads = cfg.num_attention_heads if family == "llama" else cfg.num_heads
+    heads = [{"layer": l, "head": h, "name": f"L{l}H{h}", "aggregate": 0.0, "gold_mass": 0.0, "gather": 0.0,
+              "ablated_accuracy": float("nan")} for l in range(n_layers) for h in range(n_heads)]
+    ssm_check = 0.0
+    for doc in docs:
+        ids, spans = segment_token_spans(tok, doc["context"], doc["segments"], special)
+        ctx, _ = encode_pair(tok, *doc["arguments"][0], special)
+        assert ids == ctx  # the tokens score_doc's requests start with
+        T, m, gold = len(ids), len(spans), doc["target"]
+        rows = [end - 1 for _, end in spans] + [T - 1]     # the summary tokens, then the final position
+        maps, check = head_rows(scorer, ids, rows)
+        ssm_check = max(ssm_check, check) if not math.isnan(check) else check
+        for x in heads:
+            r = maps[(x["layer"], x["head"])]
+            final = r[m]
+            g = float(final[rows[gold]])
+            best_other = max(float(final[rows[j]]) for j in range(m) if j != gold)
+            gather = sum(float(r[j, s:e - 1].sum()) for j, (s, e) in enumerate(spans)) / m
+            x["aggregate"] += g - best_other
+            x["gold_mass"] += g
+            x["gather"] += gather
+    for x in heads:
+        for k in ("aggregate", "gold_mass", "gather"):
+            x[k] /= len(docs)
+
+    margins = []
+
+    def accuracy(spec):
+        correct = 0
+        for doc in docs:
+            line, info = score_doc(scorer, tok, doc, special, spec)
+            correct += line["acc"] == 1.0
+            margins.append(info["margin"])
+        return correct / len(docs)
+
+    plain = accuracy(None)
+    K = min(HEADS_TOP, len(heads))
+    by_aggregate, by_gather = ranked(heads, "aggregate"), ranked(heads, "gather")
+    for i in by_aggregate[:K] + by_gather[:K]:
+        if math.isnan(heads[i]["ablated_accuracy"]):
+            heads[i]["ablated_accuracy"] = accuracy(heads[i]["name"])
+    pairs = []
+    for a in by_aggregate[:K]:
+        for g in by_gather[:K]:
+            if heads[g]["layer"] < heads[a]["layer"]:
+                spec = f"{heads[g]['name']},{heads[a]['name']}"
+                pairs.append({"gather": g, "aggregate": a, "accuracy": accuracy(spec)})
+    text = heads_json(task, len(docs), plain, heads, by_aggregate, pairs)
+    info = {"questions": len(docs), "heads": len(heads), "accuracy": plain, "K": K,
+            "aggregate_gaps": ranking_gaps([x["aggregate"] for x in heads], by_aggregate, K),
+            "gather_gaps": ranking_gaps([x["gather"] for x in heads], by_gather, K),
+            "margin": min(margins), "runs": len(margins) // len(docs), "ssm_check": ssm_check,
+            "top_aggregate": [heads[i]["name"] for i in by_aggregate[:K]],
+            "top_gather": [heads[i]["name"] for i in by_gather[:K]], "pairs": len(pairs)}
+    return text, info
+
+
+def heads_manifest_line(name, info):
+    (ga, gad), (gg, ggd) = info["aggregate_gaps"], info["gather_gaps"]
+    K = info["K"]
+    msg = (f"{name}: {info['questions']} questions, {info['heads']} heads, accuracy {info['accuracy']:.4f}; top {K} "
+           f"aggregate {'/'.join(info['top_aggregate'])}, gather {'/'.join(info['top_gather'])}, {info['pairs']} pairs; "
+           f"min gap between consecutive aggregate scores {ga:.3e} (ranks 1-{K + 1}: {gad:.3e}), gather {gg:.3e} "
+           f"(ranks 1-{K + 1}: {ggd:.3e}); min top-2 ll margin over the {info['runs']} accuracy runs {info['margin']:.3e}")
+    if info["ssm_check"]:
+        msg += f"; implicit attention M x + D x against the scan: max rel. diff {info['ssm_check']:.1e}"
+    if min(gad, ggd) < 1e-6:
+        msg += "  WARNING: a near tie among the top ranks: the candidates (or their order) are ambiguous"
+    elif min(ga, gg) < 1e-6:
+        msg += "  (a near tie below rank {}: it does not change the candidates)".format(K + 1)
+    if info["margin"] < 1e-3:
+        msg += "  WARNING: a near tie in an answer; float32 rounding could flip an accuracy"
+    return msg
+
+
 def sha256(path):
     with open(path, "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()
@@ -736,7 +1031,7 @@ def dir_bytes(path):
 
 README = """# Harness fixtures
 
-Golden data for `gna mmlu`, `gna mc` and `gna kv`, made by
+Golden data for `gna mmlu`, `gna mc`, `gna kv` and `gna heads`, made by
 
     python3 weights_tools/make_harness_fixtures.py test/fixtures/harness
 
@@ -763,8 +1058,14 @@ docstring names the lm-eval functions mirrored.
   token ids, the float64 log-likelihoods, is_greedy, target and acc (acc_norm for mc);
   `expected_results.json`: lm-eval's aggregate metrics (`"acc,none"`, `"acc_stderr,none"`, groups
   `mmlu_<category>` and `mmlu`).
+- `cases/heads_<name>/`: `gna heads` cases: command.txt and `expected_heads.json` in the layout of
+  `gna heads --json`: the task's accuracy, every head's aggregate, gold mass and gather scores (float64
+  means over the questions of its attention rows: eager softmax weights, or a Mamba-2 head's
+  |implicit attention| normalised; kv with gna's built-in key list, parsed from gna.c), its accuracy
+  when ablated (for gna's top candidates, null elsewhere), and the gather -> aggregate pairs.
 - `MANIFEST.txt`: library versions, seeds, and per case the smallest decision margins, so a near tie
-  (where float32 rounding could flip an answer) is visible.
+  (where float32 rounding could flip an answer) is visible; for `gna heads` also the smallest gaps
+  between consecutive scores of each ranking (a near tie there makes the candidates ambiguous).
 """
 
 
@@ -871,6 +1172,23 @@ def main():
             zero_shot = (logged, results)
         if name == "mmlu_jsonl_0shot":
             assert (logged, results) == zero_shot  # the same documents, so the same expectations
+
+    manifest.append("gna heads, per case: questions, heads, accuracy, the top candidates, and the smallest gaps between "
+                    "consecutive scores of each ranking (a near tie among the top ranks would make the candidates "
+                    "ambiguous), min top-2 ll margin over every accuracy run (unablated and each ablation)")
+    for name, family, task, command in heads_cases(out):
+        import time
+        started = time.time()
+        text, info = run_heads_case(scorers[family], toks[family], family, task, mmlu)
+        folder = os.path.join(out, "cases", name)
+        os.makedirs(folder)
+        with open(os.path.join(folder, "command.txt"), "w") as f:
+            f.write(command + "\n")
+        with open(os.path.join(folder, "expected_heads.json"), "w", encoding="utf-8") as f:
+            f.write(text)
+        msg = heads_manifest_line(name, info)
+        print(msg, f"({time.time() - started:.1f} s)")
+        manifest.append(msg)
 
     with open(os.path.join(out, "MANIFEST.txt"), "w") as f:
         f.write("\n".join(manifest) + "\n")
