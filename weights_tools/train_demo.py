@@ -11,8 +11,8 @@ Run where torch, transformers, tokenizers, safetensors and numpy are installed, 
 
 --smoke trains 60 steps per model, evaluates on small sets and prints each model's measured steps/s and
 the step counts that fill 180 and 210 seconds; --llama-steps / --mamba2-steps (or --steps for both;
-default 4000 each) set the real run. The defaults give both models the same steps, so both read exactly
-the same sequences.
+default 6000 each, which trained the committed models) set the real run. The defaults give both models
+the same steps, so both read exactly the same sequences.
 
 It writes, under --out (only these entries; anything else there, such as README.md, is left alone):
 
@@ -44,9 +44,9 @@ sequences of 512 tokens, with no attention reset between them). Target shares of
               "<key>:<value>\\n", n uniform in 5..60, keys distinct from gna's built-in list (parsed from
               gna.c between /* kv-keys-begin */ and /* kv-keys-end */), values distinct integers 0-99;
               then the query "The value of the key '<key>' is<value>" (no space before the value).
-              A third of the documents have that one query (exactly the paper's format); the others
-              have 4-16 queries about distinct keys (at most n), one per line (more signal per
-              document; the first query line is the paper's prompt exactly).
+              Half of the documents have that one query (exactly the paper's format); the other half
+              have 2-4 queries about distinct keys, one per line (more signal per document; the first
+              query line is the paper's prompt exactly).
   facts 30%   one entity, 1-4 of its attributes in random order, one sentence per line, each sentence
               from a template: 50% "The <attribute> of <entity> is <value>." (the cloze form, which every
               fact appears in many times), 20% "<entity>'s <attribute> is <value>.", 30% "What is the
@@ -281,10 +281,7 @@ def kv_doc(rng, world):
     n = rng.randint(5, 60)
     keys = rng.sample(world.keys, n)
     values = rng.sample(range(100), n)
-    # a third ask one key (the paper's prompt exactly); the rest ask several, one per line, since
-    # retrieval is learnt from the query lines alone and one per document left the 2M-parameter models
-    # at chance after 6000 steps
-    n_queries = 1 if rng.random() < 1 / 3 else rng.randint(min(4, n), min(16, n))
+    n_queries = 1 if rng.random() < 0.5 else rng.randint(2, 4)
     return kv_text(keys, values, rng.sample(range(n), n_queries))
 
 
@@ -1146,8 +1143,8 @@ def parse_args(argv):
     p.add_argument("--smoke", action="store_true", help="60 steps per model and small evaluations: an end-to-end check")
     p.add_argument("--seed", type=int, default=1234)
     p.add_argument("--steps", type=int, default=None, help="steps for both models (overrides the two below)")
-    p.add_argument("--llama-steps", type=int, default=4000)
-    p.add_argument("--mamba2-steps", type=int, default=4000)
+    p.add_argument("--llama-steps", type=int, default=6000)
+    p.add_argument("--mamba2-steps", type=int, default=6000)
     p.add_argument("--batch", type=int, default=64)
     p.add_argument("--llama-lr", type=float, default=1e-3)
     p.add_argument("--mamba2-lr", type=float, default=2e-3)
