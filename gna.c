@@ -6674,7 +6674,6 @@ typedef struct {
 } Question;
 
 typedef struct {
-    const char *command;     /* "mmlu", "mc", "kv" */
     int n_questions, capacity;
     Question *questions;     /* [n_questions], in the order of the results */
     int n_prefixes;
@@ -8894,7 +8893,6 @@ static int read_keys(const char *path, char **text, const char ***keys, int *n_k
 /* gna kv, gna mmlu, gna mc */
 static int command_harness(const Model *m, const Options *o, const RunControl *user, const Tokenizer *t) {
     Harness h = {0};
-    h.command = o->command;
     Bytes settings = {0};
     settings_begin(&settings, o);
     int status = GNA_OK, is_kv = strcmp(o->command, "kv") == 0, is_mmlu = strcmp(o->command, "mmlu") == 0;
@@ -9063,7 +9061,6 @@ static int command_heads(const Model *m, const Options *o, const Tokenizer *t) {
     const Config *c = &m->config;
     int is_kv = strcmp(o->task, "kv") == 0, status = GNA_OK;
     Harness h = {0};
-    h.command = "heads";
     if (is_kv) {
         long long pairs_value = 20;
         if (o->pairs_text) TRY(parse_long("--pairs", o->pairs_text, 2, 100, &pairs_value));
