@@ -6601,8 +6601,14 @@ static int read_csv(const char *path, CsvTable *table) {
     TRY(read_file(path, &text, &size));
     size_t i = size >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
     int line = 1, capacity = 0, status = GNA_OK;
+    const char *nul = memchr(text, 0, size);
     if (utf8_valid_prefix(text, size) < size) {
         status = bad_input(path, "not valid UTF-8 at byte %zu", utf8_valid_prefix(text, size));
+        i = size;
+    } else if (nul) {
+        int nul_line = 1;
+        for (const char *c = text; c < nul; c++) nul_line += *c == '\n';
+        status = bad_input(path, "line %d: a NUL character", nul_line);
         i = size;
     }
     while (i < size && status == GNA_OK) {
@@ -6623,10 +6629,10 @@ static int read_csv(const char *path, CsvTable *table) {
                     if (text[i] == '\n') line++;
                     bytes_add(&field, text + i, 1);
                 }
-                if (status == GNA_OK && i < size && text[i] != ',' && text[i] != '\n' && !(text[i] == '\r' && i + 1 < size && text[i + 1] == '\n'))
+                if (status == GNA_OK && i < size && text[i] != ',' && text[i] != '\n' && !(text[i] == '\r' && (i + 1 == size || text[i + 1] == '\n')))
                     status = bad_input(path, "line %d: text after a closing quote (a quote inside a field must be doubled)", line);
             } else {
-                while (i < size && text[i] != ',' && text[i] != '\n' && !(text[i] == '\r' && i + 1 < size && text[i + 1] == '\n')) {
+                while (i < size && text[i] != ',' && text[i] != '\n' && !(text[i] == '\r' && (i + 1 == size || text[i + 1] == '\n'))) {
                     if (text[i] == '"') {
                         status = bad_input(path, "line %d: a quote inside an unquoted field (quote the field and double the quote)", line);
                         break;
@@ -6817,6 +6823,12 @@ static int list_mmlu_subjects(const char *test_dir, char ***subjects, int *n_sub
     for (struct dirent *e; (e = readdir(d));) {
         size_t length = strlen(e->d_name);
         if (length > 9 && strcmp(e->d_name + length - 9, "_test.csv") == 0) {
+            if (utf8_valid_prefix(e->d_name, length) < length) {
+                for (int i = 0; i < n; i++) free(names[i]);
+                free(names);
+                closedir(d);
+                return bad_input(test_dir, "a file name that is not UTF-8: gna names the subject after it");
+            }
             names = grow_array(names, n, &capacity, sizeof *names);
             names[n++] = strndup(e->d_name, length - 9);
         }
@@ -6829,6 +6841,13 @@ static int list_mmlu_subjects(const char *test_dir, char ***subjects, int *n_sub
     qsort(names, (size_t)n, sizeof *names, compare_strings);
     *subjects = names;
     *n_subjects = n;
+    return GNA_OK;
+}
+
+/* A string of a JSONL line that gna uses as text: \u0000 would cut it short in C */
+static int text_field(const char *path, int line, const char *key, const JsonValue *v) {
+    if (v && v->type == JSON_STRING && strlen(v->string) != v->length)
+        return bad_input(path, "line %d: \"%s\" holds a NUL character (\\u0000)", line, key);
     return GNA_OK;
 }
 
@@ -6852,6 +6871,8 @@ static int read_mmlu_json_line(const char *path, int line, const JsonValue *v, M
     if (answer && answer->type == JSON_STRING && answer->length == 1 && answer->string[0] >= 'A' && answer->string[0] <= 'D')
         gold = answer->string[0] - 'A';
     if (gold < 0) return bad_input(path, "line %d: \"answer\" must be 0-3 or \"A\"-\"D\"", line);
+    TRY(text_field(path, line, "question", question));
+    for (const JsonValue *e = choices->first; e; e = e->next) TRY(text_field(path, line, "choices", e));
     int is_dev = 0;
     if (split) {
         if (split->type != JSON_STRING || (strcmp(split->string, "dev") && strcmp(split->string, "test")))
@@ -6865,7 +6886,8 @@ static int read_mmlu_json_line(const char *path, int line, const JsonValue *v, M
     return GNA_OK;
 }
 
-/* The lines of a JSONL file, each parsed; blank lines are an error except one final newline */
+/* The lines of a JSONL file, each valid UTF-8 and parsed; blank lines are an error except one final
+ * newline */
 typedef int (*JsonLineReader)(const char *path, int line, const JsonValue *value, const char *text, size_t length, void *context);
 
 static int read_jsonl(const char *path, JsonLineReader reader, void *context) {
@@ -6881,7 +6903,9 @@ static int read_jsonl(const char *path, JsonLineReader reader, void *context) {
         JsonDocument doc;
         char where[64];
         snprintf(where, sizeof where, "line %d", line);
+        size_t valid = utf8_valid_prefix(text + at, length);
         if (length == 0) status = bad_input(path, "line %d: an empty line", line);
+        else if (valid < length) status = bad_input(path, "line %d: not valid UTF-8 at byte %zu of the line", line, valid);
         else if ((status = parse_json(&doc, text + at, length, where)) != GNA_OK) status = bad_input(path, "%s", error_message);
         else {
             status = doc.root->type == JSON_OBJECT ? reader(path, line, doc.root, text + at, length, context)
@@ -6955,11 +6979,12 @@ static int build_mmlu(Harness *h, const char *path, int shots, int limit) {
         int n_subjects = 0;
         status = list_mmlu_subjects(root, &subjects, &n_subjects);
         for (int s = 0; s < n_subjects; s++) {
-            char name[512];
-            snprintf(name, sizeof name, "%s/%s_test.csv", root, subjects[s]);
+            char *name = checked_malloc(strlen(root) + strlen(data ? data : path) + 2 * strlen(subjects[s]) + 32);
+            sprintf(name, "%s/%s_test.csv", root, subjects[s]);
             if (status == GNA_OK) status = read_mmlu_csv(name, subjects[s], &test);
-            snprintf(name, sizeof name, "%s/dev/%s_dev.csv", data ? data : path, subjects[s]);
+            sprintf(name, "%s/dev/%s_dev.csv", data ? data : path, subjects[s]);
             if (status == GNA_OK && shots > 0) status = read_mmlu_csv(name, subjects[s], &dev);
+            free(name);
             free(subjects[s]);
         }
         free(subjects);
@@ -7057,6 +7082,11 @@ static int mc_reader(const char *path, int line, const JsonValue *v, const char 
     if (!gold || gold->type != JSON_NUMBER || gold->number != floor(gold->number) || gold->number < 0 ||
         gold->number >= (double)choices->length)
         return bad_input(path, "line %d: \"gold\" must be the index of a choice, 0-%zu", line, choices->length - 1);
+    TRY(text_field(path, line, "context", ctx));
+    for (const JsonValue *e = choices->first; e; e = e->next) TRY(text_field(path, line, "choices", e));
+    size_t kept = ctx->length - trailing_space_bytes(ctx->string, ctx->length);
+    if (kept == 0) /* lm-eval would score after the BOS (or EOS) token alone; gna does not guess which */
+        return bad_input(path, "line %d: the context is empty (or only white space)", line);
     int doc_id = r->n_docs++;
     if (r->limit > 0 && doc_id >= r->limit) return GNA_OK;
     Question *q = add_question(r->harness, r->task, doc_id, (int)choices->length);
@@ -7444,12 +7474,15 @@ static int parse_log_line(const char *path, int line, const char *text, size_t l
     return GNA_OK;
 }
 
-static int sample_outcome(const char *path, int line, const JsonValue *v, const char **task, int *doc_id, double *acc,
-                          double *acc_norm) {
+/* a sample line's task, document and metrics; acc (and acc_norm, which mc logs need) must be 0 or 1 */
+static int sample_outcome(const char *path, int line, const JsonValue *v, int needs_acc_norm, const char **task, int *doc_id,
+                          double *acc, double *acc_norm) {
     const JsonValue *t = json_get(v, "task"), *d = json_get(v, "doc_id"), *a = json_get(v, "acc"), *an = json_get(v, "acc_norm");
     if (!t || t->type != JSON_STRING || !d || d->type != JSON_NUMBER || d->number < 0 || d->number != floor(d->number) ||
-        d->number > INT_MAX || !a || a->type != JSON_NUMBER || (an && an->type != JSON_NUMBER))
-        return bad_input(path, "line %d: not a sample of gna's log (needs task, doc_id and acc)", line);
+        d->number > INT_MAX || !a || a->type != JSON_NUMBER || (a->number != 0 && a->number != 1) || (needs_acc_norm && !an) ||
+        (an && (an->type != JSON_NUMBER || (an->number != 0 && an->number != 1))))
+        return bad_input(path, "line %d: not a sample of gna's log (needs task, doc_id, and acc%s of 0 or 1)", line,
+                         needs_acc_norm ? " and acc_norm" : "");
     *task = t->string;
     *doc_id = (int)d->number;
     *acc = a->number;
@@ -7667,6 +7700,21 @@ static char *question_key(const char *task, int doc_id) {
     return key;
 }
 
+/* Does a logged request (its "arguments" and "target") equal question q? */
+static int same_request(const Question *q, const JsonValue *arguments, const JsonValue *target) {
+    if (!arguments || arguments->type != JSON_ARRAY || (int)arguments->length != q->n_choices || !target ||
+        target->type != JSON_NUMBER || target->number != q->gold)
+        return 0;
+    int c = 0;
+    for (const JsonValue *pair = arguments->first; pair; pair = pair->next, c++) {
+        const JsonValue *context = pair->type == JSON_ARRAY ? pair->first : NULL, *continuation = context ? context->next : NULL;
+        if (!continuation || context->type != JSON_STRING || continuation->type != JSON_STRING ||
+            strcmp(context->string, q->context) != 0 || strcmp(continuation->string, q->continuations[c]) != 0)
+            return 0;
+    }
+    return 1;
+}
+
 /* Read an existing log: check its first line is this run's, take the outcomes of its samples, and
  * cut off a last line that a kill left unfinished. done[i]: question i of `mine` has an outcome. */
 static int resume_log(const HarnessRun *r, const Harness *h, const int *mine, int n_mine, const char *header, int *done,
@@ -7701,19 +7749,18 @@ static int resume_log(const HarnessRun *r, const Harness *h, const int *mine, in
             int doc_id;
             double acc, acc_norm;
             if ((status = parse_log_line(r->log_path, line, text + at, length, &doc)) != GNA_OK) break;
-            status = sample_outcome(r->log_path, line, doc.root, &task, &doc_id, &acc, &acc_norm);
+            status = sample_outcome(r->log_path, line, doc.root, h->has_acc_norm, &task, &doc_id, &acc, &acc_norm);
             char *key = status == GNA_OK ? question_key(task, doc_id) : NULL;
             int i = key ? text_map_get(&map, key, strlen(key)) : -1;
-            const JsonValue *arguments = json_get(doc.root, "arguments");
-            const JsonValue *context = arguments && arguments->first && arguments->first->first ? arguments->first->first : NULL;
+            const JsonValue *arguments = json_get(doc.root, "arguments"), *target = json_get(doc.root, "target");
             if (status != GNA_OK) {
             } else if (i < 0) {
                 status = bad_input(r->log_path, "line %d: %s document %d is not a question of this run", line, task, doc_id);
             } else if (done[i]) {
                 status = bad_input(r->log_path, "line %d: %s document %d is there twice", line, task, doc_id);
-            } else if (!context || context->type != JSON_STRING || strcmp(context->string, h->questions[mine[i]].context) != 0) {
-                status = bad_input(r->log_path, "line %d: the prompt of %s document %d differs from this run's (did the data change?)",
-                                   line, task, doc_id);
+            } else if (!same_request(&h->questions[mine[i]], arguments, target)) {
+                status = bad_input(r->log_path, "line %d: the prompt, choices or answer of %s document %d differ from this run's "
+                                                "(did the data change?)", line, task, doc_id);
             } else {
                 done[i] = 1;
                 add_outcome(outcomes, task, doc_id, acc, acc_norm);
@@ -7791,9 +7838,15 @@ static void print_kv_table(const Scores *s, const char *mask) {
     for (int i = 0; i < s->n; i++) {
         const Score *x = &s->items[i];
         if (strstr(x->name, "_masked")) continue;
-        printf("%6d %8d %8.4f %8.4f", kv_pairs_of(x->name), x->n, x->acc, isnan(x->acc_stderr) ? 0.0 : x->acc_stderr);
+        char stderr_text[2][16];
+        for (int k = 0; k < 2 && i + k < s->n; k++) {
+            double e = s->items[i + k].acc_stderr;
+            if (isnan(e)) snprintf(stderr_text[k], sizeof stderr_text[k], "%8s", "N/A");
+            else snprintf(stderr_text[k], sizeof stderr_text[k], "%8.4f", e);
+        }
+        printf("%6d %8d %8.4f %s", kv_pairs_of(x->name), x->n, x->acc, stderr_text[0]);
         if (mask && i + 1 < s->n && strstr(s->items[i + 1].name, "_masked"))
-            printf("   %8.4f %8.4f", s->items[i + 1].acc, isnan(s->items[i + 1].acc_stderr) ? 0.0 : s->items[i + 1].acc_stderr);
+            printf("   %8.4f %s", s->items[i + 1].acc, stderr_text[1]);
         printf("\n");
     }
 }
@@ -8861,29 +8914,34 @@ static void settings_begin(Bytes *b, const Options *o) {
     bytes_printf(b, "], \"bf16\": %s", o->bf16 ? "true" : "false");
 }
 
-/* --keys FILE: one key per line, distinct, not empty, without ':' */
+/* --keys FILE: one key per line, distinct, not empty, UTF-8 text without ':' or NUL */
 static int read_keys(const char *path, char **text, const char ***keys, int *n_keys) {
     size_t size;
     TRY(read_file(path, text, &size));
     int n = 0, capacity = 0, line = 0;
     const char **list = NULL;
-    for (char *p = *text, *end; p < *text + size; p = end + 1) {
+    const char *problem = NULL;
+    TextMap seen;
+    text_map_init(&seen, size / 2 + 1);
+    for (char *p = *text, *end; p < *text + size && !problem; p = end + 1) {
         line++;
-        end = strchr(p, '\n');
+        end = memchr(p, '\n', (size_t)(*text + size - p));
         if (!end) end = *text + size;
-        *end = 0;
-        if (end > p && end[-1] == '\r') end[-1] = 0;
-        const char *problem = !*p ? "an empty key" : strchr(p, ':') ? "a key with ':'" : NULL;
-        for (int i = 0; !problem && i < n; i++)
-            if (strcmp(list[i], p) == 0) problem = "a key given twice";
-        if (problem) {
-            free(list);
-            free(*text);
-            *text = NULL;
-            return bad_input(path, "line %d: %s", line, problem);
-        }
+        size_t length = (size_t)(end - p);
+        if (length > 0 && p[length - 1] == '\r') length--;
+        problem = length == 0 ? "an empty key" : memchr(p, ':', length) ? "a key with ':'"
+                : memchr(p, 0, length) ? "a NUL character" : utf8_valid_prefix(p, length) < length ? "not valid UTF-8" : NULL;
+        if (!problem && text_map_put(&seen, p, length, n) >= 0) problem = "a key given twice";
+        p[length] = 0;
         list = grow_array(list, n, &capacity, sizeof *list);
         list[n++] = p;
+    }
+    free(seen.slots);
+    if (problem) {
+        free(list);
+        free(*text);
+        *text = NULL;
+        return bad_input(path, "line %d: %s", line, problem);
     }
     *keys = list;
     *n_keys = n;
@@ -8902,13 +8960,14 @@ static int command_harness(const Model *m, const Options *o, const RunControl *u
     if (is_kv) {
         int pairs[64], n_settings = 0;
         const char *p = o->pairs_text ? o->pairs_text : "10,15,20,25,30,35,40,45,50";
-        while (*p && status == GNA_OK) {
-            char *end;
-            long v = strtol(p, &end, 10);
-            if (end == p || (*end && *end != ',') || v < 1 || v > 100 || n_settings == 64)
+        for (int more = 1; more && status == GNA_OK;) { /* numbers separated by single commas */
+            char *end = (char *)p;
+            long v = (*p >= '0' && *p <= '9') ? strtol(p, &end, 10) : -1;
+            if (v < 1 || v > 100 || (*end && *end != ',') || n_settings == 64)
                 status = bad_input("--pairs", "expected up to 64 numbers of pairs from 1 to 100, comma separated, got \"%s\"", o->pairs_text);
             else pairs[n_settings++] = (int)v;
-            p = *end ? end + 1 : end;
+            more = status == GNA_OK && *end == ',';
+            if (more) p = end + 1;
         }
         if (status == GNA_OK) {
             if (o->keys) status = read_keys(o->keys, &key_text, &keys, &n_keys);
@@ -8991,14 +9050,22 @@ static int command_merge(int n_logs, char **logs, const char *json_path) {
                     !q || q->type != JSON_NUMBER || !settings_at || settings_at > end)
                     status = bad_input(logs[f], "line 1: not the first line of a gna log");
                 else {
-                    expected = (int)q->number;
                     size_t n = (size_t)(end - (settings_at + 12)) - 1; /* the object, without the line's closing } */
-                    if (f == 0) {
+                    char *given = strndup(settings_at + 12, n);
+                    Bytes written = {0}; /* the line must be the one log_header writes for these values */
+                    if (shards >= 1 && shards <= 100000 && q->number >= 0 && q->number <= INT_MAX && q->number == floor(q->number))
+                        log_header(&written, g->string, given, shard, shards, (int)q->number);
+                    expected = written.data ? (int)q->number : 0;
+                    if (!written.data || written.length != length + 1 || memcmp(written.data, text, length) != 0)
+                        status = bad_input(logs[f], "line 1: not a first line gna wrote (shard i/n with 1 <= i <= n <= 100000, "
+                                                    "the question count, settings last)");
+                    free(written.data);
+                    if (status != GNA_OK) {
+                    } else if (f == 0) {
                         command = strdup(g->string);
-                        settings = strndup(settings_at + 12, n);
+                        settings = strdup(given);
                         n_shards = shards;
                         seen = checked_calloc((size_t)shards + 1, sizeof(int));
-                        if (shards < 1 || shards > 100000) status = bad_input(logs[f], "line 1: shard \"%s\" is not i/n", sh->string);
                     } else if (strcmp(command, g->string) != 0 || strlen(settings) != n || memcmp(settings, settings_at + 12, n) != 0) {
                         status = bad_input(logs[f], "is a log of other settings than %s", logs[0]);
                     } else if (shards != n_shards) {
@@ -9006,12 +9073,13 @@ static int command_merge(int n_logs, char **logs, const char *json_path) {
                     }
                     if (status == GNA_OK && (shard < 1 || shard > n_shards)) status = bad_input(logs[f], "line 1: shard %d/%d is out of range", shard, shards);
                     else if (status == GNA_OK && seen[shard]++) status = bad_input(logs[f], "shard %d/%d is given twice", shard, shards);
+                    free(given);
                 }
             } else {
                 const char *task;
                 int doc_id;
                 double acc, acc_norm;
-                if ((status = sample_outcome(logs[f], line, doc.root, &task, &doc_id, &acc, &acc_norm)) == GNA_OK) {
+                if ((status = sample_outcome(logs[f], line, doc.root, strcmp(command, "mc") == 0, &task, &doc_id, &acc, &acc_norm)) == GNA_OK) {
                     add_outcome(&outcomes, task, doc_id, acc, acc_norm);
                     found++;
                 }
@@ -9237,6 +9305,18 @@ static int command_heads(const Model *m, const Options *o, const Tokenizer *t) {
     return status;
 }
 
+/* A harness writes its settings into JSON logs and results: they must be UTF-8 text */
+static int check_settings_text(const Options *o) {
+    const char *texts[] = {o->model_dir, o->data, o->keys, o->mask_spec, o->layers_text};
+    const char *options[] = {"-m", "--data", "--keys", "--mask", "--layers"};
+    for (int i = 0; i < 5 + o->n_replaces; i++) {
+        const char *text = i < 5 ? texts[i] : o->replace_dirs[i - 5], *option = i < 5 ? options[i] : "--replace";
+        if (text && utf8_valid_prefix(text, strlen(text)) < strlen(text))
+            return bad_input(option, "not valid UTF-8 (the settings are written into the JSON results and log)");
+    }
+    return GNA_OK;
+}
+
 /* --layers, --drop and --replace on a loaded model; donors stay loaded while it runs */
 static int apply_surgery(Model *m, const Options *o, Model **donors) {
     if (o->layers_text) {
@@ -9279,6 +9359,7 @@ static int run_command(int argc, char **argv) {
     Tokenizer *t = NULL;
     int status = GNA_OK;
     int tokenizer_only = strcmp(command, "tokenize") == 0 || strcmp(command, "detokenize") == 0;
+    if (is_harness) TRY(check_settings_text(&o));
     if (tokenizer_only || o.prompt || is_harness) status = load_tokenizer(&o, &t);
     if (status == GNA_OK && tokenizer_only) {
         if (strcmp(command, "tokenize") == 0) status = command_tokenize(t, &o);

@@ -378,6 +378,7 @@ def main():
         ("csv_answer_lower_case", b'hi,a,b,c,d,a\n', "the answer is \"a\", expected A, B, C or D"),
         ("csv_empty_line", b'hi,a,b,c,d,A\n\nhi,a,b,c,d,B\n', "hello_test.csv: line 2: an empty line"),
         ("csv_not_utf8", b'hi,a,b,c,\xff,A\n', "hello_test.csv: not valid UTF-8 at byte 9"),
+        ("csv_nul", b'hi,a,b,c,d,A\nhi,a,b\x00,c,d,A\n', "hello_test.csv: line 2: a NUL character"),
     ]
     for name, data, expected in mmlu_bad:
         mmlu_tree(name, data)
@@ -400,6 +401,10 @@ def main():
         "mc_broken_json.jsonl": b'{"context": "hello", "choices": ["hi"], "gold": 0}\n{"context": "hello", "choices": ["hi"\n',
         "mc_empty_line.jsonl": b'{"context": "hello", "choices": ["hi"], "gold": 0}\n\n{"context": "hi", "choices": ["hi"], "gold": 0}\n',
         "mc_empty_context.jsonl": b'{"context": "  ", "choices": ["hi"], "gold": 0}\n',
+        "mc_invalid_utf8.jsonl": b'{"context": "hello", "choices": ["hi"], "gold": 0}\n{"context": "abc\xf0", "choices": ["x"], "gold": 0}\n',
+        "mc_nul_in_choice.jsonl": b'{"context": "hello", "choices": ["h\\u0000i"], "gold": 0}\n',
+        "keys_nul.txt": b"hello\nh\x00i\nho\n",
+        "keys_not_utf8.txt": b"hello\nh\xffi\n",
         "mmlu_three_choices.jsonl": b'{"subject": "hello", "question": "hi", "choices": ["a", "b", "c"], "answer": 0}\n',
         "mmlu_bad_split.jsonl": b'{"subject": "hello", "question": "hi", "choices": ["a", "b", "c", "d"], "answer": "B", "split": "train"}\n',
         "mmlu_bad_answer.jsonl": b'{"subject": "hello", "question": "hi", "choices": ["a", "b", "c", "d"], "answer": 4}\n',
@@ -415,6 +420,9 @@ def main():
     jsonl["shard2_of_2_same_doc.jsonl"] = (header % ("2/2", 1) + sample % 0).encode()
     jsonl["shard2_of_2_cut.jsonl"] = (header % ("2/2", 1) + (sample % 1)[:30]).encode()
     jsonl["other_settings.jsonl"] = (header % ("1/1", 1)).encode()
+    jsonl["shard1_of_2_crlf.jsonl"] = (header % ("1/2", 1) + sample % 0).replace("\n", "\r\n").encode()
+    jsonl["shard1_of_2_acc_5.jsonl"] = (header % ("1/2", 1) + (sample % 0).replace('"acc": 1.0', '"acc": 5')).encode()
+    jsonl["shard_negative.jsonl"] = (header % ("1/-2", 1)).encode()
     folder(H, "files", None, jsonl)
     F = "$BAD/harness/files"
     case("mc_good", "", f"mc -q -m $BAD/good_llama_tokenizer --data {F}/mc_good.jsonl --json $TMP/good.npy", status=0)
@@ -425,7 +433,9 @@ def main():
                            ("mc_not_object", "mc_not_object.jsonl: line 2: expected a JSON object"),
                            ("mc_broken_json", "mc_broken_json.jsonl: line 2: malformed JSON"),
                            ("mc_empty_line", "mc_empty_line.jsonl: line 2: an empty line"),
-                           ("mc_empty_context", "mc_empty_context: document 0: the context is empty")]:
+                           ("mc_empty_context", "mc_empty_context.jsonl: line 1: the context is empty (or only white space)"),
+                           ("mc_invalid_utf8", "mc_invalid_utf8.jsonl: line 2: not valid UTF-8 at byte 16 of the line"),
+                           ("mc_nul_in_choice", "mc_nul_in_choice.jsonl: line 1: \"choices\" holds a NUL character")]:
         case(name, expected, f"mc -m $BAD/good_llama_tokenizer --data {F}/{name}.jsonl --json $TMP/out.npy")
     for name, expected in [("mmlu_three_choices", "line 1: \"choices\" must be a list of 4 strings"),
                            ("mmlu_bad_split", "line 1: \"split\" must be \"dev\" or \"test\""),
@@ -441,6 +451,9 @@ def main():
     case("kv_pairs_zero", "--pairs: expected up to 64 numbers of pairs from 1 to 100", f"{kv} --pairs 0")
     case("kv_pairs_over_100", "--pairs: expected up to 64 numbers of pairs from 1 to 100", f"{kv} --pairs 101")
     case("kv_pairs_malformed", "--pairs: expected up to 64 numbers", f"{kv} --pairs 10,,20")
+    case("kv_pairs_trailing_comma", "--pairs: expected up to 64 numbers", f"{kv} --pairs 10,")
+    case("kv_keys_nul", "keys_nul.txt: line 2: a NUL character", f"{kv} --keys {F}/keys_nul.txt --pairs 2")
+    case("kv_keys_not_utf8", "keys_not_utf8.txt: line 2: not valid UTF-8", f"{kv} --keys {F}/keys_not_utf8.txt --pairs 2")
     case("kv_seed_too_big", "--seed: expected a whole number from 0 to 4294967295", f"{kv} --seed 4294967296")
     case("shard_malformed", "--shard: expected i/n with 1 <= i <= n", f"{kv} --shard 3/2")
     case("shard_zero", "--shard: expected i/n with 1 <= i <= n", f"{kv} --shard 0/2")
@@ -456,6 +469,9 @@ def main():
     case("merge_document_twice", "merge: kv_pairs_2 document 0 is in two logs", f"merge {F}/shard1_of_2.jsonl {F}/shard2_of_2_same_doc.jsonl")
     case("merge_cut_line", "shard2_of_2_cut.jsonl: line 2 is unfinished", f"merge {F}/shard1_of_2.jsonl {F}/shard2_of_2_cut.jsonl")
     case("merge_not_a_log", "mc_good.jsonl: line 1: not the first line of a gna log", f"merge {F}/mc_good.jsonl")
+    case("merge_crlf_log", "shard1_of_2_crlf.jsonl: line 1: not a first line gna wrote", f"merge {F}/shard1_of_2_crlf.jsonl")
+    case("merge_acc_not_0_or_1", "shard1_of_2_acc_5.jsonl: line 2: not a sample of gna's log", f"merge {F}/shard1_of_2_acc_5.jsonl")
+    case("merge_negative_shards", "shard_negative.jsonl: line 1: not a first line gna wrote", f"merge {F}/shard_negative.jsonl")
 
     with open(os.path.join(root, "cases.tsv"), "w") as f:
         f.write("\n".join(cases) + "\n")
