@@ -5832,13 +5832,17 @@ static void mamba1_scan_channels_simd(void *context, int begin, int end) {
             for (int n = 0; n < N; n++) A[n * VEC + l] = S[n * VEC + l] = 0;
         Vec D_v = vec_load(D);
         for (int t = 0; t < s->T; t++) {
-            for (int l = 0; l < lanes; l++) {
-                dt[l] = s->dt[(size_t)t * (size_t)di + (size_t)(d0 + l)];
-                u[l] = s->u[(size_t)t * (size_t)di + (size_t)(d0 + l)];
-                z[l] = s->z[(size_t)t * (size_t)s->z_stride + (size_t)(d0 + l)];
-            }
+            const float *dt_at = s->dt + (size_t)t * (size_t)di + (size_t)d0, *u_at = s->u + (size_t)t * (size_t)di + (size_t)d0,
+                        *z_at = s->z + (size_t)t * (size_t)s->z_stride + (size_t)d0;
+            if (lanes < VEC) /* the last block: its lanes, then zeros (a full block loads in place) */
+                for (int l = 0; l < lanes; l++) {
+                    dt[l] = dt_at[l];
+                    u[l] = u_at[l];
+                    z[l] = z_at[l];
+                }
             const float *B = s->dt_B_C + (size_t)t * (size_t)row + R, *C = B + N;
-            Vec dt_v = vec_load(dt), u_v = vec_load(u), z_v = vec_load(z), y_v = vec_set1(0);
+            Vec dt_v = vec_load(lanes < VEC ? dt : dt_at), u_v = vec_load(lanes < VEC ? u : u_at),
+                z_v = vec_load(lanes < VEC ? z : z_at), y_v = vec_set1(0);
             for (int n = 0; n < N; n++) {
                 Vec state = vec_fma(vec_exp(vec_mul(dt_v, vec_load(A + n * VEC))), vec_load(S + n * VEC),
                                     vec_mul(vec_mul(dt_v, vec_set1(B[n])), u_v));
@@ -5847,8 +5851,9 @@ static void mamba1_scan_channels_simd(void *context, int begin, int end) {
             }
             y_v = vec_add(y_v, vec_mul(u_v, D_v));
             Vec gate = vec_div(z_v, vec_add(vec_set1(1.0f), vec_exp(vec_mul(z_v, vec_set1(-1.0f))))); /* silu(z) */
-            vec_store(y, vec_mul(y_v, gate));
-            for (int l = 0; l < lanes; l++) s->y[(size_t)t * (size_t)di + (size_t)(d0 + l)] = y[l];
+            float *y_at = s->y + (size_t)t * (size_t)di + (size_t)d0;
+            vec_store(lanes < VEC ? y : y_at, vec_mul(y_v, gate));
+            for (int l = 0; lanes < VEC && l < lanes; l++) y_at[l] = y[l];
         }
         for (int l = 0; l < lanes; l++)
             for (int n = 0; n < N; n++) s->ssm_state[(size_t)(d0 + l) * (size_t)N + (size_t)n] = S[n * VEC + l];
