@@ -6503,23 +6503,15 @@ static const char *const kv_default_keys[] = { /* kv-keys-begin */
  * on code points. Python's str.isspace() is Unicode White_Space plus U+001C..U+001F. */
 static int python_is_space(uint32_t c) { return is_white_space(c) || (c >= 0x1C && c <= 0x1F); }
 
-/* the code point starting at text[i] (valid UTF-8 assumed), and its length in *n */
-static uint32_t utf8_decode_at(const char *text, size_t i, size_t *n) {
-    const unsigned char *s = (const unsigned char *)text + i;
-    if (s[0] < 0x80) { *n = 1; return s[0]; }
-    if (s[0] < 0xE0) { *n = 2; return (uint32_t)(s[0] & 0x1F) << 6 | (s[1] & 0x3F); }
-    if (s[0] < 0xF0) { *n = 3; return (uint32_t)(s[0] & 0x0F) << 12 | (uint32_t)(s[1] & 0x3F) << 6 | (s[2] & 0x3F); }
-    *n = 4;
-    return (uint32_t)(s[0] & 0x07) << 18 | (uint32_t)(s[1] & 0x3F) << 12 | (uint32_t)(s[2] & 0x3F) << 6 | (s[3] & 0x3F);
-}
-
-/* bytes of trailing white space at the end of text[0..n) (what Python's rstrip() removes) */
+/* bytes of trailing white space at the end of text[0..n), well-formed UTF-8 (what Python's
+ * rstrip() removes) */
 static size_t trailing_space_bytes(const char *text, size_t n) {
     size_t end = n;
     while (end > 0) {
-        size_t start = end - 1, length;
+        size_t start = end - 1;
         while (start > 0 && ((unsigned char)text[start] & 0xC0) == 0x80) start--;
-        if (!python_is_space(utf8_decode_at(text, start, &length))) break;
+        size_t at = start;
+        if (!python_is_space(utf8_next(text, &at))) break;
         end = start;
     }
     return n - end;
@@ -6527,8 +6519,8 @@ static size_t trailing_space_bytes(const char *text, size_t n) {
 
 /* str.strip(): the span of text[0..n) without white space at either end */
 static void python_strip(const char *text, size_t n, size_t *begin, size_t *end) {
-    size_t b = 0, length;
-    while (b < n && python_is_space(utf8_decode_at(text, b, &length))) b += length;
+    size_t b = 0;
+    for (size_t at = 0; at < n && python_is_space(utf8_next(text, &at));) b = at;
     *begin = b;
     *end = n - trailing_space_bytes(text + b, n - b);
 }
