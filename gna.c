@@ -35,7 +35,6 @@
 #define GNA_THREADS 1
 #endif
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -6809,33 +6808,26 @@ static int read_mmlu_csv(const char *path, const char *subject, MmluSplit *out) 
     return status;
 }
 
-static int compare_strings(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* The subjects of a CSV tree: the names of <dir>/test/<subject>_test.csv, sorted */
+/* The subjects of a CSV tree: those of lm-eval's 57 whose <dir>/<subject>_test.csv exists, in name
+ * order. lm-eval's mmlu is these 57 tasks, so another file there is no subject of it either (a
+ * question set of other subjects goes in a .jsonl file). */
 static int list_mmlu_subjects(const char *test_dir, char ***subjects, int *n_subjects) {
-    DIR *d = opendir(test_dir);
-    if (!d) return bad_input(test_dir, "cannot open the folder (%s)", strerror(errno));
-    char **names = NULL;
-    int n = 0, capacity = 0;
-    for (struct dirent *e; (e = readdir(d));) {
-        size_t length = strlen(e->d_name);
-        if (length > 9 && strcmp(e->d_name + length - 9, "_test.csv") == 0) {
-            if (utf8_valid_prefix(e->d_name, length) < length) {
-                for (int i = 0; i < n; i++) free(names[i]);
-                free(names);
-                closedir(d);
-                return bad_input(test_dir, "a file name that is not UTF-8: gna names the subject after it");
-            }
-            names = grow_array(names, n, &capacity, sizeof *names);
-            names[n++] = strndup(e->d_name, length - 9);
-        }
+    struct stat st;
+    if (stat(test_dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return bad_input(test_dir, "cannot open the folder (%s)", errno ? strerror(errno) : "not a folder");
+    int count = (int)(sizeof mmlu_subjects / sizeof *mmlu_subjects), n = 0;
+    char **names = checked_calloc((size_t)count, sizeof *names);
+    for (int i = 0; i < count; i++) { /* the table is in name order */
+        char *file = checked_malloc(strlen(test_dir) + strlen(mmlu_subjects[i].subject) + 16);
+        sprintf(file, "%s/%s_test.csv", test_dir, mmlu_subjects[i].subject);
+        if (stat(file, &st) == 0) names[n++] = strdup(mmlu_subjects[i].subject);
+        free(file);
     }
-    closedir(d);
     if (n == 0) {
         free(names);
-        return bad_input(test_dir, "holds no <subject>_test.csv files");
+        return bad_input(test_dir, "holds none of lm-eval's 57 <subject>_test.csv files (other subjects: give a .jsonl file)");
     }
-    qsort(names, (size_t)n, sizeof *names, compare_strings);
     *subjects = names;
     *n_subjects = n;
     return GNA_OK;
@@ -8217,7 +8209,8 @@ static const struct {
              "over all questions (lm-eval's size-weighted mean and pooled stderr).\n"
              "  -m DIR           the model folder (with its tokenizer.json)\n"
              "  --data PATH      the original CSV tree (PATH/dev/*_dev.csv and PATH/test/*_test.csv, or\n"
-             "                   PATH/data/...), or a .jsonl file of {\"subject\", \"question\", \"choices\",\n"
+             "                   PATH/data/...; lm-eval's 57 subjects), or a .jsonl file (any subject) of\n"
+             "                   {\"subject\", \"question\", \"choices\",\n"
              "                   \"answer\", \"split\": \"dev\"|\"test\"}\n"
              "  --shots K        few-shot examples (default 0, as the paper ran it)\n"
              "  --limit N        only the first N test questions of each subject\n"

@@ -363,32 +363,32 @@ def main():
 
     def mmlu_tree(name, test_csv, dev_csv=b"q,a,b,c,d,A\nr,a,b,c,d,B\n"):
         folder(H, name, None, {})
-        folder(os.path.join(H, name), "test", None, {"hello_test.csv": test_csv})
-        folder(os.path.join(H, name), "dev", None, {"hello_dev.csv": dev_csv})
+        folder(os.path.join(H, name), "test", None, {"virology_test.csv": test_csv})
+        folder(os.path.join(H, name), "dev", None, {"virology_dev.csv": dev_csv})
 
     mmlu_tree("mmlu_good", b'\xef\xbb\xbfhello,hi,"hi, hello","he said ""hi""","multi\nline",C\r\nhi,hello,hi,hello,hi,A\n')
     case("mmlu_good", "", "mmlu -q -m $BAD/good_llama_tokenizer --data $BAD/harness/mmlu_good --shots 2 --json $TMP/good.npy", status=0)
     mmlu_bad = [
-        ("csv_unclosed_quote", b'hi,a,b,c,d,A\n"hi,a,b,c,d,A\n', "hello_test.csv: line 2: a quoted field is never closed"),
-        ("csv_quote_in_field", b'hi,a,b,c,d,A\nh"i,a,b,c,d,A\n', "hello_test.csv: line 2: a quote inside an unquoted field"),
-        ("csv_text_after_quote", b'hi,a,b,c,d,A\n"h"i,a,b,c,d,A\n', "hello_test.csv: line 2: text after a closing quote"),
-        ("csv_five_fields", b'hi,a,b,c,d,A\n"multi\nline",b,c,d,A\n', "hello_test.csv: line 2: 5 fields, expected 6"),
-        ("csv_seven_fields", b'hi,a,b,c,d,A,x\n', "hello_test.csv: line 1: 7 fields, expected 6"),
-        ("csv_answer_not_a_letter", b'hi,a,b,c,d,E\n', "hello_test.csv: line 1: the answer is \"E\", expected A, B, C or D"),
+        ("csv_unclosed_quote", b'hi,a,b,c,d,A\n"hi,a,b,c,d,A\n', "virology_test.csv: line 2: a quoted field is never closed"),
+        ("csv_quote_in_field", b'hi,a,b,c,d,A\nh"i,a,b,c,d,A\n', "virology_test.csv: line 2: a quote inside an unquoted field"),
+        ("csv_text_after_quote", b'hi,a,b,c,d,A\n"h"i,a,b,c,d,A\n', "virology_test.csv: line 2: text after a closing quote"),
+        ("csv_five_fields", b'hi,a,b,c,d,A\n"multi\nline",b,c,d,A\n', "virology_test.csv: line 2: 5 fields, expected 6"),
+        ("csv_seven_fields", b'hi,a,b,c,d,A,x\n', "virology_test.csv: line 1: 7 fields, expected 6"),
+        ("csv_answer_not_a_letter", b'hi,a,b,c,d,E\n', "virology_test.csv: line 1: the answer is \"E\", expected A, B, C or D"),
         ("csv_answer_lower_case", b'hi,a,b,c,d,a\n', "the answer is \"a\", expected A, B, C or D"),
-        ("csv_empty_line", b'hi,a,b,c,d,A\n\nhi,a,b,c,d,B\n', "hello_test.csv: line 2: an empty line"),
-        ("csv_not_utf8", b'hi,a,b,c,\xff,A\n', "hello_test.csv: not valid UTF-8 at byte 9"),
-        ("csv_nul", b'hi,a,b,c,d,A\nhi,a,b\x00,c,d,A\n', "hello_test.csv: line 2: a NUL character"),
+        ("csv_empty_line", b'hi,a,b,c,d,A\n\nhi,a,b,c,d,B\n', "virology_test.csv: line 2: an empty line"),
+        ("csv_not_utf8", b'hi,a,b,c,\xff,A\n', "virology_test.csv: not valid UTF-8 at byte 9"),
+        ("csv_nul", b'hi,a,b,c,d,A\nhi,a,b\x00,c,d,A\n', "virology_test.csv: line 2: a NUL character"),
     ]
     for name, data, expected in mmlu_bad:
         mmlu_tree(name, data)
         case(name, expected, f"mmlu -m $BAD/good_llama_tokenizer --data $BAD/harness/{name} --json $TMP/out.npy")
     mmlu_tree("mmlu_few_dev", b"hi,a,b,c,d,A\n", dev_csv=b"q,a,b,c,d,A\n")
-    case("mmlu_more_shots_than_dev", "subject hello has 1 dev questions, fewer than --shots 3",
+    case("mmlu_more_shots_than_dev", "subject virology has 1 dev questions, fewer than --shots 3",
          "mmlu -m $BAD/good_llama_tokenizer --data $BAD/harness/mmlu_few_dev --shots 3")
     folder(H, "mmlu_no_tests", None, {})
-    folder(os.path.join(H, "mmlu_no_tests"), "test", None, {"notes.txt": b"nothing"})
-    case("mmlu_no_test_files", "holds no <subject>_test.csv files", "mmlu -m $BAD/good_llama_tokenizer --data $BAD/harness/mmlu_no_tests")
+    folder(os.path.join(H, "mmlu_no_tests"), "test", None, {"notes.txt": b"nothing", "hello_test.csv": b"hi,a,b,c,d,A\n"})
+    case("mmlu_no_test_files", "holds none of lm-eval's 57 <subject>_test.csv files", "mmlu -m $BAD/good_llama_tokenizer --data $BAD/harness/mmlu_no_tests")
     case("mmlu_data_missing", "--data: missing: give the MMLU folder", "mmlu -m $BAD/good_llama_tokenizer")
     case("mmlu_data_not_there", "cannot open the folder", "mmlu -m $BAD/good_llama_tokenizer --data $BAD/harness/nowhere")
     jsonl = {
