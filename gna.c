@@ -3774,6 +3774,13 @@ static inline Vec vec_pow2(Vec n) {
 static inline Vec vec_load_bf16(const uint16_t *p) { /* bfloat16 is the top half of a float32 */
     return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p)), 16));
 }
+/* 2 VEC bfloat16 numbers in one load: those at even indices (the low halves of its 32-bit lanes) to
+ * *even, those at odd indices (the high halves) to *odd - one shift and one mask, no widening shuffle */
+static inline void vec_load_bf16_split(const uint16_t *p, Vec *even, Vec *odd) {
+    __m512i v = _mm512_loadu_si512((const void *)p);
+    *even = _mm512_castsi512_ps(_mm512_slli_epi32(v, 16));
+    *odd = _mm512_castsi512_ps(_mm512_and_si512(v, _mm512_set1_epi32((int)0xFFFF0000u)));
+}
 static inline Vec vec_load_f16(const uint16_t *p) { return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)p)); }
 static inline Vec vec_select_greater(Vec x, Vec limit, Vec if_greater, Vec otherwise) {
     return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, limit, _CMP_GT_OQ), otherwise, if_greater);
@@ -3815,6 +3822,11 @@ static inline Vec vec_pow2(Vec n) {
 static inline Vec vec_load_bf16(const uint16_t *p) {
     return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p)), 16));
 }
+static inline void vec_load_bf16_split(const uint16_t *p, Vec *even, Vec *odd) {
+    __m256i v = _mm256_loadu_si256((const __m256i *)p);
+    *even = _mm256_castsi256_ps(_mm256_slli_epi32(v, 16));
+    *odd = _mm256_castsi256_ps(_mm256_and_si256(v, _mm256_set1_epi32((int)0xFFFF0000u)));
+}
 static inline Vec vec_load_f16(const uint16_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
 static inline Vec vec_select_greater(Vec x, Vec limit, Vec if_greater, Vec otherwise) {
     return _mm256_blendv_ps(otherwise, if_greater, _mm256_cmp_ps(x, limit, _CMP_GT_OQ));
@@ -3848,6 +3860,11 @@ static inline Vec vec_pow2(Vec n) {
     return vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(vcvtnq_s32_f32(n), vdupq_n_s32(127)), 23));
 }
 static inline Vec vec_load_bf16(const uint16_t *p) { return vreinterpretq_f32_u32(vshll_n_u16(vld1_u16(p), 16)); }
+static inline void vec_load_bf16_split(const uint16_t *p, Vec *even, Vec *odd) {
+    uint32x4_t v = vreinterpretq_u32_u16(vld1q_u16(p));
+    *even = vreinterpretq_f32_u32(vshlq_n_u32(v, 16));
+    *odd = vreinterpretq_f32_u32(vandq_u32(v, vdupq_n_u32(0xFFFF0000u)));
+}
 static inline Vec vec_load_f16(const uint16_t *p) { return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p))); }
 static inline Vec vec_select_greater(Vec x, Vec limit, Vec if_greater, Vec otherwise) {
     return vbslq_f32(vcgtq_f32(x, limit), if_greater, otherwise);
@@ -4213,6 +4230,56 @@ static void matmul_tiles(void *context, int begin, int end) {
 }
 #endif
 
+#if GNA_VECTORS
+/* SIMD, for a few tokens with bfloat16 weights (decode: T = 1, where the time is the weights' trip from
+ * memory). Widening bfloat16 costs as much as the FMA it feeds, so one load brings 2 VEC weights and
+ * a shift and a mask split them into the even- and odd-indexed ones, each against the matching half of
+ * the input, de-interleaved once per call:
+ *
+ *   out[t, r] = sum_i x[t, 2i] W[r, 2i] + sum_i x[t, 2i+1] W[r, 2i+1]      (lanes of each, then the tail)
+ *
+ * Four rows at a time (eight FMA chains, four memory streams); past the last row the last again, its
+ * result unused. In --bf16 mode the weights are bfloat16 already and the input was rounded by the
+ * caller, so nothing changes. */
+static void matmul_rows_simd_bf16(void *context, int begin, int end) {
+    const MatmulTask *m = context;
+    int cols = m->w.cols, halves = cols / (2 * VEC) * VEC; /* even (and odd) inputs used by the vectors */
+    const uint16_t *w = m->w.data;
+    float *x_split = checked_malloc(sizeof(float) * 2 * (size_t)(halves > 0 ? halves : 1) * (size_t)m->T);
+    for (int t = 0; t < m->T; t++) /* token t: x_split[2 t halves ...] even inputs, then odd ones */
+        for (int i = 0; i < halves; i++) {
+            const float *x = m->in + (size_t)t * (size_t)m->in_stride;
+            x_split[(size_t)2 * t * halves + i] = x[2 * i];
+            x_split[(size_t)(2 * t + 1) * halves + i] = x[2 * i + 1];
+        }
+    for (int r0 = begin; r0 < end; r0 += 4) {
+        const uint16_t *rows[4];
+        for (int j = 0; j < 4; j++) rows[j] = w + (size_t)(r0 + j < end ? r0 + j : end - 1) * (size_t)cols;
+        for (int t = 0; t < m->T; t++) {
+            const float *x_even = x_split + (size_t)2 * t * halves, *x_odd = x_even + halves;
+            Vec even[4], odd[4];
+            UNROLL for (int j = 0; j < 4; j++) even[j] = odd[j] = vec_set1(0);
+            for (int i = 0; i < halves; i += VEC) {
+                Vec xe = vec_load(x_even + i), xo = vec_load(x_odd + i);
+                UNROLL for (int j = 0; j < 4; j++) {
+                    Vec we, wo;
+                    vec_load_bf16_split(rows[j] + 2 * (size_t)i, &we, &wo);
+                    even[j] = vec_fma(xe, we, even[j]);
+                    odd[j] = vec_fma(xo, wo, odd[j]);
+                }
+            }
+            const float *x = m->in + (size_t)t * (size_t)m->in_stride;
+            for (int j = 0; j < 4 && r0 + j < end; j++) {
+                float sum = vec_sum(vec_add(even[j], odd[j]));
+                for (int k = 2 * halves; k < cols; k++) sum += x[k] * weight_at(m->w, (size_t)(rows[j] - w) + (size_t)k);
+                m->out[(size_t)t * (size_t)m->w.rows + (size_t)(r0 + j)] = sum + (m->bias.data ? weight_at(m->bias, (size_t)(r0 + j)) : 0.0f);
+            }
+        }
+    }
+    free(x_split);
+}
+#endif
+
 static void matmul_strided(float *out, const float *in, int in_stride, int T, Weight w, Weight bias) {
     float *rounded = NULL; /* --bf16: the input rounded to bfloat16 once, here, for every thread */
     if (bf16_compute) {
@@ -4238,6 +4305,7 @@ static void matmul_strided(float *out, const float *in, int in_stride, int T, We
 #endif
 #if GNA_VECTORS
     if (simd_enabled && T >= TILE_TOKENS) parallel_for((w.rows + TILE_ROWS - 1) / TILE_ROWS, matmul_tiles, &task);
+    else if (simd_enabled && w.dtype == DTYPE_BF16) parallel_for(w.rows, matmul_rows_simd_bf16, &task);
     else if (simd_enabled) parallel_for(w.rows, matmul_rows_simd, &task);
     else
 #endif
