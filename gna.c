@@ -3985,9 +3985,21 @@ static float dot_simd(const float *a, const float *b, int n) {
 
 #endif
 
+#if defined(__GNUC__) /* gcc and clang: unroll the loop that follows completely */
+#define UNROLL _Pragma("GCC unroll 16")
+#else
+#define UNROLL
+#endif
+
 /* y[i] += a x[i] */
 static void axpy(float *y, float a, const float *x, int n) {
     for (int i = 0; i < n; i++) y[i] += a * x[i];
+}
+
+/* y[i] = sum_j a[j] x_j[i], x_j = x + j x_stride, summed in j order: attention's p_ij v_j (y starts at 0) */
+static void weighted_sum(float *y, const float *a, const float *x, size_t x_stride, int n_terms, int n) {
+    for (int i = 0; i < n; i++) y[i] = 0;
+    for (int j = 0; j < n_terms; j++) axpy(y, a[j], x + (size_t)j * x_stride, n);
 }
 
 #if GNA_VECTORS
@@ -3996,6 +4008,23 @@ static void axpy_simd(float *y, float a, const float *x, int n) {
     int i = 0;
     for (; i + VEC <= n; i += VEC) vec_store(y + i, vec_fma(a_v, vec_load(x + i), vec_load(y + i)));
     for (; i < n; i++) y[i] += a * x[i];
+}
+
+/* the same sums as axpy_simd makes them, each element's in j order, but 4 VEC elements of y stay in
+ * registers over all j instead of a load and a store per term */
+static void weighted_sum_simd(float *y, const float *a, const float *x, size_t x_stride, int n_terms, int n) {
+    int i = 0;
+    for (; i + 4 * VEC <= n; i += 4 * VEC) {
+        Vec sum[4] = {vec_set1(0), vec_set1(0), vec_set1(0), vec_set1(0)};
+        for (int j = 0; j < n_terms; j++) {
+            Vec a_v = vec_set1(a[j]);
+            const float *x_j = x + (size_t)j * x_stride + i;
+            UNROLL for (int v = 0; v < 4; v++) sum[v] = vec_fma(a_v, vec_load(x_j + v * VEC), sum[v]);
+        }
+        UNROLL for (int v = 0; v < 4; v++) vec_store(y + i + v * VEC, sum[v]);
+    }
+    for (int k = i; k < n; k++) y[k] = 0;
+    for (int j = 0; j < n_terms && i < n; j++) axpy_simd(y + i, a[j], x + (size_t)j * x_stride + i, n - i);
 }
 
 /* widen(), VEC elements at a time; in --bf16 mode also rounded to bfloat16 */
@@ -4087,11 +4116,6 @@ static void matmul_rows_simd(void *context, int begin, int end) {
  * every token tile of the chunk. Each output is one float32 sum in k order, whatever the tiling:
  * the sum is carried between depth blocks in `out` itself, so tiles at the edges, depth blocks and
  * thread ranges change no bits. */
-#if defined(__GNUC__) /* gcc and clang: unroll the loop that follows completely */
-#define UNROLL _Pragma("GCC unroll 16")
-#else
-#define UNROLL
-#endif
 #if GNA_AVX512
 enum { TILE_TOKENS = 12, TILE_VECS = 2 }; /* 24 accumulators of the 32 registers */
 #else
@@ -4404,11 +4428,9 @@ static void apply(float *x, size_t n, float (*f)(float)) {
 static void softmax(float *s, int n) {
     float max = -INFINITY;
     for (int i = 0; i < n; i++) max = s[i] > max ? s[i] : max;
-    double sum = 0;
-    for (int i = 0; i < n; i++) {
-        s[i] = expf(s[i] - max);
-        sum += s[i];
-    }
+    for (int i = 0; i < n; i++) s[i] = expf(s[i] - max);
+    double sum = 0; /* summed apart from the expf calls, so that the sum stays in a register */
+    for (int i = 0; i < n; i++) sum += s[i];
     for (int i = 0; i < n; i++) s[i] = (float)(s[i] / sum);
 }
 
@@ -5770,10 +5792,11 @@ static void attention_heads(void *context, int begin, int end) {
             int row = probe_row(probe, t);
             if (row >= 0) memcpy(probe->matrix + (size_t)row * (size_t)length, scores, sizeof(float) * (size_t)n_keys);
             float *o = a->heads_out + (size_t)i * (size_t)q_width + (size_t)h * (size_t)hd;
-            for (int d = 0; d < hd; d++) o[d] = 0;
-            if (is_ablated(mask, a->at->layer, HEAD_ATTENTION, h, t, length)) continue; /* o_proj's input slice: 0 */
-            for (int j = 0; j < n_keys; j++)
-                RUN_KERNEL(axpy, o, scores[j], a->values + (size_t)j * (size_t)kv_width + (size_t)kv * (size_t)hd, hd);
+            if (is_ablated(mask, a->at->layer, HEAD_ATTENTION, h, t, length)) { /* o_proj's input slice: 0 */
+                for (int d = 0; d < hd; d++) o[d] = 0;
+                continue;
+            }
+            RUN_KERNEL(weighted_sum, o, scores, a->values + (size_t)kv * (size_t)hd, (size_t)kv_width, n_keys, hd);
         }
     }
     free(scores);
