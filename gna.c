@@ -2741,13 +2741,14 @@ static void add_span(Work *w, size_t start, size_t end, int match) {
     w->spans[w->n_spans++] = (Span){start, end, match};
 }
 
-/* the whitespace run that ends at text[end] starts here (regex \s*$) */
-static size_t white_space_before(const char *text, size_t end) {
+/* the run of characters that is_space accepts and that ends at text[end] starts here (well-formed
+ * UTF-8; with is_white_space, regex \s*$) */
+static size_t space_run_before(const char *text, size_t end, int (*is_space)(uint32_t)) {
     while (end > 0) {
         size_t start = end - 1;
         while (start > 0 && ((unsigned char)text[start] & 0xC0) == 0x80) start--;
         size_t at = start;
-        if (!is_white_space(utf8_next(text, &at))) break;
+        if (!is_space(utf8_next(text, &at))) break;
         end = start;
     }
     return end;
@@ -2786,7 +2787,7 @@ static void cut_added(const Tokenizer *t, const AddedMatcher *m, const Piece *pi
         }
         size_t start = at, stop = at + found->length;
         if (found->lstrip) {
-            start = white_space_before(s, start);
+            start = space_run_before(s, start, is_white_space);
             if (start < done) start = done;
         }
         if (found->rstrip) stop = white_space_after(s, stop, n);
@@ -6595,17 +6596,7 @@ static int python_is_space(uint32_t c) { return is_white_space(c) || (c >= 0x1C 
 
 /* bytes of trailing white space at the end of text[0..n), well-formed UTF-8 (what Python's
  * rstrip() removes) */
-static size_t trailing_space_bytes(const char *text, size_t n) {
-    size_t end = n;
-    while (end > 0) {
-        size_t start = end - 1;
-        while (start > 0 && ((unsigned char)text[start] & 0xC0) == 0x80) start--;
-        size_t at = start;
-        if (!python_is_space(utf8_next(text, &at))) break;
-        end = start;
-    }
-    return n - end;
-}
+static size_t trailing_space_bytes(const char *text, size_t n) { return n - space_run_before(text, n, python_is_space); }
 
 /* str.strip(): the span of text[0..n) without white space at either end */
 static void python_strip(const char *text, size_t n, size_t *begin, size_t *end) {
