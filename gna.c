@@ -8017,11 +8017,16 @@ static int report_results(const char *command, const Outcomes *outcomes, const c
  * the context of each question is cut into segments - kv's "key:value\n" lines, mmlu's option lines
  * "A. <choice>\n" - whose last token (the "\n") is the segment's summary token. For every head, with
  * r_t its attention row at query t (softmax probabilities; for SSM heads |M[t, .]| / sum |M[t, .]|,
- * the implicit attention made a distribution), averaged over the questions:
- *   aggregate = r_final[s_gold] - max_{j != gold} r_final[s_j]   the final position (the ":" of
- *               "Answer:", kv's "is") picks the gold segment's summary token s_gold over the others
- *   gold mass = r_final[s_gold]
- *   gather    = mean_j sum_{k in segment j, k < s_j} r_{s_j}[k]  each summary token reads its own segment
+ * the implicit attention made a distribution) and R_j = sum_{k in segment j} r_final[k] the mass the
+ * final position (the ":" of "Answer:", kv's "is") puts on segment j, averaged over the questions:
+ *   aggregate = R_gold - max_{j != gold} R_j                       the final position picks the gold
+ *               segment over the others
+ *   gold mass = R_gold
+ *   gather    = mean_j sum_{k in segment j, k < s_j} r_{s_j}[k]  each summary token s_j reads its own
+ *               segment
+ * The aggregate reads the whole segment, not only its summary token: the paper's heads read the "\n",
+ * but a model may gather into another token of the line (the bundled demo Llama's aggregate heads read
+ * the value token itself, with 0.99 of their attention).
  * Then the task's accuracy with each of the top candidates ablated alone, and with each pair of a top
  * gather head and a later top aggregate head ablated together: the paper's test of a G&A pair. */
 typedef struct {
@@ -8087,9 +8092,13 @@ static int score_heads(Scorer *s, const Harness *h, int n, const Mask *heads, He
         double *row = checked_malloc(sizeof(double) * (size_t)T);
         for (int i = 0; i < heads->n_items && status == GNA_OK; i++) {
             probe_distribution(&probes[i], m, T, row); /* the final position */
-            double gold = row[rows[q->gold]], best_other = 0, gather = 0;
-            for (int j = 0; j < m; j++)
-                if (j != q->gold && row[rows[j]] > best_other) best_other = row[rows[j]];
+            double gold = 0, best_other = 0, gather = 0;
+            for (int j = 0; j < m; j++) {
+                double segment_mass = 0;
+                for (int k = starts[j]; k < ends[j]; k++) segment_mass += row[k];
+                if (j == q->gold) gold = segment_mass;
+                else if (segment_mass > best_other) best_other = segment_mass;
+            }
             for (int j = 0; j < m; j++) {
                 probe_distribution(&probes[i], j, T, row);
                 for (int k = starts[j]; k < ends[j] - 1; k++) gather += row[k];
@@ -8320,8 +8329,8 @@ static const struct {
               "option lines) whose last token (the \"\\n\") is the segment's summary token. For each head, r_t\n"
               "its attention row at query t (SSM heads: |implicit attention| as a distribution), averaged\n"
               "over the questions:\n"
-              "  aggregate  r_final[gold summary] - the largest r_final[other summary]\n"
-              "  gold mass  r_final[gold summary]\n"
+              "  aggregate  r_final's mass on the gold segment - its largest mass on another segment\n"
+              "  gold mass  r_final's mass on the gold segment (its summary token and the tokens before it)\n"
               "  gather     the mean over segments of r_summary's mass on its own segment's other tokens\n"
               "Then the task's accuracy with each of the top K aggregate and gather heads ablated alone, and\n"
               "with each pair of a top gather head and a top aggregate head of a later layer.\n"

@@ -955,9 +955,10 @@ def run_heads_case(scorer, tok, family, task, mmlu):
         ssm_check = max(ssm_check, check) if not math.isnan(check) else check
         for x in heads:
             r = maps[(x["layer"], x["head"])]
-            final = r[m]
-            g = float(final[rows[gold]])
-            best_other = max(float(final[rows[j]]) for j in range(m) if j != gold)
+            final = r[m]   # its mass on each whole segment (summary token included)
+            masses = [float(final[s:e].sum()) for s, e in spans]
+            g = masses[gold]
+            best_other = max(masses[j] for j in range(m) if j != gold)
             gather = sum(float(r[j, s:e - 1].sum()) for j, (s, e) in enumerate(spans)) / m
             x["aggregate"] += g - best_other
             x["gold_mass"] += g
