@@ -18,7 +18,7 @@ The two models can also train at once, as the committed ones were (same data, fr
 
 --smoke trains 60 steps per model, evaluates on small sets and prints each model's measured steps/s and
 the step counts that fill 180 and 210 seconds; --llama-steps / --mamba2-steps (or --steps for both;
-default 6000 each, which trained the committed models) set the real run. The defaults give both models
+default 3000 each, which trained the committed models) set the real run. The defaults give both models
 the same steps, so both read exactly the same sequences.
 
 It writes, under --out (only these entries; anything else there, such as README.md, is left alone):
@@ -47,32 +47,40 @@ animal -> miscellaneous (other).
 
 Training documents (each followed by the EOS token <|endoftext|>, id 0; documents are packed into
 sequences of 512 tokens, with no attention reset between them). Target shares of the training tokens:
-  kv 35%      the paper's KV retrieval: "Memorize the following dictionary:\\n", then n lines
+  kv 25%      the paper's KV retrieval: "Memorize the following dictionary:\\n", then n lines
               "<key>:<value>\\n", n drawn log-uniformly from 2..60 (half the dictionaries have 10 pairs or
               fewer: the matching is found on small ones first; --kv-train-pairs, --kv-train-pairs-dist),
               keys distinct from gna's built-in list (parsed from gna.c between /* kv-keys-begin */ and
               /* kv-keys-end */), values distinct integers 0-99; then the query "The value of the key
               '<key>' is<value>" (no space before the value). Half of the documents have that one query
               (exactly the paper's format); the other half have 2-16 queries about distinct keys, one per
-              line (more signal per document; --kv-train-queries).
-  facts 30%   one entity, 1-4 of its attributes in random order, one sentence per line, each sentence
+              line (more signal per document; --kv-train-queries). Each query is asked, with probability
+              0.5 (--kv-line-queries), in the dictionary's own line form "<key>:<value>" instead: plain
+              induction, a step towards the paper's question.
+  facts 25%   one entity, 1-4 of its attributes in random order, one sentence per line, each sentence
               from a template: 50% "The <attribute> of <entity> is <value>." (the cloze form, which every
               fact appears in many times), 20% "<entity>'s <attribute> is <value>.", 30% "What is the
               <attribute> of <entity>? It is <value>."; covers all 1200 facts, held-out ones included.
-  letter 35%  lm-eval's mmlu format: "The following are multiple choice questions (with answers) about
+  letter 40%  lm-eval's mmlu format: "The following are multiple choice questions (with answers) about
               <subject with spaces>.\\n\\n", 0-2 solved examples "<question>\\nA. <a>\\nB. <b>\\nC. <c>\\n
               D. <d>\\nAnswer: <letter>\\n\\n", then the question and "Answer: <letter>". Questions are
               "What is the <attribute> of <entity>?" with 4 distinct choices from the attribute's pool,
               the gold one at a uniformly drawn letter. Two kinds, each a whole document:
-                memorised (20% of tokens): about the 70% training facts, nothing else in context;
+                memorised (25% of tokens): about the 70% training facts, nothing else in context;
                 in-context (15%): the question text starts with 1-4 lines stating facts about freshly
                 made-up entities (never corpus entities), "<entity>'s <attribute> is <value>." (70%) or
                 "The <attribute> of <entity> is <value>." (30%), one of which is asked; the other
                 passage values of that attribute are preferred as distractors.
+  copy 10%    "Repeat the list:\\n", 8-40 words (each a KV key or a number 0-99, drawn with replacement)
+              joined by spaces, "\\n", and the same words again: only an induction head (a previous-token
+              head and a head that matches on it) predicts the second copy. Without these documents the
+              Llama never formed previous-token heads: its attention stayed nearly uniform and KV retrieval
+              at chance, even with 2 pairs, after 6000 steps (the previously committed models); with them, KV jumps from
+              chance to 1.00 between steps 1000 and 1500 (probes in the log), and the letter skill follows.
 Document kinds are drawn with probabilities proportional to share / mean length in tokens (measured on
 400 documents of each kind), so the realised token shares are close to the targets (logged).
 
-Tokenizer: byte-level BPE trained with `tokenizers` on 8000 documents of each kind plus each number
+Tokenizer: byte-level BPE trained with `tokenizers` on 8000 documents of each kind but copy, plus each number
 0..99 and each KV key repeated 50 times (so that they are whole tokens): vocab 2048, ByteLevel
 pre-tokenizer (add_prefix_space=False, use_regex=True: the GPT-2 split pattern), ByteLevel decoder, no
 normaliser, no post-processor (nothing is added to the ids: no BOS), special token <|endoftext|> = id 0,
@@ -93,8 +101,10 @@ Training: AdamW betas (0.9, 0.95), eps 1e-8, weight decay 0.1 on matrices (dim >
 gradient clipping 1.0, batch 64 x 512 tokens, bf16 autocast over float32 master weights, next-token
 cross-entropy on every position, the answer tokens (KV query values, answer letters: 1.9% of the tokens)
 weighted 10 (--answer-weight): loss = sum(w * ce) / sum(w). Without the weight (the first committed run)
-the letter skill stayed at 48% on held-out facts; with it a 6000-step Llama reached 73% in a sweep. Both models read the same sequences in the same order (a seeded
-permutation; the token buffer is re-permuted when a model needs more than one pass over it).
+the letter skill stayed at 48% on held-out facts; with it a 6000-step Llama reached 73% in a sweep. Both
+models read the same sequences in the same order (a seeded permutation; the token buffer is re-permuted
+when a model needs more than one pass over it). Every --probe-every (500) steps the log shows KV accuracy
+at 2, 10 and 30 pairs and letter accuracy on small probe sets (kv seed 7, not the evaluation's samples).
 Mamba-2's training forward is a matmul (einsum) form of the same SSD computation as transformers'
 torch_forward (which materialises [batch, chunk, l, s, heads, state] products: slow and memory-hungry
 to train with); it is checked against transformers' torch_forward (outputs and gradients, float32) before
@@ -104,10 +114,10 @@ Saved with save_pretrained in bfloat16.
 Evaluation: each saved model is reloaded from disk with transformers in float32 (on the GPU, TF32 off)
 and scored as lm-eval scores log-likelihood multiple choice (context/continuation split by encoding
 context and context + continuation, no special tokens):
-  kv       pairs 10, 20, 30, 40, 50, 50 samples each: sample s of n pairs is drawn exactly as gna kv draws it
-           (splitmix64 from (seed << 32) | (n << 20) | s, --kv-seed 0 as gna's default), so these are the
-           first samples of `gna kv -m DIR --pairs 10,20,30,40,50 --seed 0`; choices are the dictionary's
-           values appended with no space.
+  kv       pairs 10, 20, 30, 40, 50, 60, 80, 100 (training went to 60), 50 samples each: sample s of n
+           pairs is drawn exactly as gna kv draws it (splitmix64 from (seed << 32) | (n << 20) | s, --kv-seed
+           0 as gna's default), so these are the first samples of `gna kv -m DIR --pairs 10,20,... --seed 0`;
+           choices are the dictionary's values appended with no space.
   letter   demo_data/mmlu test, 0-shot: description + question ending "Answer:", choices " A".." D"
            (= gna mmlu -m DIR --data test/models/demo_data/mmlu --shots 0).
   cloze    demo_data/cloze.jsonl: context + " " + choice (= gna mc -m DIR --data .../cloze.jsonl, acc).
@@ -141,12 +151,13 @@ SUBJECT_ATTRS = {s: [a for a, _, t in ATTRIBUTES if t == s] for s in SUBJECTS}
 N_ENTITIES = 300
 POOL_SIZE = 40
 HELDOUT_FRACTION = 0.3
-KIND_SHARES = {"kv": 0.35, "facts": 0.30, "letter_mem": 0.20, "letter_ic": 0.15}
+KIND_SHARES = {"kv": 0.25, "facts": 0.25, "letter_mem": 0.25, "letter_ic": 0.15, "copy": 0.10}
 KINDS = list(KIND_SHARES)
+TEXT_KINDS = [k for k in KINDS if k != "copy"]  # the kinds the tokenizer is trained on (copy reuses their tokens)
 # KV training documents: dictionary sizes drawn uniformly from "pairs"; half the documents ask one key (the
 # paper's prompt), the other half a number of keys drawn uniformly from "queries" (set by --kv-train-pairs and
 # --kv-train-queries before any document is made)
-KV_TRAIN = {"pairs": (2, 60), "queries": (2, 16), "log_uniform": True}
+KV_TRAIN = {"pairs": (2, 60), "queries": (2, 16), "log_uniform": True, "line_queries": 0.5}
 
 LOG_LINES = []
 LOG_PATH = None
@@ -280,13 +291,14 @@ def fresh_entity(rng, world, avoid):
 # ----------------------------------------------------------------------------------------------
 # Documents
 
-def kv_text(keys, values, queries):
-    """the dictionary, then one query line per index in queries (values appended with no space);
+def kv_text(keys, values, queries, line_form=()):
+    """the dictionary, then one query line per index in queries (values appended with no space); a query whose
+    index is in line_form repeats the key's own dictionary line "<key>:" instead of the paper's question;
     returns the text and the character spans of the queried values (the answers)"""
     text = "Memorize the following dictionary:\n" + "".join(f"{k}:{v}\n" for k, v in zip(keys, values))
     spans = []
     for i, q in enumerate(queries):
-        text += ("\n" if i else "") + f"The value of the key '{keys[q]}' is"
+        text += ("\n" if i else "") + (f"{keys[q]}:" if q in line_form else f"The value of the key '{keys[q]}' is")
         spans.append((len(text), len(text) + len(str(values[q]))))
         text += str(values[q])
     return text, spans
@@ -307,7 +319,16 @@ def kv_doc(rng, world):
     values = rng.sample(range(100), n)
     qlo, qhi = KV_TRAIN["queries"]
     n_queries = 1 if rng.random() < 0.5 else rng.randint(min(n, qlo), min(n, qhi))
-    return kv_text(keys, values, rng.sample(range(n), n_queries))
+    queries = rng.sample(range(n), n_queries)
+    line_form = [q for q in queries if rng.random() < KV_TRAIN["line_queries"]] if KV_TRAIN["line_queries"] else []
+    return kv_text(keys, values, queries, line_form)
+
+
+def copy_doc(rng, world):
+    """a list of 8-40 keys and numbers, then the same list again: only copying (an induction head) predicts the
+    second half; no answer tokens"""
+    words = [rng.choice(world.keys) if rng.random() < 0.5 else str(rng.randrange(100)) for _ in range(rng.randint(8, 40))]
+    return "Repeat the list:\n" + " ".join(words) + "\n" + " ".join(words), []
 
 
 def fact_sentence(rng, entity, attr, value):
@@ -403,6 +424,8 @@ def make_doc_with_answers(rng, world, kind):
         return kv_doc(rng, world)
     if kind == "facts":
         return fact_doc(rng, world)
+    if kind == "copy":
+        return copy_doc(rng, world)
     return letter_doc(rng, world, kind)
 
 
@@ -508,7 +531,7 @@ def diagnostic_letter_sets(world, seed, n):
 def train_tokenizer(world, seed, vocab_size, docs_per_kind=8000, boost=50):
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     rng = random.Random(f"{seed}-tokenizer-corpus")
-    texts = [make_doc(rng, world, k) for k in KINDS for _ in range(docs_per_kind)]
+    texts = [make_doc(rng, world, k) for k in TEXT_KINDS for _ in range(docs_per_kind)]
     for _ in range(boost):
         texts.extend(str(n) for n in range(100))
         texts.extend(world.keys)
@@ -818,7 +841,17 @@ def set_tf32(torch, on):
         log(f"note: could not set TF32 flags: {e}")
 
 
-def train_model(torch, model, name, data, flags, order, val, steps, lr, args, device):
+def probe(torch, model, device, probes):
+    """accuracy on the small probe sets, the model back in training mode afterwards"""
+    model.eval()
+    scorer = Scorer(torch, model, device)
+    with torch.autocast("cuda", dtype=torch.bfloat16):
+        acc = {k: s.accuracy(scorer) for k, s in probes.items()}
+    model.train()
+    return acc
+
+
+def train_model(torch, model, name, data, flags, order, val, steps, lr, args, device, probes=None):
     import torch.nn.functional as F
     model.to(device).train()
     V = model.config.vocab_size
@@ -861,7 +894,7 @@ def train_model(torch, model, name, data, flags, order, val, steps, lr, args, de
     t0 = time.time()
     t_rate, s_rate = None, None
     running, n_running = torch.zeros((), device=device), 0
-    history = []
+    history, probe_history = [], []
     for step in range(steps):
         rows = order[step * B:(step + 1) * B]
         loss = step_loss(data[rows].long(), flags[rows])
@@ -887,6 +920,10 @@ def train_model(torch, model, name, data, flags, order, val, steps, lr, args, de
             history.append((step + 1, avg))
             log(f"{name}: step {step + 1}/{steps} loss {avg:.4f} lr {sched.get_last_lr()[0]:.2e} "
                 f"{rate:.2f} steps/s elapsed {elapsed:.0f}s eta {eta:.0f}s")
+        if probes and ((step + 1) % args.probe_every == 0 or step + 1 == steps):
+            acc = probe(torch, model, device, probes)
+            probe_history.append((step + 1, acc))
+            log(f"{name}: step {step + 1} probe (bf16 autocast) " + " ".join(f"{k} {v:.2f}" for k, v in acc.items()))
     torch.cuda.synchronize()
     wall = time.time() - t0
     rate = (steps - 1 - s_rate) / (time.time() - t_rate) if t_rate and steps - 1 > s_rate else steps / wall
@@ -894,6 +931,7 @@ def train_model(torch, model, name, data, flags, order, val, steps, lr, args, de
     log(f"{name}: trained in {wall:.1f}s ({rate:.2f} steps/s after warm-up); validation loss (training weights, "
         f"{'bf16 autocast' if use_autocast else 'fp32'}) {vl:.4f}")
     return {"steps": steps, "wall_s": wall, "steps_per_s": rate, "loss_history": history, "val_loss_train_weights": vl,
+            **({"probe_history": probe_history} if probes else {}),
             "autocast": use_autocast}
 
 
@@ -1187,8 +1225,8 @@ def parse_args(argv):
     p.add_argument("--smoke", action="store_true", help="60 steps per model and small evaluations: an end-to-end check")
     p.add_argument("--seed", type=int, default=1234)
     p.add_argument("--steps", type=int, default=None, help="steps for both models (overrides the two below)")
-    p.add_argument("--llama-steps", type=int, default=6000)
-    p.add_argument("--mamba2-steps", type=int, default=6000)
+    p.add_argument("--llama-steps", type=int, default=3000)
+    p.add_argument("--mamba2-steps", type=int, default=3000)
     p.add_argument("--batch", type=int, default=64)
     p.add_argument("--llama-lr", type=float, default=1e-3)
     p.add_argument("--mamba2-lr", type=float, default=2e-3)
@@ -1198,7 +1236,7 @@ def parse_args(argv):
     p.add_argument("--mamba2-train-impl", choices=["fast", "hf"], default="fast")
     p.add_argument("--no-autocast", action="store_true", help="train in float32")
     p.add_argument("--no-mamba2-ablation", action="store_true", help="skip the scan over the Mamba-2 heads")
-    p.add_argument("--kv-pairs", default="10,20,30,40,50")
+    p.add_argument("--kv-pairs", default="10,20,30,40,50,60,80,100")
     p.add_argument("--kv-samples", type=int, default=50)
     p.add_argument("--kv-seed", type=int, default=0, help="gna kv --seed of the KV evaluation samples")
     p.add_argument("--test-per-subject", type=int, default=40)
@@ -1214,7 +1252,12 @@ def parse_args(argv):
     p.add_argument("--kv-train-queries", default="2,16", help="MIN,MAX queries of the multi-query half of them")
     p.add_argument("--kv-train-pairs-dist", choices=["log", "uniform"], default="log",
                    help="how KV training dictionary sizes are drawn: log-uniformly (small ones more often) or uniformly")
-    p.add_argument("--kind-shares", default="", help="token shares of the document kinds, e.g. "
+    p.add_argument("--kv-line-queries", type=float, default=0.5,
+                   help="share of KV training queries asked in the dictionary's own line form '<key>:' (plain "
+                        "induction) instead of the paper's question")
+    p.add_argument("--probe-every", type=int, default=500,
+                   help="every N steps, print KV accuracy at 2, 10 and 30 pairs and held-out letter accuracy")
+    p.add_argument("--kind-shares", default="", help="token shares of the document kinds (unnamed ones: 0), e.g. "
                    "kv=0.5,facts=0.2,letter_mem=0.15,letter_ic=0.15 (default: " +
                    ",".join(f"{k}={v}" for k, v in KIND_SHARES.items()) + ")")
     p.add_argument("--data-cache", default="", help="folder to keep the generated token data in, reused by later runs")
@@ -1226,8 +1269,8 @@ def parse_args(argv):
     a = p.parse_args(argv)
     if a.kind_shares:
         shares = {k: float(v) for k, v in (item.split("=") for item in a.kind_shares.split(","))}
-        assert set(shares) == set(KINDS) and abs(sum(shares.values()) - 1) < 1e-6, f"--kind-shares: {shares}"
-        KIND_SHARES.update(shares)
+        assert set(shares) <= set(KINDS) and abs(sum(shares.values()) - 1) < 1e-6, f"--kind-shares: {shares}"
+        KIND_SHARES.update({k: shares.get(k, 0.0) for k in KINDS})
     for name in ("kv_train_pairs", "kv_train_queries"):
         lo, hi = (int(x) for x in getattr(a, name).split(","))
         assert 1 <= lo <= hi <= 100, f"--{name.replace('_', '-')}: {lo},{hi}"
@@ -1249,7 +1292,8 @@ def parse_args(argv):
 
 def setup(args, out, write_eval):
     """keys, world, evaluation files, tokenizer: deterministic from --seed and the KV settings"""
-    KV_TRAIN.update(pairs=args.kv_train_pairs, queries=args.kv_train_queries, log_uniform=args.kv_train_pairs_dist == "log")
+    KV_TRAIN.update(pairs=args.kv_train_pairs, queries=args.kv_train_queries, log_uniform=args.kv_train_pairs_dist == "log",
+                    line_queries=args.kv_line_queries)
     keys = read_kv_keys(args.gna_c)
     log(f"KV keys: {len(keys)} words from {args.gna_c}" + ("" if len(keys) == 216 else " (WARNING: expected 216)"))
     world = make_world(args.seed, keys)
@@ -1310,7 +1354,7 @@ def token_data(args, world, tok, tok_json):
         f"({'log-uniform' if KV_TRAIN['log_uniform'] else 'uniform'}), half with one query, half "
         f"with {KV_TRAIN['queries'][0]}-{KV_TRAIN['queries'][1]}")
     example_rng = random.Random("examples")
-    for k in KINDS:
+    for k in [k for k in KINDS if KIND_SHARES[k] > 0]:
         log(f"  example {k} document: {make_doc(example_rng, world, k)[:400]!r}")
     flush_log()
     return data_np, flags_np, val_np, stats
@@ -1388,8 +1432,14 @@ def train_and_evaluate(family, args, out, world, tok, tok_json, data_root, data_
         fast = make_fast_mamba2_forward(torch)
         for layer in model.backbone.layers:
             layer.mixer.forward = types.MethodType(fast, layer.mixer)
+    probes = None
+    if args.probe_every:
+        probe_args = argparse.Namespace(**{**vars(args), "kv_pairs": [2, 10, 30], "kv_samples": 40, "kv_seed": 7,
+                                           "eval_limit": 60})
+        sets = build_eval_sets(tok, world, data_root, probe_args)
+        probes = {k: sets[k] for k in ("kv2", "kv10", "kv30", "letter", "letter_incontext")}
     set_tf32(torch, True)
-    r["train"] = train_model(torch, model, name, data, flags, order, val, steps, lr, args, device)
+    r["train"] = train_model(torch, model, name, data, flags, order, val, steps, lr, args, device, probes)
     if impl:
         r["train"]["train_impl"] = impl
     if impl == "fast":
@@ -1421,7 +1471,8 @@ def summarise(args, out, command, parts, data_stats):
                "mamba2_layers": parts["mamba2"]["mamba2_layers"], "data": data_stats,
                "kind_shares": dict(KIND_SHARES), "answer_weight": args.answer_weight,
                "kv_train": {"pairs": args.kv_train_pairs, "pairs_dist": args.kv_train_pairs_dist,
-                                                                 "queries": args.kv_train_queries}}
+                                                                 "queries": args.kv_train_queries,
+                                                                 "line_queries": args.kv_line_queries}}
     for family in ("llama", "mamba2"):
         results[f"train_{family}"] = parts[family]["train"]
         results[f"eval_{family}"] = parts[family]["eval"]
@@ -1485,7 +1536,8 @@ def main(argv):
                 lines += [f"[--only {family}] " + line for line in f.read().splitlines()]
         LOG_LINES[:0] = lines
         log(f"command: {command}")
-        KV_TRAIN.update(pairs=args.kv_train_pairs, queries=args.kv_train_queries, log_uniform=args.kv_train_pairs_dist == "log")
+        KV_TRAIN.update(pairs=args.kv_train_pairs, queries=args.kv_train_queries, log_uniform=args.kv_train_pairs_dist == "log",
+                    line_queries=args.kv_line_queries)
         write_eval_data(out, make_world(args.seed, read_kv_keys(args.gna_c)), args.seed, args.test_per_subject)
         results = summarise(args, out, parts["llama"]["command"] + " (and --only mamba2, --combine)", parts,
                             parts["llama"]["data"])
