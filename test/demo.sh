@@ -3,7 +3,7 @@
 # Llama and a Mamba-2 of the same size, trained on the same synthetic data by
 # weights_tools/train_demo.py), in about a minute on two cores. For each model:
 #   1. gna heads finds the G&A candidates on MMLU-format questions and on KV retrieval, and ablates them;
-#   2. each task's top-scored gather -> aggregate pair is ablated while KV retrieval (10-50 pairs),
+#   2. each task's top-scored gather -> aggregate pair is ablated while KV retrieval (10-100 pairs),
 #      MMLU-format (letter) accuracy and cloze accuracy on the same facts are measured, before and after
 #      (the MMLU pair for the letter and cloze rows, the KV pair for the KV rows).
 # Then a table of both models side by side: before -> after, and the Transformer - SSM gap.
@@ -37,7 +37,7 @@ for model in llama_demo mamba2_demo; do
     pair=$(cat "$OUT/${model}_pair.txt")
     kv_pair=$(cat "$OUT/${model}_kv_pair.txt")
     echo "== $model: ablating $kv_pair for KV retrieval, $pair for the MMLU format and cloze"
-    $GNA kv -q -m "$M/$model" --pairs 10,20,30,40,50 --samples 30 --mask "$kv_pair" \
+    $GNA kv -q -m "$M/$model" --pairs 10,30,50,80,100 --samples 30 --mask "$kv_pair" \
         --json "$OUT/${model}_kv.json" --svg "$OUT/${model}_kv.svg" >/dev/null
     $GNA mmlu -q -m "$M/$model" --data "$M/demo_data/mmlu" --json "$OUT/${model}_mmlu.json" >/dev/null
     $GNA mmlu -q -m "$M/$model" --data "$M/demo_data/mmlu" --mask "$pair" --json "$OUT/${model}_mmlu_ablated.json" >/dev/null
@@ -53,7 +53,7 @@ S=$OUT/mamba2_demo
 echo
 printf '%-26s %-23s %-20s %s\n' "accuracy, before -> after" "llama_demo" "mamba2_demo" "gap (llama - mamba2, before)"
 printf '%-26s %-23s %-20s\n' "ablated for KV" "$(cat "${L}_kv_pair.txt")" "$(cat "${S}_kv_pair.txt")"
-for pairs in 10 20 30 40 50; do
+for pairs in 10 30 50 80 100; do
     row "KV retrieval, $pairs pairs" "$(acc "${L}_kv.json" kv_pairs_$pairs)" "$(acc "${L}_kv.json" kv_pairs_${pairs}_masked)" \
         "$(acc "${S}_kv.json" kv_pairs_$pairs)" "$(acc "${S}_kv.json" kv_pairs_${pairs}_masked)"
 done
