@@ -73,6 +73,11 @@
 #if defined(GNA_AVX512) && defined(__AVX512BF16__)
 #define GNA_AVX512_BF16 1 /* vdpbf16ps: bfloat16 pairs multiplied and summed into float32 */
 #endif
+#if GNA_AVX512_BF16 && defined(__AMX_TILE__) && defined(__AMX_BF16__) && defined(__linux__) && defined(__x86_64__)
+#define GNA_AMX 1 /* Intel AMX tiles (tdpbf16ps), for --bf16 prefill; Linux must grant them (see amx_ready) */
+#include <sys/syscall.h>
+long syscall(long number, ...); /* unistd.h declares it only beyond _POSIX_C_SOURCE */
+#endif
 
 #include "gna.h"
 
@@ -4255,6 +4260,117 @@ static void matmul_tiles(void *context, int begin, int end) {
 }
 #endif
 
+#if GNA_AMX
+/* --bf16 prefill on CPUs with Intel AMX: tdpbf16ps multiplies a 16 x 32 tile of bfloat16 inputs by a
+ * 32 x 16 tile of bfloat16 weights into a 16 x 16 float32 tile (Intel's pseudo-code adds the 32
+ * products to each output in k order, flushing denormals, as vdpbf16ps does; how the hardware rounds
+ * inside one instruction is its own, and the tests hold the result to the scalar definition within
+ * float32 rounding):
+ *
+ *   C[t][j] += sum_{q < 16} x[t, k0+2q] W[r0+j, k0+2q] + x[t, k0+2q+1] W[r0+j, k0+2q+1]
+ *
+ * A block of 32 tokens x 32 weight rows is four C tiles, held through the whole k loop (so the
+ * depth is not cut, unlike the vector tiles). The weights of a panel of 32 rows are packed once as the
+ * instruction wants them (pairs of k side by side for 16 rows: a 64-byte tile row per k pair) and
+ * serve every token block; the input is a bfloat16 copy padded to 32 tokens and 32 columns with
+ * zeros. Linux hands out the tile registers only on request: amx_ready asks once per process. */
+enum { AMX_BLOCK = 32, AMX_K = 32 }; /* tokens and weight rows per block; k per instruction */
+
+typedef struct {
+    uint8_t palette, start_row, reserved[14];
+    uint16_t bytes_per_row[16];
+    uint8_t rows[16];
+} AmxConfig;
+
+static int amx_ready(void) {
+    static int ready = -1; /* first asked from the main thread, before any worker uses a tile */
+    if (ready < 0) ready = syscall(SYS_arch_prctl, 0x1023 /* ARCH_REQ_XCOMP_PERM */, 18 /* XTILEDATA */) == 0;
+    return ready;
+}
+
+typedef struct {
+    float *out;
+    const uint16_t *in; /* bfloat16 bits, [ceil(T / 32) * 32][in_stride], zero past T and w.cols */
+    int T, k_padded, in_stride; /* k_padded: w.cols rounded up to 32; in_stride: k_padded + 32, so that
+                                   the 16 rows of a tile load do not all fall into one L1 set */
+    Weight w, bias;
+} AmxTask;
+
+/* panel[s][b][q][j] = (W[r0 + 16 b + j, 32 s + 2 q], W[r0 + 16 b + j, 32 s + 2 q + 1]) as bfloat16 bits
+ * (zero past the last row or column): the k pairs of 16 rows, one 64-byte tile row per pair. Stored
+ * bfloat16 weights are copied as they are, a pair being one 32-bit word of the row. */
+static void pack_panel_amx(Weight w, int r0, int k_padded, float *row, uint32_t *panel) {
+    int pairs = k_padded / 2;
+    for (int j = 0; j < AMX_BLOCK; j++) {
+        uint32_t *to = panel + (j / 16) * 256 + j % 16; /* then + s 512 + q 16 for pair 16 s + q */
+        if (r0 + j >= w.rows) {
+            for (int i = 0; i < pairs; i++) to[(size_t)(i / 16) * 512 + (size_t)(i % 16) * 16] = 0;
+        } else if (w.dtype == DTYPE_BF16 && w.cols % 2 == 0) {
+            const uint32_t *from = (const uint32_t *)((const uint16_t *)w.data + (size_t)(r0 + j) * (size_t)w.cols);
+            for (int i = 0; i < pairs; i++) to[(size_t)(i / 16) * 512 + (size_t)(i % 16) * 16] = 2 * i < w.cols ? from[i] : 0;
+        } else {
+            memset(row, 0, sizeof(float) * (size_t)k_padded);
+            widen_simd(w, (size_t)(r0 + j) * (size_t)w.cols, w.cols, row); /* rounded to bfloat16: --bf16 */
+            for (int i = 0; i < pairs; i++) to[(size_t)(i / 16) * 512 + (size_t)(i % 16) * 16] = bf16_pair(row[2 * i], row[2 * i + 1]);
+        }
+    }
+}
+
+/* Panels [begin, end) of 32 weight rows, a group at a time: the group's packed weights and one token
+ * block's input (both about 1 MB) stay in L2 while the token blocks go by. */
+static void matmul_amx(void *context, int begin, int end) {
+    const AmxTask *m = context;
+    int rows = m->w.rows, steps = m->k_padded / AMX_K;
+    size_t panel_words = (size_t)AMX_BLOCK * (size_t)m->k_padded / 2;
+    int group = (int)((1u << 20) / (4 * panel_words));
+    group = group < 1 ? 1 : group > 16 ? 16 : group;
+    AmxConfig config = {.palette = 1};
+    for (int t = 0; t < 8; t++) config.bytes_per_row[t] = 64, config.rows[t] = 16;
+    _tile_loadconfig(&config);
+    uint32_t *panels = checked_malloc(sizeof(uint32_t) * panel_words * (size_t)group);
+    float *row = checked_malloc(sizeof(float) * (size_t)m->k_padded);
+    float c[AMX_BLOCK * AMX_BLOCK];
+    size_t in_stride = (size_t)m->in_stride * 2; /* bytes */
+    for (int p0 = begin; p0 < end; p0 += group) {
+        int n_panels = end - p0 < group ? end - p0 : group;
+        for (int g = 0; g < n_panels; g++) pack_panel_amx(m->w, (p0 + g) * AMX_BLOCK, m->k_padded, row, panels + (size_t)g * panel_words);
+        for (int t0 = 0; t0 < m->T; t0 += AMX_BLOCK) {
+            const uint16_t *x = m->in + (size_t)t0 * (size_t)m->in_stride;
+            int n_tokens = m->T - t0 < AMX_BLOCK ? m->T - t0 : AMX_BLOCK;
+            for (int g = 0; g < n_panels; g++) {
+                const uint32_t *panel = panels + (size_t)g * panel_words;
+                int r0 = (p0 + g) * AMX_BLOCK, n_rows = rows - r0 < AMX_BLOCK ? rows - r0 : AMX_BLOCK;
+                _tile_zero(0);
+                _tile_zero(1);
+                _tile_zero(2);
+                _tile_zero(3);
+                for (int s = 0; s < steps; s++) {
+                    _tile_loadd(4, x + (size_t)s * AMX_K, in_stride);                                    /* tokens 0-15 */
+                    _tile_loadd(5, x + (size_t)16 * (size_t)m->in_stride + (size_t)s * AMX_K, in_stride); /* 16-31 */
+                    _tile_loadd(6, panel + (size_t)s * 512, 64);                                          /* rows 0-15 */
+                    _tile_loadd(7, panel + (size_t)s * 512 + 256, 64);                                    /* rows 16-31 */
+                    _tile_dpbf16ps(0, 4, 6);
+                    _tile_dpbf16ps(1, 4, 7);
+                    _tile_dpbf16ps(2, 5, 6);
+                    _tile_dpbf16ps(3, 5, 7);
+                }
+                _tile_stored(0, c, AMX_BLOCK * 4);
+                _tile_stored(1, c + 16, AMX_BLOCK * 4);
+                _tile_stored(2, c + 16 * AMX_BLOCK, AMX_BLOCK * 4);
+                _tile_stored(3, c + 16 * AMX_BLOCK + 16, AMX_BLOCK * 4);
+                for (int i = 0; i < n_tokens; i++)
+                    for (int j = 0; j < n_rows; j++) /* the bias after the sum, as in the definition */
+                        m->out[(size_t)(t0 + i) * (size_t)rows + (size_t)(r0 + j)] =
+                            c[i * AMX_BLOCK + j] + (m->bias.data ? weight_at(m->bias, (size_t)(r0 + j)) : 0.0f);
+            }
+        }
+    }
+    _tile_release();
+    free(row);
+    free(panels);
+}
+#endif
+
 #if GNA_VECTORS
 /* SIMD, for a few tokens with bfloat16 weights (decode: T = 1, where the time is the weights' trip from
  * memory). Widening bfloat16 costs as much as the FMA it feeds, so one load brings 2 VEC weights and
@@ -4306,6 +4422,32 @@ static void matmul_rows_simd_bf16(void *context, int begin, int end) {
 #endif
 
 static void matmul_strided(float *out, const float *in, int in_stride, int T, Weight w, Weight bias) {
+#if GNA_AMX
+    if (bf16_compute && simd_enabled && T >= AMX_BLOCK && amx_ready()) { /* the input as bfloat16 bits, padded */
+        int k_padded = (w.cols + AMX_K - 1) / AMX_K * AMX_K, t_padded = (T + AMX_BLOCK - 1) / AMX_BLOCK * AMX_BLOCK;
+        int stride = k_padded + AMX_K;
+        uint16_t *bits = checked_calloc((size_t)t_padded * (size_t)stride, sizeof(uint16_t));
+        for (int t = 0; t < T; t++) {
+            const float *x = in + (size_t)t * (size_t)in_stride;
+            uint16_t *to = bits + (size_t)t * (size_t)stride;
+            int k = 0;
+            for (; k + VEC <= w.cols; k += VEC) { /* round_to_bf16, then the upper halves */
+                __m512i word = _mm512_srli_epi32(_mm512_castps_si512(vec_round_bf16(vec_load(x + k))), 16);
+                _mm256_storeu_si256((__m256i *)(to + k), _mm512_cvtepi32_epi16(word));
+            }
+            for (; k < w.cols; k++) {
+                float r = round_to_bf16(x[k]);
+                uint32_t word;
+                memcpy(&word, &r, 4);
+                to[k] = (uint16_t)(word >> 16);
+            }
+        }
+        AmxTask amx = {out, bits, T, k_padded, stride, w, bias};
+        parallel_for((w.rows + AMX_BLOCK - 1) / AMX_BLOCK, matmul_amx, &amx);
+        free(bits);
+        return;
+    }
+#endif
     float *rounded = NULL; /* --bf16: the input rounded to bfloat16 once, here, for every thread */
     if (bf16_compute) {
         rounded = checked_malloc(sizeof(float) * (size_t)T * (size_t)w.cols);
