@@ -4296,23 +4296,58 @@ typedef struct {
     Weight w, bias;
 } AmxTask;
 
+/* r[c][j] = r[j][c] for 16 x 16 32-bit words: pairs of rows interleaved, then pairs of pairs, then the
+ * 128-bit lanes gathered (after the second step u[4 i + m] holds, in its lane L, the words 4 L + m of
+ * rows 4 i .. 4 i + 3) */
+static void transpose_16x16(__m512i r[16]) {
+    __m512i t[16], u[16];
+    for (int i = 0; i < 16; i += 2) {
+        t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
+        t[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
+    }
+    for (int i = 0; i < 16; i += 4) {
+        u[i] = _mm512_unpacklo_epi64(t[i], t[i + 2]);
+        u[i + 1] = _mm512_unpackhi_epi64(t[i], t[i + 2]);
+        u[i + 2] = _mm512_unpacklo_epi64(t[i + 1], t[i + 3]);
+        u[i + 3] = _mm512_unpackhi_epi64(t[i + 1], t[i + 3]);
+    }
+    for (int m = 0; m < 4; m++) {
+        __m512i v0 = _mm512_shuffle_i32x4(u[m], u[4 + m], 0x44), v1 = _mm512_shuffle_i32x4(u[m], u[4 + m], 0xEE);
+        __m512i v2 = _mm512_shuffle_i32x4(u[8 + m], u[12 + m], 0x44), v3 = _mm512_shuffle_i32x4(u[8 + m], u[12 + m], 0xEE);
+        r[m] = _mm512_shuffle_i32x4(v0, v2, 0x88);
+        r[4 + m] = _mm512_shuffle_i32x4(v0, v2, 0xDD);
+        r[8 + m] = _mm512_shuffle_i32x4(v1, v3, 0x88);
+        r[12 + m] = _mm512_shuffle_i32x4(v1, v3, 0xDD);
+    }
+}
+
 /* panel[s][b][q][j] = (W[r0 + 16 b + j, 32 s + 2 q], W[r0 + 16 b + j, 32 s + 2 q + 1]) as bfloat16 bits
- * (zero past the last row or column): the k pairs of 16 rows, one 64-byte tile row per pair. Stored
- * bfloat16 weights are copied as they are, a pair being one 32-bit word of the row. */
+ * (zero past the last row or column): the k pairs of 16 rows, one 64-byte tile row per pair. With
+ * bfloat16 weights a pair is one 32-bit word of the stored row, so 16 rows x 16 pairs are loaded and
+ * transposed; other dtypes are widened and rounded (--bf16) a row at a time. */
 static void pack_panel_amx(Weight w, int r0, int k_padded, float *row, uint32_t *panel) {
     int pairs = k_padded / 2;
+    if (w.dtype == DTYPE_BF16 && w.cols % 2 == 0) {
+        for (int b = 0; b < 2; b++)
+            for (int i = 0; i < pairs; i += 16) {
+                int valid = w.cols / 2 - i;
+                __mmask16 keep = valid >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << valid) - 1u);
+                __m512i r[16];
+                for (int j = 0; j < 16; j++) {
+                    int w_row = r0 + 16 * b + j;
+                    r[j] = w_row < w.rows ? _mm512_maskz_loadu_epi32(keep, (const uint16_t *)w.data + (size_t)w_row * (size_t)w.cols + 2 * (size_t)i)
+                                          : _mm512_setzero_si512();
+                }
+                transpose_16x16(r);
+                for (int q = 0; q < 16; q++) _mm512_storeu_si512(panel + (size_t)(i / 16) * 512 + (size_t)b * 256 + (size_t)q * 16, r[q]);
+            }
+        return;
+    }
     for (int j = 0; j < AMX_BLOCK; j++) {
         uint32_t *to = panel + (j / 16) * 256 + j % 16; /* then + s 512 + q 16 for pair 16 s + q */
-        if (r0 + j >= w.rows) {
-            for (int i = 0; i < pairs; i++) to[(size_t)(i / 16) * 512 + (size_t)(i % 16) * 16] = 0;
-        } else if (w.dtype == DTYPE_BF16 && w.cols % 2 == 0) {
-            const uint32_t *from = (const uint32_t *)((const uint16_t *)w.data + (size_t)(r0 + j) * (size_t)w.cols);
-            for (int i = 0; i < pairs; i++) to[(size_t)(i / 16) * 512 + (size_t)(i % 16) * 16] = 2 * i < w.cols ? from[i] : 0;
-        } else {
-            memset(row, 0, sizeof(float) * (size_t)k_padded);
-            widen_simd(w, (size_t)(r0 + j) * (size_t)w.cols, w.cols, row); /* rounded to bfloat16: --bf16 */
-            for (int i = 0; i < pairs; i++) to[(size_t)(i / 16) * 512 + (size_t)(i % 16) * 16] = bf16_pair(row[2 * i], row[2 * i + 1]);
-        }
+        memset(row, 0, sizeof(float) * (size_t)k_padded);
+        if (r0 + j < w.rows) widen_simd(w, (size_t)(r0 + j) * (size_t)w.cols, w.cols, row); /* rounded: --bf16 */
+        for (int i = 0; i < pairs; i++) to[(size_t)(i / 16) * 512 + (size_t)(i % 16) * 16] = bf16_pair(row[2 * i], row[2 * i + 1]);
     }
 }
 
@@ -4358,10 +4393,14 @@ static void matmul_amx(void *context, int begin, int end) {
                 _tile_stored(1, c + 16, AMX_BLOCK * 4);
                 _tile_stored(2, c + 16 * AMX_BLOCK, AMX_BLOCK * 4);
                 _tile_stored(3, c + 16 * AMX_BLOCK + 16, AMX_BLOCK * 4);
+                float bias[AMX_BLOCK] = {0}; /* added after the sum, as in the definition */
+                for (int j = 0; j < n_rows && m->bias.data; j++) bias[j] = weight_at(m->bias, (size_t)(r0 + j));
+                __mmask16 keep[2] = {(__mmask16)(n_rows >= 16 ? 0xFFFF : (1u << n_rows) - 1u),
+                                     (__mmask16)(n_rows >= 32 ? 0xFFFF : n_rows <= 16 ? 0 : (1u << (n_rows - 16)) - 1u)};
                 for (int i = 0; i < n_tokens; i++)
-                    for (int j = 0; j < n_rows; j++) /* the bias after the sum, as in the definition */
-                        m->out[(size_t)(t0 + i) * (size_t)rows + (size_t)(r0 + j)] =
-                            c[i * AMX_BLOCK + j] + (m->bias.data ? weight_at(m->bias, (size_t)(r0 + j)) : 0.0f);
+                    for (int h = 0; h < 2; h++)
+                        _mm512_mask_storeu_ps(m->out + (size_t)(t0 + i) * (size_t)rows + (size_t)(r0 + 16 * h), keep[h],
+                                              _mm512_add_ps(_mm512_loadu_ps(c + i * AMX_BLOCK + 16 * h), _mm512_loadu_ps(bias + 16 * h)));
             }
         }
     }
