@@ -3975,22 +3975,6 @@ static float dot(const float *a, const float *b, int n) {
     return sum;
 }
 
-#if GNA_VECTORS
-/* the same sum in VEC lanes, two vectors at a time */
-static float dot_simd(const float *a, const float *b, int n) {
-    Vec sum0 = vec_set1(0), sum1 = vec_set1(0);
-    int i = 0;
-    for (; i + 2 * VEC <= n; i += 2 * VEC) {
-        sum0 = vec_fma(vec_load(a + i), vec_load(b + i), sum0);
-        sum1 = vec_fma(vec_load(a + i + VEC), vec_load(b + i + VEC), sum1);
-    }
-    float sum = vec_sum(vec_add(sum0, sum1));
-    for (; i < n; i++) sum += a[i] * b[i];
-    return sum;
-}
-
-#endif
-
 #if defined(__GNUC__) /* gcc and clang: unroll the loop that follows completely */
 #define UNROLL _Pragma("GCC unroll 16")
 #else
@@ -4009,29 +3993,6 @@ static void weighted_sum(float *y, const float *a, const float *x, size_t x_stri
 }
 
 #if GNA_VECTORS
-static void axpy_simd(float *y, float a, const float *x, int n) {
-    Vec a_v = vec_set1(a);
-    int i = 0;
-    for (; i + VEC <= n; i += VEC) vec_store(y + i, vec_fma(a_v, vec_load(x + i), vec_load(y + i)));
-    for (; i < n; i++) y[i] += a * x[i];
-}
-
-/* the same sums as axpy_simd makes them, each element's in j order, but 4 VEC elements of y stay in
- * registers over all j instead of a load and a store per term */
-static void weighted_sum_simd(float *y, const float *a, const float *x, size_t x_stride, int n_terms, int n) {
-    int i = 0;
-    for (; i + 4 * VEC <= n; i += 4 * VEC) {
-        Vec sum[4] = {vec_set1(0), vec_set1(0), vec_set1(0), vec_set1(0)};
-        for (int j = 0; j < n_terms; j++) {
-            Vec a_v = vec_set1(a[j]);
-            const float *x_j = x + (size_t)j * x_stride + i;
-            UNROLL for (int v = 0; v < 4; v++) sum[v] = vec_fma(a_v, vec_load(x_j + v * VEC), sum[v]);
-        }
-        UNROLL for (int v = 0; v < 4; v++) vec_store(y + i + v * VEC, sum[v]);
-    }
-    for (int k = i; k < n; k++) y[k] = 0;
-    for (int j = 0; j < n_terms && i < n; j++) axpy_simd(y + i, a[j], x + (size_t)j * x_stride + i, n - i);
-}
 
 /* widen(), VEC elements at a time; in --bf16 mode also rounded to bfloat16 */
 static void widen_simd(Weight w, size_t begin, int n, float *out) {
@@ -5950,39 +5911,108 @@ typedef struct {
     const LayerRun *at;
 } AttentionTask;
 
+/* query i of head h, its scores s_j = scale q_i . k_j given for j < n_keys: p = softmax(s) (in place),
+ * the entry masks, the probe; returns 0 if the head is ablated at this query (its output is then 0) */
+static int attention_probabilities(const AttentionTask *a, int h, int i, float *scores, int n_keys) {
+    softmax(scores, n_keys);
+    const Mask *mask = a->at->run ? a->at->run->mask : NULL;
+    int t = a->p0 + i, length = a->at->length;
+    if (has_entry_masks(mask, a->at->layer, HEAD_ATTENTION, h)) /* after the softmax, not renormalised */
+        for (int j = 0; j < n_keys; j++)
+            if (is_entry_masked(mask, a->at->layer, HEAD_ATTENTION, h, t, j, length)) scores[j] = 0;
+    const Probe *probe = find_probe(a->at->run, a->at->layer, HEAD_ATTENTION, h);
+    int row = probe_row(probe, t);
+    if (row >= 0) memcpy(probe->matrix + (size_t)row * (size_t)length, scores, sizeof(float) * (size_t)n_keys);
+    return !is_ablated(mask, a->at->layer, HEAD_ATTENTION, h, t, length);
+}
+
+/* The definition: one dot product per query and key. */
 static void attention_heads(void *context, int begin, int end) {
     const AttentionTask *a = context;
     const Config *c = a->config;
     int hd = c->head_dim, q_width = c->n_heads * hd, kv_width = c->n_kv_heads * hd;
-    int group = c->n_heads / c->n_kv_heads; /* repeat_kv: query heads h*group .. share kv head h */
-    float scale = c->attention_scale;
+    int group = c->n_heads / c->n_kv_heads;
     float *scores = checked_malloc(sizeof(float) * (size_t)(a->p0 + a->T));
-    for (int h = begin; h < end; h++) {
-        int kv = h / group;
+    for (int h = begin; h < end; h++)
         for (int i = 0; i < a->T; i++) {
             const float *q = a->q + (size_t)i * (size_t)q_width + (size_t)h * (size_t)hd;
             int n_keys = a->p0 + i + 1; /* causal: keys at positions 0 .. p0 + i */
             for (int j = 0; j < n_keys; j++)
-                scores[j] = RUN_KERNEL(dot, q, a->keys + (size_t)j * (size_t)kv_width + (size_t)kv * (size_t)hd, hd) * scale;
-            softmax(scores, n_keys);
-            const Mask *mask = a->at->run ? a->at->run->mask : NULL;
-            int t = a->p0 + i, length = a->at->length;
-            if (has_entry_masks(mask, a->at->layer, HEAD_ATTENTION, h)) /* after the softmax, not renormalised */
-                for (int j = 0; j < n_keys; j++)
-                    if (is_entry_masked(mask, a->at->layer, HEAD_ATTENTION, h, t, j, length)) scores[j] = 0;
-            const Probe *probe = find_probe(a->at->run, a->at->layer, HEAD_ATTENTION, h);
-            int row = probe_row(probe, t);
-            if (row >= 0) memcpy(probe->matrix + (size_t)row * (size_t)length, scores, sizeof(float) * (size_t)n_keys);
+                scores[j] = dot(q, a->keys + (size_t)j * (size_t)kv_width + (size_t)(h / group) * (size_t)hd, hd) * c->attention_scale;
             float *o = a->heads_out + (size_t)i * (size_t)q_width + (size_t)h * (size_t)hd;
-            if (is_ablated(mask, a->at->layer, HEAD_ATTENTION, h, t, length)) { /* o_proj's input slice: 0 */
+            if (attention_probabilities(a, h, i, scores, n_keys))
+                weighted_sum(o, scores, a->values + (size_t)(h / group) * (size_t)hd, (size_t)kv_width, n_keys, hd);
+            else /* ablated: o_proj's input slice is 0 */
                 for (int d = 0; d < hd; d++) o[d] = 0;
-                continue;
+        }
+    free(scores);
+}
+
+#if GNA_VECTORS
+/* SIMD: TILE_TOKENS queries at once, both products by the matmul's tile kernel. The keys and values of
+ * a kv head are packed once as panels, key_panels[p][d][j] = k_{32 p + j}[d] and
+ * value_panels[p][j][d'] = v_j[32 p + d']: each score is one float32 sum in d order (no horizontal sum
+ * per key), and each o_i[d'] the sum over j in j order of p_ij v_j[d'], weighted_sum's order with fused
+ * multiply-adds (the p_ij past a query's own position are set to 0, adding nothing). */
+static void attention_heads_simd(void *context, int begin, int end) {
+    const AttentionTask *a = context;
+    const Config *c = a->config;
+    int hd = c->head_dim, q_width = c->n_heads * hd, kv_width = c->n_kv_heads * hd;
+    int group = c->n_heads / c->n_kv_heads, n_all = a->p0 + a->T;
+    int n_panels = (n_all + TILE_ROWS - 1) / TILE_ROWS, stride = n_panels * TILE_ROWS;
+    int value_panels_n = (hd + TILE_ROWS - 1) / TILE_ROWS;
+    float *panels = checked_malloc(sizeof(float) * (size_t)n_panels * (size_t)TILE_ROWS * (size_t)hd);
+    float *value_panels = checked_malloc(sizeof(float) * (size_t)value_panels_n * (size_t)stride * TILE_ROWS);
+    float *scores = checked_malloc(sizeof(float) * (size_t)TILE_TOKENS * (size_t)stride);
+    float out[TILE_TOKENS * TILE_ROWS];
+    int packed_kv = -1;
+    for (int h = begin; h < end; h++) {
+        int kv = h / group;
+        if (kv != packed_kv) {
+            for (int j = 0; j < stride; j++)
+                for (int d = 0; d < hd; d++)
+                    panels[(size_t)(j / TILE_ROWS) * (size_t)TILE_ROWS * (size_t)hd + (size_t)d * TILE_ROWS + (size_t)(j % TILE_ROWS)] =
+                        j < n_all ? a->keys[(size_t)j * (size_t)kv_width + (size_t)kv * (size_t)hd + (size_t)d] : 0.0f;
+            for (int p = 0; p < value_panels_n; p++)
+                for (int j = 0; j < stride; j++)
+                    for (int d = 0; d < TILE_ROWS; d++)
+                        value_panels[((size_t)p * (size_t)stride + (size_t)j) * TILE_ROWS + (size_t)d] =
+                            j < n_all && p * TILE_ROWS + d < hd ? a->values[(size_t)j * (size_t)kv_width + (size_t)kv * (size_t)hd + (size_t)(p * TILE_ROWS + d)] : 0.0f;
+            packed_kv = kv;
+        }
+        for (int i0 = 0; i0 < a->T; i0 += TILE_TOKENS) {
+            int n_queries = a->T - i0 < TILE_TOKENS ? a->T - i0 : TILE_TOKENS;
+            const float *q_rows[TILE_TOKENS]; /* past the last query: the last again, its scores unused */
+            for (int i = 0; i < TILE_TOKENS; i++)
+                q_rows[i] = a->q + (size_t)(i0 + (i < n_queries ? i : n_queries - 1)) * (size_t)q_width + (size_t)h * (size_t)hd;
+            int used = (a->p0 + i0 + n_queries - 1) / TILE_ROWS + 1; /* panels up to the last query's key */
+            for (int p = 0; p < used; p++)
+                matmul_tile(q_rows, panels + (size_t)p * TILE_ROWS * (size_t)hd, hd, scores + (size_t)p * TILE_ROWS, (size_t)stride, 1);
+            int live[TILE_TOKENS] = {0}, depth = used * TILE_ROWS;
+            for (int i = 0; i < TILE_TOKENS; i++) {
+                float *row = scores + (size_t)i * (size_t)stride;
+                int n_keys = i < n_queries ? a->p0 + i0 + i + 1 : 0;
+                for (int j = 0; j < n_keys; j++) row[j] *= c->attention_scale;
+                if (i < n_queries) live[i] = attention_probabilities(a, h, i0 + i, row, n_keys);
+                for (int j = n_keys; j < depth; j++) row[j] = 0;
             }
-            RUN_KERNEL(weighted_sum, o, scores, a->values + (size_t)kv * (size_t)hd, (size_t)kv_width, n_keys, hd);
+            const float *p_rows[TILE_TOKENS];
+            for (int i = 0; i < TILE_TOKENS; i++) p_rows[i] = scores + (size_t)i * (size_t)stride;
+            for (int p = 0; p < value_panels_n; p++) {
+                matmul_tile(p_rows, value_panels + (size_t)p * (size_t)stride * TILE_ROWS, depth, out, TILE_ROWS, 1);
+                int width = hd - p * TILE_ROWS < TILE_ROWS ? hd - p * TILE_ROWS : TILE_ROWS;
+                for (int i = 0; i < n_queries; i++) {
+                    float *o = a->heads_out + (size_t)(i0 + i) * (size_t)q_width + (size_t)h * (size_t)hd + (size_t)p * TILE_ROWS;
+                    for (int d = 0; d < width; d++) o[d] = live[i] ? out[i * TILE_ROWS + d] : 0.0f; /* ablated: 0 */
+                }
+            }
         }
     }
     free(scores);
+    free(value_panels);
+    free(panels);
 }
+#endif
 
 /* LlamaAttention over positions p0 .. p0+T-1 (transformers modeling_llama.py: LlamaAttention.forward,
  * eager_attention_forward, repeat_kv):
@@ -6011,7 +6041,11 @@ static void attention_forward(const Model *m, const Attention *a, LayerCache *lc
     }
     float *heads_out = checked_malloc(sizeof(float) * (size_t)T * (size_t)q_width);
     AttentionTask task = {c, q, lc->keys, lc->values, heads_out, T, p0, at};
-    parallel_for(c->n_heads, attention_heads, &task);
+#if GNA_VECTORS
+    if (simd_enabled) parallel_for(c->n_heads, attention_heads_simd, &task);
+    else
+#endif
+        parallel_for(c->n_heads, attention_heads, &task);
     matmul(out, heads_out, T, a->o_proj, a->o_bias);
     free(heads_out);
     free(q);
