@@ -75,8 +75,7 @@
 #endif
 #if GNA_AVX512_BF16 && defined(__AMX_TILE__) && defined(__AMX_BF16__) && defined(__linux__) && defined(__x86_64__)
 #define GNA_AMX 1 /* Intel AMX tiles (tdpbf16ps), for --bf16 prefill; Linux must grant them (see amx_ready) */
-#include <sys/syscall.h>
-long syscall(long number, ...); /* unistd.h declares it only beyond _POSIX_C_SOURCE */
+long syscall(long number, ...); /* libc's; unistd.h declares it only beyond _POSIX_C_SOURCE */
 #endif
 
 #include "gna.h"
@@ -4245,7 +4244,7 @@ typedef struct {
 
 static int amx_ready(void) {
     static int ready = -1; /* first asked from the main thread, before any worker uses a tile */
-    if (ready < 0) ready = syscall(SYS_arch_prctl, 0x1023 /* ARCH_REQ_XCOMP_PERM */, 18 /* XTILEDATA */) == 0;
+    if (ready < 0) ready = syscall(158 /* SYS_arch_prctl on x86-64 */, 0x1023 /* ARCH_REQ_XCOMP_PERM */, 18 /* XTILEDATA */) == 0;
     return ready;
 }
 
