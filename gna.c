@@ -5930,20 +5930,20 @@ static void attention_heads(void *context, int begin, int end) {
     const AttentionTask *a = context;
     const Config *c = a->config;
     int hd = c->head_dim, q_width = c->n_heads * hd, kv_width = c->n_kv_heads * hd;
-    int group = c->n_heads / c->n_kv_heads;
+    int group = c->n_heads / c->n_kv_heads; /* repeat_kv: query heads kv*group .. share kv head kv */
     float *scores = checked_malloc(sizeof(float) * (size_t)(a->p0 + a->T));
-    for (int h = begin; h < end; h++)
+    for (int h = begin; h < end; h++) {
+        const float *keys = a->keys + (size_t)(h / group) * (size_t)hd, *values = a->values + (size_t)(h / group) * (size_t)hd;
         for (int i = 0; i < a->T; i++) {
             const float *q = a->q + (size_t)i * (size_t)q_width + (size_t)h * (size_t)hd;
             int n_keys = a->p0 + i + 1; /* causal: keys at positions 0 .. p0 + i */
-            for (int j = 0; j < n_keys; j++)
-                scores[j] = dot(q, a->keys + (size_t)j * (size_t)kv_width + (size_t)(h / group) * (size_t)hd, hd) * c->attention_scale;
+            for (int j = 0; j < n_keys; j++) scores[j] = dot(q, keys + (size_t)j * (size_t)kv_width, hd) * c->attention_scale;
             float *o = a->heads_out + (size_t)i * (size_t)q_width + (size_t)h * (size_t)hd;
-            if (attention_probabilities(a, h, i, scores, n_keys))
-                weighted_sum(o, scores, a->values + (size_t)(h / group) * (size_t)hd, (size_t)kv_width, n_keys, hd);
+            if (attention_probabilities(a, h, i, scores, n_keys)) weighted_sum(o, scores, values, (size_t)kv_width, n_keys, hd);
             else /* ablated: o_proj's input slice is 0 */
                 for (int d = 0; d < hd; d++) o[d] = 0;
         }
+    }
     free(scores);
 }
 
@@ -5957,7 +5957,7 @@ static void attention_heads_simd(void *context, int begin, int end) {
     const AttentionTask *a = context;
     const Config *c = a->config;
     int hd = c->head_dim, q_width = c->n_heads * hd, kv_width = c->n_kv_heads * hd;
-    int group = c->n_heads / c->n_kv_heads, n_all = a->p0 + a->T;
+    int group = c->n_heads / c->n_kv_heads, n_all = a->p0 + a->T; /* as in attention_heads */
     int n_panels = (n_all + TILE_ROWS - 1) / TILE_ROWS, stride = n_panels * TILE_ROWS;
     int value_panels_n = (hd + TILE_ROWS - 1) / TILE_ROWS;
     float *panels = checked_malloc(sizeof(float) * (size_t)n_panels * (size_t)TILE_ROWS * (size_t)hd);
