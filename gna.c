@@ -123,6 +123,16 @@ static void *checked_malloc(size_t bytes) {
     }
     return p;
 }
+/* 64-byte aligned (a cache line, an AVX-512 vector, an AMX tile row): large blocks from malloc start 16
+ * bytes into a page, so that every 64-byte load from them would straddle two cache lines */
+static void *checked_aligned_malloc(size_t bytes) {
+    void *p = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    if (!p) {
+        fprintf(stderr, "gna: error: out of memory (asked for %zu bytes)\n", bytes);
+        exit(GNA_FAILURE);
+    }
+    return p;
+}
 static void *checked_calloc(size_t count, size_t size) {
     void *p = calloc(count ? count : 1, size ? size : 1);
     if (!p) {
@@ -4089,13 +4099,55 @@ enum { TILE_TOKENS = 6, TILE_VECS = 16 / VEC }; /* AVX2: 12 of 16 registers; NEO
 #endif
 enum { TILE_ROWS = TILE_VECS * VEC, DEPTH = 384, PANELS = 8 }; /* AVX2: a 24 KB panel in L1, a 192 KB block in L2 */
 
-/* panel[k][j] = W[r0 + j, k0 + k] for k < depth, j < TILE_ROWS (zero past the last row) */
+#if GNA_AVX512
+/* r[c][j] = r[j][c] for 16 x 16 32-bit words: pairs of rows interleaved, then pairs of pairs, then the
+ * 128-bit lanes gathered (after the second step u[4 i + m] holds, in its lane L, the words 4 L + m of
+ * rows 4 i .. 4 i + 3) */
+static void transpose_16x16(__m512i r[16]) {
+    __m512i t[16], u[16];
+    for (int i = 0; i < 16; i += 2) {
+        t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
+        t[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
+    }
+    for (int i = 0; i < 16; i += 4) {
+        u[i] = _mm512_unpacklo_epi64(t[i], t[i + 2]);
+        u[i + 1] = _mm512_unpackhi_epi64(t[i], t[i + 2]);
+        u[i + 2] = _mm512_unpacklo_epi64(t[i + 1], t[i + 3]);
+        u[i + 3] = _mm512_unpackhi_epi64(t[i + 1], t[i + 3]);
+    }
+    for (int m = 0; m < 4; m++) {
+        __m512i v0 = _mm512_shuffle_i32x4(u[m], u[4 + m], 0x44), v1 = _mm512_shuffle_i32x4(u[m], u[4 + m], 0xEE);
+        __m512i v2 = _mm512_shuffle_i32x4(u[8 + m], u[12 + m], 0x44), v3 = _mm512_shuffle_i32x4(u[8 + m], u[12 + m], 0xEE);
+        r[m] = _mm512_shuffle_i32x4(v0, v2, 0x88);
+        r[4 + m] = _mm512_shuffle_i32x4(v0, v2, 0xDD);
+        r[8 + m] = _mm512_shuffle_i32x4(v1, v3, 0x88);
+        r[12 + m] = _mm512_shuffle_i32x4(v1, v3, 0xDD);
+    }
+}
+
+#endif
+
+/* panel[k][j] = W[r0 + j, k0 + k] for k < depth, j < TILE_ROWS (zero past the last row). With AVX-512,
+ * 16 rows x 16 k at a time, widened and transposed in registers; the rest a row at a time. */
 static void pack_panel(Weight w, int r0, int k0, int depth, float *panel) {
+    int k_done = 0;
+#if GNA_AVX512
+    k_done = depth / 16 * 16;
+    for (int j0 = 0; j0 < TILE_ROWS; j0 += 16)
+        for (int k = 0; k < k_done; k += 16) {
+            __m512i r[16];
+            for (int j = 0; j < 16; j++)
+                r[j] = r0 + j0 + j < w.rows ? _mm512_castps_si512(vec_load_weight(w, (size_t)(r0 + j0 + j) * (size_t)w.cols + (size_t)(k0 + k)))
+                                            : _mm512_setzero_si512();
+            transpose_16x16(r);
+            for (int q = 0; q < 16; q++) _mm512_storeu_si512(panel + (k + q) * TILE_ROWS + j0, r[q]);
+        }
+#endif
     float row[DEPTH];
-    for (int j = 0; j < TILE_ROWS; j++) {
-        if (r0 + j < w.rows) widen_simd(w, (size_t)(r0 + j) * (size_t)w.cols + (size_t)k0, depth, row);
+    for (int j = 0; j < TILE_ROWS && k_done < depth; j++) {
+        if (r0 + j < w.rows) widen_simd(w, (size_t)(r0 + j) * (size_t)w.cols + (size_t)(k0 + k_done), depth - k_done, row);
         else memset(row, 0, sizeof row);
-        for (int k = 0; k < depth; k++) panel[k * TILE_ROWS + j] = row[k];
+        for (int k = k_done; k < depth; k++) panel[k * TILE_ROWS + j] = row[k - k_done];
     }
 }
 
@@ -4163,7 +4215,7 @@ static void matmul_tile_pairs(const uint32_t *const in_rows[TILE_TOKENS], const 
 static void matmul_tiles(void *context, int begin, int end) {
     const MatmulTask *m = context;
     int T = m->T, rows = m->w.rows, cols = m->w.cols;
-    float *panels = checked_malloc(sizeof(float) * PANELS * DEPTH * TILE_ROWS); /* or pairs: as many bytes */
+    float *panels = checked_aligned_malloc(sizeof(float) * PANELS * DEPTH * TILE_ROWS); /* or pairs: as many bytes */
     float edge[TILE_TOKENS * TILE_ROWS]; /* a tile that sticks out past the last token or row */
     for (int p0 = begin; p0 < end; p0 += PANELS) {
         int n_panels = end - p0 < PANELS ? end - p0 : PANELS;
@@ -4256,31 +4308,6 @@ typedef struct {
     Weight w, bias;
 } AmxTask;
 
-/* r[c][j] = r[j][c] for 16 x 16 32-bit words: pairs of rows interleaved, then pairs of pairs, then the
- * 128-bit lanes gathered (after the second step u[4 i + m] holds, in its lane L, the words 4 L + m of
- * rows 4 i .. 4 i + 3) */
-static void transpose_16x16(__m512i r[16]) {
-    __m512i t[16], u[16];
-    for (int i = 0; i < 16; i += 2) {
-        t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
-        t[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
-    }
-    for (int i = 0; i < 16; i += 4) {
-        u[i] = _mm512_unpacklo_epi64(t[i], t[i + 2]);
-        u[i + 1] = _mm512_unpackhi_epi64(t[i], t[i + 2]);
-        u[i + 2] = _mm512_unpacklo_epi64(t[i + 1], t[i + 3]);
-        u[i + 3] = _mm512_unpackhi_epi64(t[i + 1], t[i + 3]);
-    }
-    for (int m = 0; m < 4; m++) {
-        __m512i v0 = _mm512_shuffle_i32x4(u[m], u[4 + m], 0x44), v1 = _mm512_shuffle_i32x4(u[m], u[4 + m], 0xEE);
-        __m512i v2 = _mm512_shuffle_i32x4(u[8 + m], u[12 + m], 0x44), v3 = _mm512_shuffle_i32x4(u[8 + m], u[12 + m], 0xEE);
-        r[m] = _mm512_shuffle_i32x4(v0, v2, 0x88);
-        r[4 + m] = _mm512_shuffle_i32x4(v0, v2, 0xDD);
-        r[8 + m] = _mm512_shuffle_i32x4(v1, v3, 0x88);
-        r[12 + m] = _mm512_shuffle_i32x4(v1, v3, 0xDD);
-    }
-}
-
 /* panel[s][b][q][j] = (W[r0 + 16 b + j, 32 s + 2 q], W[r0 + 16 b + j, 32 s + 2 q + 1]) as bfloat16 bits
  * (zero past the last row or column): the k pairs of 16 rows, one 64-byte tile row per pair. With
  * bfloat16 weights a pair is one 32-bit word of the stored row, so 16 rows x 16 pairs are loaded and
@@ -4322,7 +4349,7 @@ static void matmul_amx(void *context, int begin, int end) {
     AmxConfig config = {.palette = 1};
     for (int t = 0; t < 8; t++) config.bytes_per_row[t] = 64, config.rows[t] = 16;
     _tile_loadconfig(&config);
-    uint32_t *panels = checked_malloc(sizeof(uint32_t) * panel_words * (size_t)group);
+    uint32_t *panels = checked_aligned_malloc(sizeof(uint32_t) * panel_words * (size_t)group);
     float *row = checked_malloc(sizeof(float) * (size_t)m->k_padded);
     float c[AMX_BLOCK * AMX_BLOCK];
     size_t in_stride = (size_t)m->in_stride * 2; /* bytes */
@@ -4340,6 +4367,12 @@ static void matmul_amx(void *context, int begin, int end) {
                 _tile_zero(2);
                 _tile_zero(3);
                 for (int s = 0; s < steps; s++) {
+                    if (s + 1 < steps) { /* the next step's tile rows into L1 while this step computes */
+                        for (int q = 0; q < AMX_BLOCK; q++) {
+                            _mm_prefetch((const char *)(x + (size_t)q * (size_t)m->in_stride + (size_t)(s + 1) * AMX_K), _MM_HINT_T0);
+                            _mm_prefetch((const char *)(panel + (size_t)(s + 1) * 512 + (size_t)q * 16), _MM_HINT_T0);
+                        }
+                    }
                     _tile_loadd(4, x + (size_t)s * AMX_K, in_stride);                                    /* tokens 0-15 */
                     _tile_loadd(5, x + (size_t)16 * (size_t)m->in_stride + (size_t)s * AMX_K, in_stride); /* 16-31 */
                     _tile_loadd(6, panel + (size_t)s * 512, 64);                                          /* rows 0-15 */
@@ -4425,7 +4458,8 @@ static void matmul_strided(float *out, const float *in, int in_stride, int T, We
     if (bf16_compute && simd_enabled && T >= AMX_BLOCK && amx_ready()) { /* the input as bfloat16 bits, padded */
         int k_padded = (w.cols + AMX_K - 1) / AMX_K * AMX_K, t_padded = (T + AMX_BLOCK - 1) / AMX_BLOCK * AMX_BLOCK;
         int stride = k_padded + AMX_K;
-        uint16_t *bits = checked_calloc((size_t)t_padded * (size_t)stride, sizeof(uint16_t));
+        uint16_t *bits = checked_aligned_malloc(sizeof(uint16_t) * (size_t)t_padded * (size_t)stride);
+        memset(bits, 0, sizeof(uint16_t) * (size_t)t_padded * (size_t)stride);
         for (int t = 0; t < T; t++) {
             const float *x = in + (size_t)t * (size_t)in_stride;
             uint16_t *to = bits + (size_t)t * (size_t)stride;
