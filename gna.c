@@ -123,16 +123,6 @@ static void *checked_malloc(size_t bytes) {
     }
     return p;
 }
-/* 64-byte aligned (a cache line, an AVX-512 vector, an AMX tile row): large blocks from malloc start 16
- * bytes into a page, so that every 64-byte load from them would straddle two cache lines */
-static void *checked_aligned_malloc(size_t bytes) {
-    void *p = aligned_alloc(64, (bytes + 63) / 64 * 64);
-    if (!p) {
-        fprintf(stderr, "gna: error: out of memory (asked for %zu bytes)\n", bytes);
-        exit(GNA_FAILURE);
-    }
-    return p;
-}
 static void *checked_calloc(size_t count, size_t size) {
     void *p = calloc(count ? count : 1, size ? size : 1);
     if (!p) {
@@ -4079,6 +4069,17 @@ static void matmul_rows_simd(void *context, int begin, int end) {
             }
         }
     }
+}
+
+/* 64-byte aligned (a cache line, an AVX-512 vector, an AMX tile row): large blocks from malloc start 16
+ * bytes into a page, so that every 64-byte load from them would straddle two cache lines */
+static void *checked_aligned_malloc(size_t bytes) {
+    void *p = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    if (!p) {
+        fprintf(stderr, "gna: error: out of memory (asked for %zu bytes)\n", bytes);
+        exit(GNA_FAILURE);
+    }
+    return p;
 }
 
 /* SIMD, for many tokens (prefill): register tiles, in the manner of BLIS (Van Zee & van de Geijn 2015)
