@@ -37,14 +37,22 @@ ALL_CFLAGS = -std=c11 $(CFLAGS) $(WARNINGS) $(ARCH) $(THREAD_FLAGS)
 SAN_CFLAGS = -std=c11 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all \
              $(WARNINGS) $(ARCH) $(THREAD_FLAGS)
 
-.PHONY: all run test san test-arm bench bench-llamacpp clean tokenizer-cache bench-tokenize
+.PHONY: FORCE all run test san test-arm bench bench-llamacpp clean tokenizer-cache bench-tokenize
 
 all: gna
 
-gna: gna.c gna.h
+# The compile commands, rewritten when a knob changes them, so that `make` after `make SIMD=none`
+# rebuilds rather than keeping a scalar binary (make alone only compares file times).
+BUILD_COMMANDS = $(CC) $(ALL_CFLAGS) | $(SAN_CFLAGS)
+build/flags: FORCE
+	@mkdir -p build
+	@echo '$(BUILD_COMMANDS)' | cmp -s - $@ || echo '$(BUILD_COMMANDS)' > $@
+FORCE:
+
+gna: gna.c gna.h build/flags
 	$(CC) $(ALL_CFLAGS) gna.c -lm -o $@
 
-build/gna_test: test/gna_test.c gna.c gna.h
+build/gna_test: test/gna_test.c gna.c gna.h build/flags
 	@mkdir -p build
 	$(CC) $(ALL_CFLAGS) test/gna_test.c -lm -o $@
 
@@ -57,11 +65,11 @@ SAN_ENV = ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_e
 test: gna build/gna_test build/san/gna build/san/gna_test
 	@$(SAN_ENV) sh test/run_tests.sh ./gna build/gna_test build/san/gna build/san/gna_test
 
-build/san/gna: gna.c gna.h
+build/san/gna: gna.c gna.h build/flags
 	@mkdir -p build/san
 	$(CC) $(SAN_CFLAGS) gna.c -lm -o $@
 
-build/san/gna_test: test/gna_test.c gna.c gna.h
+build/san/gna_test: test/gna_test.c gna.c gna.h build/flags
 	@mkdir -p build/san
 	$(CC) $(SAN_CFLAGS) test/gna_test.c -lm -o $@
 
@@ -83,7 +91,7 @@ build/arm/gna_test: test/gna_test.c gna.c gna.h
 test-arm: build/arm/gna build/arm/gna_test
 	@QEMU_LD_PREFIX=/usr/aarch64-linux-gnu RUN=qemu-aarch64 sh test/run_tests.sh build/arm/gna build/arm/gna_test
 
-build/gna_bench: test/gna_bench.c gna.c gna.h
+build/gna_bench: test/gna_bench.c gna.c gna.h build/flags
 	@mkdir -p build
 	$(CC) $(ALL_CFLAGS) test/gna_bench.c -lm -o $@
 
