@@ -4611,19 +4611,53 @@ static void softmax(float *s, int n) {
     for (int i = 0; i < n; i++) s[i] = (float)(s[i] / sum);
 }
 
+#if GNA_VECTORS
+/* SIMD: the same passes, the exponentials by vec_exp and summed in float32 lanes (within the fidelity
+ * tolerance of the double sum, not bit for bit: the sum is of at most a few thousand terms in [0, 1]) */
+static void softmax_simd(float *s, int n) {
+    float max = -INFINITY;
+    for (int i = 0; i < n; i++) max = s[i] > max ? s[i] : max;
+    Vec lanes = vec_set1(0), minus_max = vec_set1(-max);
+    int i = 0;
+    for (; i + VEC <= n; i += VEC) {
+        Vec e = vec_exp(vec_add(vec_load(s + i), minus_max));
+        vec_store(s + i, e);
+        lanes = vec_add(lanes, e);
+    }
+    float sum = vec_sum(lanes);
+    for (; i < n; i++) {
+        s[i] = expf(s[i] - max);
+        sum += s[i];
+    }
+    Vec total = vec_set1(sum);
+    for (i = 0; i + VEC <= n; i += VEC) vec_store(s + i, vec_div(vec_load(s + i), total));
+    for (; i < n; i++) s[i] /= sum;
+}
+#endif
+
 /* Rotary position embedding in Hugging Face's layout (rotate_half, not interleaved pairs):
  *   out[i]      = x[i] cos(a_i) - x[i + d/2] sin(a_i)
  *   out[i+d/2]  = x[i + d/2] cos(a_i) + x[i] sin(a_i),      a_i = inv_freq[i] * position
  * (transformers/models/llama/modeling_llama.py: rotate_half, apply_rotary_pos_emb). HF's q/k rows
- * were permuted at conversion so that this equals Meta's interleaved rotation. */
-static void rope(float *x, int head_dim, const float *inv_freq, int position) {
+ * were permuted at conversion so that this equals Meta's interleaved rotation.
+ * rope_angles: cos_a[t][i] = cos(a_i), sin_a[t][i] = sin(a_i) at position p0 + t (t < T, i < d/2), once
+ * per chunk for every head; rope: one head's vector at one position, given its row of each. */
+static void rope_angles(const float *inv_freq, int head_dim, int p0, int T, float *cos_a, float *sin_a) {
+    int half = head_dim / 2;
+    for (int t = 0; t < T; t++)
+        for (int i = 0; i < half; i++) {
+            float angle = inv_freq[i] * (float)(p0 + t); /* float32 product, as HF computes it */
+            cos_a[(size_t)t * (size_t)half + (size_t)i] = cosf(angle);
+            sin_a[(size_t)t * (size_t)half + (size_t)i] = sinf(angle);
+        }
+}
+
+static void rope(float *x, int head_dim, const float *cos_a, const float *sin_a) {
     int half = head_dim / 2;
     for (int i = 0; i < half; i++) {
-        float angle = inv_freq[i] * (float)position; /* float32 product, as HF computes it */
-        float c = cosf(angle), s = sinf(angle);
         float a = x[i], b = x[i + half];
-        x[i] = a * c - b * s;
-        x[i + half] = b * c + a * s;
+        x[i] = a * cos_a[i] - b * sin_a[i];
+        x[i + half] = b * cos_a[i] + a * sin_a[i];
     }
 }
 
@@ -5948,7 +5982,7 @@ typedef struct {
 /* query i of head h, its scores s_j = scale q_i . k_j given for j < n_keys: p = softmax(s) (in place),
  * the entry masks, the probe; returns 0 if the head is ablated at this query (its output is then 0) */
 static int attention_probabilities(const AttentionTask *a, int h, int i, float *scores, int n_keys) {
-    softmax(scores, n_keys);
+    RUN_KERNEL(softmax, scores, n_keys);
     const Mask *mask = a->at->run ? a->at->run->mask : NULL;
     int t = a->p0 + i, length = a->at->length;
     if (has_entry_masks(mask, a->at->layer, HEAD_ATTENTION, h)) /* after the softmax, not renormalised */
@@ -6069,9 +6103,17 @@ static void attention_forward(const Model *m, const Attention *a, LayerCache *lc
     add_adapter(q, x, T, a->q_adapter);
     add_adapter(keys, x, T, a->k_adapter);
     add_adapter(values, x, T, a->v_adapter);
-    for (int i = 0; i < T && m->rope_inv_freq; i++) {
-        for (int h = 0; h < c->n_heads; h++) rope(q + (size_t)i * (size_t)q_width + (size_t)h * (size_t)hd, hd, m->rope_inv_freq, p0 + i);
-        for (int h = 0; h < c->n_kv_heads; h++) rope(keys + (size_t)i * (size_t)kv_width + (size_t)h * (size_t)hd, hd, m->rope_inv_freq, p0 + i);
+    if (m->rope_inv_freq) {
+        float *cos_a = checked_malloc(sizeof(float) * (size_t)T * (size_t)(hd / 2));
+        float *sin_a = checked_malloc(sizeof(float) * (size_t)T * (size_t)(hd / 2));
+        rope_angles(m->rope_inv_freq, hd, p0, T, cos_a, sin_a);
+        for (int i = 0; i < T; i++) {
+            const float *cos_i = cos_a + (size_t)i * (size_t)(hd / 2), *sin_i = sin_a + (size_t)i * (size_t)(hd / 2);
+            for (int h = 0; h < c->n_heads; h++) rope(q + (size_t)i * (size_t)q_width + (size_t)h * (size_t)hd, hd, cos_i, sin_i);
+            for (int h = 0; h < c->n_kv_heads; h++) rope(keys + (size_t)i * (size_t)kv_width + (size_t)h * (size_t)hd, hd, cos_i, sin_i);
+        }
+        free(sin_a);
+        free(cos_a);
     }
     float *heads_out = checked_malloc(sizeof(float) * (size_t)T * (size_t)q_width);
     AttentionTask task = {c, q, lc->keys, lc->values, heads_out, T, p0, at};

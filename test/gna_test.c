@@ -451,11 +451,16 @@ static void test_rope(void) {
           "relative error %.3g at i = %d", worst, at);
     free(inv_freq);
     /* rotate_half: rotating by a then by -a is the identity; position 0 changes nothing */
-    float x[8] = {1, 2, 3, 4, 5, 6, 7, 8}, y[8], f[4] = {1, 0.1f, 0.01f, 0.001f};
+    float x[8] = {1, 2, 3, 4, 5, 6, 7, 8}, y[8], f[4] = {1, 0.1f, 0.01f, 0.001f}, cos_a[2][4], sin_a[2][4];
+    rope_angles(f, 8, 2, 2, cos_a[0], sin_a[0]); /* positions 2 and 3 */
+    check(cos_a[1][1] == cosf(0.1f * 3) && sin_a[0][2] == sinf(0.01f * 2), "rope: angle i at position p is inv_freq[i] p",
+          "cos %g sin %g", cos_a[1][1], sin_a[0][2]);
     memcpy(y, x, sizeof x);
-    rope(y, 8, f, 0);
+    rope_angles(f, 8, 0, 1, cos_a[0], sin_a[0]);
+    rope(y, 8, cos_a[0], sin_a[0]);
     check(memcmp(x, y, sizeof x) == 0, "rope: position 0 is the identity", "");
-    rope(y, 8, f, 3);
+    rope_angles(f, 8, 3, 1, cos_a[0], sin_a[0]);
+    rope(y, 8, cos_a[0], sin_a[0]);
     check(fabsf(y[0] - (1 * cosf(3) - 5 * sinf(3))) < 1e-6f && fabsf(y[4] - (5 * cosf(3) + 1 * sinf(3))) < 1e-6f,
           "rope: pairs i and i + d/2 (rotate_half), not neighbours", "y0 %g y4 %g", y[0], y[4]);
 }
@@ -1052,6 +1057,31 @@ static void test_scan_steps(void) {
 #endif
 }
 
+/* attention's softmax: SIMD (vec_exp, float32 lanes) = the definition (expf, double sum) within 1e-6,
+ * lengths with and without a vector tail, scores spread wide enough that most exponentials underflow */
+static void test_softmax(void) {
+#if GNA_VECTORS
+    uint64_t state = 11;
+    int ok = 1;
+    float worst = 0;
+    for (int n = 1; n <= 2100; n += n < 40 ? 1 : 97) {
+        float *p1 = checked_malloc(sizeof(float) * (size_t)n), *p2 = checked_malloc(sizeof(float) * (size_t)n);
+        float spread = n % 2 ? 4.0f : 60.0f;
+        for (int i = 0; i < n; i++) p1[i] = p2[i] = spread * random_float(&state);
+        softmax(p1, n);
+        softmax_simd(p2, n);
+        for (int i = 0; i < n; i++) {
+            float e = fabsf(p1[i] - p2[i]);
+            worst = e > worst ? e : worst;
+            ok &= e <= 1e-6f;
+        }
+        free(p1);
+        free(p2);
+    }
+    check(ok, "softmax: SIMD = scalar definition within 1e-6 (n = 1 .. 2077)", "worst %g", worst);
+#endif
+}
+
 /* ---- harnesses: gna's log against a reference log (weights_tools/make_harness_fixtures.py), line by line */
 typedef struct {
     char *text;
@@ -1290,6 +1320,7 @@ int main(int argc, char **argv) {
         test_exp();
         test_matmul();
         test_scan_steps();
+        test_softmax();
 #if GNA_VECTORS
         test_elementwise();
 #endif
