@@ -4339,6 +4339,37 @@ static void pack_panel_amx(Weight w, int r0, int k_padded, float *row, uint32_t 
     }
 }
 
+/* The input as AmxTask.in wants it, rows [begin, end) of it: token t's x rounded to bfloat16 bits,
+ * zeros past the last column and the last token */
+typedef struct {
+    const float *in; /* [T][in_stride] */
+    int in_stride, T, cols;
+    uint16_t *bits; /* [rows rounded up to 32][bits_stride] */
+    int bits_stride;
+} AmxInputTask;
+
+static void amx_input_rows(void *context, int begin, int end) {
+    const AmxInputTask *a = context;
+    for (int t = begin; t < end; t++) {
+        uint16_t *to = a->bits + (size_t)t * (size_t)a->bits_stride;
+        int k = 0;
+        if (t < a->T) {
+            const float *x = a->in + (size_t)t * (size_t)a->in_stride;
+            for (; k + VEC <= a->cols; k += VEC) { /* round_to_bf16, then the upper halves */
+                __m512i word = _mm512_srli_epi32(_mm512_castps_si512(vec_round_bf16(vec_load(x + k))), 16);
+                _mm256_storeu_si256((__m256i *)(to + k), _mm512_cvtepi32_epi16(word));
+            }
+            for (; k < a->cols; k++) {
+                float r = round_to_bf16(x[k]);
+                uint32_t word;
+                memcpy(&word, &r, 4);
+                to[k] = (uint16_t)(word >> 16);
+            }
+        }
+        memset(to + k, 0, sizeof(uint16_t) * (size_t)(a->bits_stride - k));
+    }
+}
+
 /* Panels [begin, end) of 32 weight rows, a group at a time: the group's packed weights and one token
  * block's input (both about 1 MB) stay in L2 while the token blocks go by. */
 static void matmul_amx(void *context, int begin, int end) {
@@ -4460,22 +4491,8 @@ static void matmul_strided(float *out, const float *in, int in_stride, int T, We
         int k_padded = (w.cols + AMX_K - 1) / AMX_K * AMX_K, t_padded = (T + AMX_BLOCK - 1) / AMX_BLOCK * AMX_BLOCK;
         int stride = k_padded + AMX_K;
         uint16_t *bits = checked_aligned_malloc(sizeof(uint16_t) * (size_t)t_padded * (size_t)stride);
-        memset(bits, 0, sizeof(uint16_t) * (size_t)t_padded * (size_t)stride);
-        for (int t = 0; t < T; t++) {
-            const float *x = in + (size_t)t * (size_t)in_stride;
-            uint16_t *to = bits + (size_t)t * (size_t)stride;
-            int k = 0;
-            for (; k + VEC <= w.cols; k += VEC) { /* round_to_bf16, then the upper halves */
-                __m512i word = _mm512_srli_epi32(_mm512_castps_si512(vec_round_bf16(vec_load(x + k))), 16);
-                _mm256_storeu_si256((__m256i *)(to + k), _mm512_cvtepi32_epi16(word));
-            }
-            for (; k < w.cols; k++) {
-                float r = round_to_bf16(x[k]);
-                uint32_t word;
-                memcpy(&word, &r, 4);
-                to[k] = (uint16_t)(word >> 16);
-            }
-        }
+        AmxInputTask input = {in, in_stride, T, w.cols, bits, stride};
+        parallel_for(t_padded, amx_input_rows, &input);
         AmxTask amx = {out, bits, T, k_padded, stride, w, bias};
         parallel_for((w.rows + AMX_BLOCK - 1) / AMX_BLOCK, matmul_amx, &amx);
         free(bits);
@@ -4547,6 +4564,25 @@ static void rmsnorm(float *out, const float *x, int n, Weight w, float eps) {
     for (int i = 0; i < n; i++) out[i] = w.data ? weight_at(w, (size_t)i) * (x[i] * scale) : x[i] * scale;
 }
 
+/* rmsnorm of T rows of n floats (out and x rows n apart; out may be x), the rows split over threads */
+typedef struct {
+    float *out;
+    const float *x;
+    int n;
+    Weight w;
+    float eps;
+} RmsnormTask;
+
+static void rmsnorm_range(void *context, int begin, int end) {
+    const RmsnormTask *r = context;
+    for (int t = begin; t < end; t++) rmsnorm(r->out + (size_t)t * (size_t)r->n, r->x + (size_t)t * (size_t)r->n, r->n, r->w, r->eps);
+}
+
+static void rmsnorm_rows(float *out, const float *x, int T, int n, Weight w, float eps) {
+    RmsnormTask task = {out, x, n, w, eps};
+    parallel_for(T, rmsnorm_range, &task);
+}
+
 static float silu(float x) { return x / (1.0f + expf(-x)); }
 
 /* GELU, the exact (erf) form: x/2 (1 + erf(x / sqrt 2))   (torch.nn.functional.gelu, Zamba2's "gelu") */
@@ -4555,16 +4591,21 @@ static float gelu(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654
 /* torch.nn.functional.softplus with its default threshold: linear above 20 */
 static float softplus(float x) { return x > 20.0f ? x : log1pf(expf(x)); }
 
-/* x[i] = f(x[i]) for i < n, in place; the range is split over threads (each element on its own, so
- * the same bits for any split) */
+/* x[i] = f(x[i]) for i < n, in place, then x[i] *= times[i] where `times` is given (LlamaMLP's
+ * silu(gate) * up); the range is split over threads (each element on its own, so the same bits for
+ * any split) */
 typedef struct {
     float *x;
     float (*f)(float);
+    const float *times; /* or NULL */
 } ApplyTask;
 
 static void apply_range(void *context, int begin, int end) {
     const ApplyTask *a = context;
-    for (int i = begin; i < end; i++) a->x[i] = a->f(a->x[i]);
+    for (int i = begin; i < end; i++) {
+        a->x[i] = a->f(a->x[i]);
+        if (a->times) a->x[i] *= a->times[i];
+    }
 }
 
 #if GNA_VECTORS
@@ -4576,28 +4617,32 @@ typedef struct {
     size_t n;
     float (*f)(float);
     Vec (*vector_f)(Vec);
+    const float *times; /* or NULL */
 } ApplyBlocksTask;
 
 static void apply_blocks_simd(void *context, int begin, int end) {
     const ApplyBlocksTask *a = context;
     for (size_t i = (size_t)begin * VEC; i < (size_t)end * VEC && i < a->n; i += VEC) {
-        if (i + VEC <= a->n) vec_store(a->x + i, a->vector_f(vec_load(a->x + i)));
-        else
-            for (size_t j = i; j < a->n; j++) a->x[j] = a->f(a->x[j]);
+        if (i + VEC <= a->n) {
+            Vec y = a->vector_f(vec_load(a->x + i));
+            vec_store(a->x + i, a->times ? vec_mul(y, vec_load(a->times + i)) : y);
+        } else {
+            for (size_t j = i; j < a->n; j++) a->x[j] = a->f(a->x[j]) * (a->times ? a->times[j] : 1.0f);
+        }
     }
 }
 #endif
 
-static void apply(float *x, size_t n, float (*f)(float)) {
+static void apply(float *x, size_t n, float (*f)(float), const float *times) {
 #if GNA_VECTORS
     Vec (*vector_f)(Vec) = f == silu ? vec_silu : f == softplus ? vec_softplus : NULL;
     if (simd_enabled && vector_f) {
-        ApplyBlocksTask task = {x, n, f, vector_f};
+        ApplyBlocksTask task = {x, n, f, vector_f, times};
         parallel_for((int)((n + VEC - 1) / VEC), apply_blocks_simd, &task);
         return;
     }
 #endif
-    ApplyTask task = {x, f};
+    ApplyTask task = {x, f, times};
     parallel_for((int)n, apply_range, &task);
 }
 
@@ -6144,8 +6189,7 @@ static void mlp_forward(const Config *c, const Mlp *w, const float *x, int T, fl
     } else {
         matmul(gate, x, T, w->gate_proj, w->gate_bias);
         matmul(up, x, T, w->up_proj, w->up_bias);
-        apply(gate, (size_t)T * (size_t)I, silu);
-        for (size_t i = 0; i < (size_t)T * (size_t)I; i++) gate[i] *= up[i];
+        apply(gate, (size_t)T * (size_t)I, silu, up);
     }
     matmul(out, gate, T, w->down_proj, w->down_bias);
     free(up);
@@ -6326,7 +6370,7 @@ static void mamba1_forward(const Model *m, const Mamba1 *w, LayerCache *lc, cons
     float *y = checked_malloc(sizeof(float) * (size_t)T * (size_t)di);
     matmul(u_z, x, T, w->in_proj, w->in_bias);
     causal_conv1d(u, u_z, 2 * di, T, di, w->conv_weight, w->conv_bias, lc->conv_state);
-    apply(u, (size_t)T * (size_t)di, silu);
+    apply(u, (size_t)T * (size_t)di, silu, NULL);
     matmul(dt_B_C, u, T, w->x_proj, no_weight);
     if (c->family == FAMILY_FALCON_MAMBA)
         for (int t = 0; t < T; t++) {
@@ -6336,7 +6380,7 @@ static void mamba1_forward(const Model *m, const Mamba1 *w, LayerCache *lc, cons
             rmsnorm(r + R + N, r + R + N, N, no_weight, c->mixer_rms_eps);
         }
     matmul_strided(dt, dt_B_C, row, T, w->dt_proj, w->dt_bias);
-    apply(dt, (size_t)T * (size_t)di, softplus);
+    apply(dt, (size_t)T * (size_t)di, softplus, NULL);
     Mamba1ScanTask scan = {c, w, lc->ssm_state, u, dt, dt_B_C, u_z + di, 2 * di, T, y};
 #if GNA_VECTORS
     if (simd_enabled) parallel_for((di + VEC - 1) / VEC, mamba1_scan_channels_simd, &scan);
@@ -6556,7 +6600,7 @@ static void mamba2_forward(const Model *m, const Mamba2 *w, LayerCache *lc, cons
     float *y = checked_malloc(sizeof(float) * (size_t)T * (size_t)di);
     matmul(z_xBC_dt, x, T, w->in_proj, w->in_bias);
     causal_conv1d(xBC, z_xBC_dt + di, width, T, conv_dim, w->conv_weight, w->conv_bias, lc->conv_state);
-    apply(xBC, (size_t)T * (size_t)conv_dim, silu);
+    apply(xBC, (size_t)T * (size_t)conv_dim, silu, NULL);
     for (int t = 0; t < T; t++)
         for (int h = 0; h < H; h++) {
             float v = softplus(z_xBC_dt[(size_t)t * (size_t)width + (size_t)(di + conv_dim + h)] + weight_at(w->dt_bias, (size_t)h));
@@ -6641,10 +6685,10 @@ static void shared_visit_forward(const Model *m, const SharedVisit *v, LayerCach
         float *row = u + (size_t)t * 2 * D;
         memcpy(row, h + (size_t)t * D, sizeof(float) * (size_t)D);
         memcpy(row + D, embedded + (size_t)t * D, sizeof(float) * (size_t)D);
-        rmsnorm(row, row, 2 * D, v->block->input_norm, c->norm_eps);
     }
+    rmsnorm_rows(u, u, T, 2 * D, v->block->input_norm, c->norm_eps);
     attention_forward(m, &v->attention, lc, at, u, T, a);
-    for (int t = 0; t < T; t++) rmsnorm(a + (size_t)t * D, a + (size_t)t * D, D, v->block->pre_mlp_norm, c->norm_eps);
+    rmsnorm_rows(a, a, T, D, v->block->pre_mlp_norm, c->norm_eps);
     mlp_forward(c, &v->mlp, a, T, mlp_out);
     matmul(t_out, mlp_out, T, v->linear, no_weight);
     free(mlp_out);
@@ -6693,9 +6737,9 @@ static int forward(const Model *m, Cache *cache, const int *tokens, int T, float
         if (layer->has_shared_visit) {
             shared_visit_forward(m, &layer->shared, lc, &at, h, embedded, T, mixed);
             for (size_t i = 0; i < (size_t)T * (size_t)D; i++) mixed[i] += h[i];
-            for (int t = 0; t < T; t++) rmsnorm(normed + (size_t)t * D, mixed + (size_t)t * D, D, layer->norm, lc_config->norm_eps);
+            rmsnorm_rows(normed, mixed, T, D, layer->norm, lc_config->norm_eps);
         } else {
-            for (int t = 0; t < T; t++) rmsnorm(normed + (size_t)t * D, h + (size_t)t * D, D, layer->norm, lc_config->norm_eps);
+            rmsnorm_rows(normed, h, T, D, layer->norm, lc_config->norm_eps);
         }
         switch (layer->kind) {
         case MIXER_ATTENTION: attention_forward(owner, &layer->mixer.attention, lc, &at, normed, T, mixed); break;
@@ -6705,15 +6749,14 @@ static int forward(const Model *m, Cache *cache, const int *tokens, int T, float
         }
         for (size_t i = 0; i < (size_t)T * (size_t)D; i++) h[i] += mixed[i];
         if (layer->mlp_norm.data) {
-            for (int t = 0; t < T; t++) rmsnorm(normed + (size_t)t * D, h + (size_t)t * D, D, layer->mlp_norm, lc_config->norm_eps);
+            rmsnorm_rows(normed, h, T, D, layer->mlp_norm, lc_config->norm_eps);
             mlp_forward(lc_config, &layer->mlp, normed, T, mixed);
             for (size_t i = 0; i < (size_t)T * (size_t)D; i++) h[i] += mixed[i];
         }
     }
     if (logits) {
         int rows = T - first_logit_row;
-        for (int t = 0; t < rows; t++)
-            rmsnorm(normed + (size_t)t * D, h + (size_t)(first_logit_row + t) * D, D, m->final_norm, c->final_norm_eps);
+        rmsnorm_rows(normed, h + (size_t)first_logit_row * D, rows, D, m->final_norm, c->final_norm_eps);
         matmul(logits, normed, rows, m->lm_head, m->lm_head_bias);
     }
     cache->n_tokens += T;
