@@ -23,7 +23,7 @@ TORCH="env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OPENBLAS_NUM_THREADS=$THREAD
 field() { # the value after key $1 in line $2
     printf '%s\n' "$2" | tr ' ' '\n' | sed -n "/^$1\$/{n;p;}"
 }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0) printf "%.2f", a / b; else printf "-" }'; }
 
 for model in $MODELS; do
     [ -f "$DIR/$model/config.json" ] || "$PYTHON" weights_tools/make_random_checkpoint.py "$model" "$DIR/$model"
@@ -52,14 +52,17 @@ for model in $MODELS; do
 done
 
 echo
-# The FMA peak is measured again beside each matmul: on a shared VM the machine's speed drifts
-# within minutes, and a fraction is only meaningful against a peak taken in the same minute.
+# The FMA peak, and the matmul's tile kernel alone on cache-resident data, are measured again beside
+# each matmul: on a shared VM the machine's speed drifts within minutes, and a fraction is only
+# meaningful against a ceiling taken in the same minute.
 bandwidth=$("$GNA_BENCH" bandwidth "$THREADS")
 echo "machine: read bandwidth $(field read_gbps "$bandwidth") GB/s ($THREADS threads)"
 for shape in "512 2048 2048" "512 8192 2048" "512 2048 8192" "512 32000 2048"; do
     peak=$("$GNA_BENCH" peak "$THREADS")
+    tile=$("$GNA_BENCH" tile "$THREADS" 2>/dev/null || echo "tile_gflops -")
     m=$("$GNA_BENCH" matmul $shape "$THREADS" bf16)
-    echo "matmul T, rows, cols = $shape (bf16 weights): $(field matmul_gflops "$m") GFLOP/s = $(ratio "$(field matmul_gflops "$m")" "$(field peak_gflops "$peak")") of the FMA peak measured beside it ($(field peak_gflops "$peak") GFLOP/s)"
+    gflops=$(field matmul_gflops "$m")
+    echo "matmul T, rows, cols = $shape (bf16 weights): $gflops GFLOP/s = $(ratio "$gflops" "$(field peak_gflops "$peak")") of the FMA peak ($(field peak_gflops "$peak") GFLOP/s), $(ratio "$gflops" "$(field tile_gflops "$tile")") of the tile kernel alone ($(field tile_gflops "$tile")), both measured beside it"
 done
 m=$("$GNA_BENCH" matmul 512 8192 2048 "$THREADS" --bf16)
 echo "matmul T, rows, cols = 512 8192 2048 in --bf16 mode: $(field matmul_gflops "$m") GFLOP/s (AMX or AVX512-BF16 where the CPU has them)"

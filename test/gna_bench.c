@@ -2,6 +2,7 @@
  * and thread pool, and measures the machine with the same SIMD vocabulary.
  *
  *   gna_bench peak THREADS                          FMA peak, GFLOP/s
+ *   gna_bench tile THREADS                          the matmul's tile kernel alone on cache-resident data
  *   gna_bench bandwidth THREADS                     memory read bandwidth, GB/s (STREAM-like)
  *   gna_bench matmul T ROWS COLS THREADS [bf16|--bf16]  gna's matmul, GFLOP/s: F32 weights, BF16 weights,
  *                                                   or BF16 weights in the --bf16 compute mode
@@ -62,6 +63,49 @@ static int command_peak(int threads) {
     double flops = 2.0 * PEAK_CHAINS * (double)PEAK_STEPS * lanes * threads;
     printf("peak_gflops %.1f threads %d simd %s\n", flops / seconds / 1e9, threads, GNA_SIMD);
     return 0;
+}
+
+/* -- The matmul's own tile kernel, alone: each thread runs matmul_tile over one block of PANELS panels
+ * (DEPTH x TILE_ROWS) and TILE_TOKENS input rows, as the matmul lays them out, kept in L1/L2 by reuse.
+ * What the kernel reaches when its data is near; the full matmul's gap to this is the memory
+ * hierarchy's (and, on a shared machine, the neighbours'), its gap from this to the FMA peak the kernel's. */
+#if GNA_VECTORS
+enum { TILE_SWEEPS = 2000 };
+
+static void tile_alone(void *context, int begin, int end) {
+    (void)context;
+    for (int job = begin; job < end; job++) {
+        size_t panel_floats = (size_t)DEPTH * TILE_ROWS, in_stride = 2048;
+        float *panels = checked_aligned_malloc(sizeof(float) * PANELS * panel_floats);
+        float *in = checked_aligned_malloc(sizeof(float) * TILE_TOKENS * in_stride);
+        float *c = checked_aligned_malloc(sizeof(float) * TILE_TOKENS * TILE_ROWS);
+        for (size_t i = 0; i < PANELS * panel_floats; i++) panels[i] = 1e-3f * (float)(i % 7);
+        for (size_t i = 0; i < TILE_TOKENS * in_stride; i++) in[i] = 1e-3f * (float)(i % 5);
+        const float *in_rows[TILE_TOKENS];
+        for (int i = 0; i < TILE_TOKENS; i++) in_rows[i] = in + (size_t)i * in_stride;
+        for (int sweep = 0; sweep < TILE_SWEEPS; sweep++)
+            for (int p = 0; p < PANELS; p++) matmul_tile(in_rows, panels + (size_t)p * panel_floats, DEPTH, c, TILE_ROWS, sweep == 0);
+        peak_sink = c[0];
+        free(c);
+        free(in);
+        free(panels);
+    }
+}
+#endif
+
+static int command_tile(int threads) {
+#if GNA_VECTORS
+    gna_set_threads(threads);
+    double seconds;
+    BEST_OF(3, seconds, parallel_for(threads, tile_alone, NULL));
+    double flops = 2.0 * TILE_SWEEPS * PANELS * (double)DEPTH * TILE_TOKENS * TILE_ROWS * threads;
+    printf("tile_gflops %.1f threads %d simd %s\n", flops / seconds / 1e9, threads, GNA_SIMD);
+    return 0;
+#else
+    (void)threads;
+    fprintf(stderr, "gna_bench: tile: a SIMD build only (the scalar matmul has no tiles)\n");
+    return 2;
+#endif
 }
 
 /* -- Read bandwidth: sum a buffer far larger than the caches, each thread its own part */
@@ -188,6 +232,7 @@ static int command_model(const char *dir, int T, int n_decode, int threads) {
 int main(int argc, char **argv) {
     if (argc == 3 && strcmp(argv[1], "peak") == 0) return command_peak(atoi(argv[2]));
     if (argc == 3 && strcmp(argv[1], "bandwidth") == 0) return command_bandwidth(atoi(argv[2]));
+    if (argc == 3 && strcmp(argv[1], "tile") == 0) return command_tile(atoi(argv[2]));
     if ((argc == 6 || argc == 7) && strcmp(argv[1], "matmul") == 0) {
         gna_set_bf16(argc == 7 && strcmp(argv[6], "--bf16") == 0);
         return command_matmul(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), argc == 7);
@@ -196,7 +241,7 @@ int main(int argc, char **argv) {
         if (argc == 7) gna_set_bf16(strcmp(argv[6], "--bf16") == 0);
         return command_model(argv[2], atoi(argv[3]), atoi(argv[4]), atoi(argv[5]));
     }
-    fprintf(stderr, "usage: gna_bench peak THREADS | bandwidth THREADS | matmul T ROWS COLS THREADS [bf16|--bf16] |\n"
+    fprintf(stderr, "usage: gna_bench peak THREADS | tile THREADS | bandwidth THREADS | matmul T ROWS COLS THREADS [bf16|--bf16] |\n"
                     "                 model DIR T N_DECODE THREADS [--bf16]\n");
     return 2;
 }
