@@ -4657,26 +4657,27 @@ static void softmax(float *s, int n) {
 }
 
 #if GNA_VECTORS
-/* SIMD: the same passes, the exponentials by vec_exp and summed in float32 lanes (within the fidelity
- * tolerance of the double sum, not bit for bit: the sum is of at most a few thousand terms in [0, 1]) */
+/* SIMD: the same passes, the exponentials by vec_exp; each vector's VEC of them summed in float32, those
+ * sums in double, so that the sum's error does not grow with the context (equal to the definition
+ * within the fidelity tolerance, not bit for bit) */
 static void softmax_simd(float *s, int n) {
     float max = -INFINITY;
     for (int i = 0; i < n; i++) max = s[i] > max ? s[i] : max;
-    Vec lanes = vec_set1(0), minus_max = vec_set1(-max);
+    Vec minus_max = vec_set1(-max);
+    double sum = 0;
     int i = 0;
     for (; i + VEC <= n; i += VEC) {
         Vec e = vec_exp(vec_add(vec_load(s + i), minus_max));
         vec_store(s + i, e);
-        lanes = vec_add(lanes, e);
+        sum += vec_sum(e);
     }
-    float sum = vec_sum(lanes);
     for (; i < n; i++) {
         s[i] = expf(s[i] - max);
         sum += s[i];
     }
-    Vec total = vec_set1(sum);
+    Vec total = vec_set1((float)sum);
     for (i = 0; i + VEC <= n; i += VEC) vec_store(s + i, vec_div(vec_load(s + i), total));
-    for (; i < n; i++) s[i] /= sum;
+    for (; i < n; i++) s[i] = (float)(s[i] / sum);
 }
 #endif
 
