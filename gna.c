@@ -4094,7 +4094,8 @@ static void *checked_aligned_malloc(size_t bytes) {
  * the sum is carried between depth blocks in `out` itself, so tiles at the edges, depth blocks and
  * thread ranges change no bits. */
 #if GNA_AVX512
-enum { TILE_TOKENS = 12, TILE_VECS = 2 }; /* 24 accumulators of the 32 registers */
+enum { TILE_TOKENS = 6, TILE_VECS = 4 }; /* 24 accumulators of the 32 registers, 10 loads per 24 FMAs (12 x 2 needs
+                                            14, and measured 5-40% slower on two threads of a shared Xeon) */
 #else
 enum { TILE_TOKENS = 6, TILE_VECS = 16 / VEC }; /* AVX2: 12 of 16 registers; NEON: 24 of 32 */
 #endif
