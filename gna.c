@@ -4089,8 +4089,8 @@ static void *checked_aligned_malloc(size_t bytes) {
  *   acc[i][rows j..j+VEC) += in[t0 + i, k] * panel[k][j..j+VEC)      (broadcast x vector, one FMA)
  *
  * A panel is TILE_ROWS weight rows x DEPTH columns, widened once and transposed so that the rows of
- * one k lie side by side (L1-sized); PANELS of them (a block) are widened together and serve
- * every token tile of the chunk. Each output is one float32 sum in k order, whatever the tiling:
+ * one k lie side by side (in L1 with AVX2; with AVX-512 it streams from L2); PANELS of them (a block)
+ * are widened together and serve every token tile of the chunk. Each output is one float32 sum in k order, whatever the tiling:
  * the sum is carried between depth blocks in `out` itself, so tiles at the edges, depth blocks and
  * thread ranges change no bits. */
 #if GNA_AVX512
@@ -6065,8 +6065,8 @@ static void attention_heads(void *context, int begin, int end) {
 
 #if GNA_VECTORS
 /* SIMD: TILE_TOKENS queries at once, both products by the matmul's tile kernel. The keys and values of
- * a kv head are packed once as panels, key_panels[p][d][j] = k_{32 p + j}[d] and
- * value_panels[p][j][d'] = v_j[32 p + d']: each score is one float32 sum in d order (no horizontal sum
+ * a kv head are packed once as panels of R = TILE_ROWS, key_panels[p][d][j] = k_{R p + j}[d] and
+ * value_panels[p][j][d'] = v_j[R p + d']: each score is one float32 sum in d order (no horizontal sum
  * per key), and each o_i[d'] the sum over j in j order of p_ij v_j[d'], weighted_sum's order with fused
  * multiply-adds (the p_ij past a query's own position are set to 0, adding nothing). */
 static void attention_heads_simd(void *context, int begin, int end) {
