@@ -4486,6 +4486,28 @@ static void matmul_rows_simd_bf16(void *context, int begin, int end) {
 }
 #endif
 
+/* --bf16 outside the AMX path: rows [begin, end) of the input rounded to bfloat16 (`rounded`,
+ * [T][cols]) and, where the AVX512-BF16 tiles take them, as pairs (`pairs`, [T][ceil(cols / 2)], zero
+ * after an odd last column) */
+typedef struct {
+    const float *in;
+    int in_stride, cols;
+    float *rounded;
+    uint32_t *pairs; /* or NULL */
+} Bf16InputTask;
+
+static void bf16_input_rows(void *context, int begin, int end) {
+    const Bf16InputTask *a = context;
+    for (int t = begin; t < end; t++) {
+        float *row = a->rounded + (size_t)t * (size_t)a->cols;
+        for (int k = 0; k < a->cols; k++) row[k] = round_to_bf16(a->in[(size_t)t * (size_t)a->in_stride + (size_t)k]);
+#if GNA_AVX512_BF16
+        uint32_t *pair_row = a->pairs ? a->pairs + (size_t)t * ((size_t)(a->cols + 1) / 2) : NULL;
+        for (int k = 0; pair_row && k < a->cols; k += 2) pair_row[k / 2] = bf16_pair(row[k], k + 1 < a->cols ? row[k + 1] : 0.0f);
+#endif
+    }
+}
+
 static void matmul_strided(float *out, const float *in, int in_stride, int T, Weight w, Weight bias) {
 #if GNA_AMX
     if (bf16_compute && simd_enabled && T >= AMX_BLOCK && amx_ready()) { /* the input as bfloat16 bits, padded */
@@ -4501,27 +4523,18 @@ static void matmul_strided(float *out, const float *in, int in_stride, int T, We
     }
 #endif
     float *rounded = NULL; /* --bf16: the input rounded to bfloat16 once, here, for every thread */
+    uint32_t *pairs = NULL;
     if (bf16_compute) {
         rounded = checked_malloc(sizeof(float) * (size_t)T * (size_t)w.cols);
-        for (int t = 0; t < T; t++)
-            for (int k = 0; k < w.cols; k++)
-                rounded[(size_t)t * (size_t)w.cols + (size_t)k] = round_to_bf16(in[(size_t)t * (size_t)in_stride + (size_t)k]);
+#if GNA_AVX512_BF16
+        if (simd_enabled && T >= TILE_TOKENS) pairs = checked_malloc(sizeof(uint32_t) * (size_t)T * ((size_t)(w.cols + 1) / 2));
+#endif
+        Bf16InputTask input = {in, in_stride, w.cols, rounded, pairs};
+        parallel_for(T, bf16_input_rows, &input);
         in = rounded;
         in_stride = w.cols;
     }
-    MatmulTask task = {out, in, in_stride, T, w, bias, NULL};
-#if GNA_AVX512_BF16
-    uint32_t *pairs = NULL;
-    if (bf16_compute && simd_enabled && T >= TILE_TOKENS) {
-        size_t pairs_per_row = (size_t)(w.cols + 1) / 2;
-        pairs = checked_malloc(sizeof(uint32_t) * (size_t)T * pairs_per_row);
-        for (int t = 0; t < T; t++)
-            for (int k = 0; k < w.cols; k += 2)
-                pairs[(size_t)t * pairs_per_row + (size_t)k / 2] =
-                    bf16_pair(in[(size_t)t * (size_t)w.cols + (size_t)k], k + 1 < w.cols ? in[(size_t)t * (size_t)w.cols + (size_t)k + 1] : 0.0f);
-        task.in_pairs = pairs;
-    }
-#endif
+    MatmulTask task = {out, in, in_stride, T, w, bias, pairs};
 #if GNA_VECTORS
     if (simd_enabled && T >= TILE_TOKENS) parallel_for((w.rows + TILE_ROWS - 1) / TILE_ROWS, matmul_tiles, &task);
     else if (simd_enabled && w.dtype == DTYPE_BF16) parallel_for(w.rows, matmul_rows_simd_bf16, &task);
@@ -4529,9 +4542,7 @@ static void matmul_strided(float *out, const float *in, int in_stride, int T, We
     else
 #endif
         parallel_for(w.rows, matmul_rows, &task);
-#if GNA_AVX512_BF16
     free(pairs);
-#endif
     free(rounded);
 }
 
