@@ -52,17 +52,19 @@ for model in $MODELS; do
 done
 
 echo
-# The FMA peak, and the matmul's tile kernel alone on cache-resident data, are measured again beside
-# each matmul: on a shared VM the machine's speed drifts within minutes, and a fraction is only
-# meaningful against a ceiling taken in the same minute.
+# The FMA peak, the matmul's tile kernel alone on cache-resident data, and the peer's BLAS (PyTorch's
+# F.linear in float32: OpenBLAS's sgemm) on the same shape are measured again beside each matmul: on a
+# shared VM the machine's speed drifts within minutes, and a fraction is only meaningful against a
+# ceiling taken in the same minute.
 bandwidth=$("$GNA_BENCH" bandwidth "$THREADS")
 echo "machine: read bandwidth $(field read_gbps "$bandwidth") GB/s ($THREADS threads)"
 for shape in "512 2048 2048" "512 8192 2048" "512 2048 8192" "512 32000 2048"; do
     peak=$("$GNA_BENCH" peak "$THREADS")
     tile=$("$GNA_BENCH" tile "$THREADS" 2>/dev/null || echo "tile_gflops -")
     m=$("$GNA_BENCH" matmul $shape "$THREADS" bf16)
+    blas=$($TORCH matmul $shape "$THREADS")
     gflops=$(field matmul_gflops "$m")
-    echo "matmul T, rows, cols = $shape (bf16 weights): $gflops GFLOP/s = $(ratio "$gflops" "$(field peak_gflops "$peak")") of the FMA peak ($(field peak_gflops "$peak") GFLOP/s), $(ratio "$gflops" "$(field tile_gflops "$tile")") of the tile kernel alone ($(field tile_gflops "$tile")), both measured beside it"
+    echo "matmul T, rows, cols = $shape (bf16 weights): $gflops GFLOP/s = $(ratio "$gflops" "$(field peak_gflops "$peak")") of the FMA peak ($(field peak_gflops "$peak") GFLOP/s), $(ratio "$gflops" "$(field tile_gflops "$tile")") of the tile kernel alone ($(field tile_gflops "$tile")), $(ratio "$gflops" "$(field matmul_gflops "$blas")")x PyTorch's float32 F.linear ($(field matmul_gflops "$blas")), all measured beside it"
 done
 m=$("$GNA_BENCH" matmul 512 8192 2048 "$THREADS" --bf16)
 echo "matmul T, rows, cols = 512 8192 2048 in --bf16 mode: $(field matmul_gflops "$m") GFLOP/s (AMX or AVX512-BF16 where the CPU has them)"

@@ -5,9 +5,12 @@ the way gna_bench times gna: prefill of T tokens in one chunk with logits at eve
 one-token decode steps from the cache.
 
     bench_torch.py DIR T N_DECODE THREADS [--bf16]
+    bench_torch.py matmul T ROWS COLS THREADS
 
 Prints one line: prefill_tps ... decode_tps ... . --bf16 runs the model in torch.bfloat16 (weights and
-activations), float32 otherwise. The code follows, step for step:
+activations), float32 otherwise. `matmul` times F.linear on float32 [T, COLS] x [ROWS, COLS]^T, the
+best of 5 as gna_bench's matmul, and prints matmul_gflops: the BLAS's (OpenBLAS's sgemm here) rate on
+the same shape, the peer of gna's matmul figure. The code follows, step for step:
   llama   modeling_llama.py: LlamaRMSNorm (variance in float32), rotate_half RoPE with llama3 scaling,
           eager attention (softmax in float32), LlamaMLP
   mamba   modeling_mamba.py: MambaMixer.slow_forward (the path transformers takes without the CUDA
@@ -275,7 +278,24 @@ class Mamba2(Mamba):
         return F.linear(y[0], W[p + "out_proj.weight"])
 
 
+def matmul(T, rows, cols, threads):
+    torch.set_num_threads(threads)
+    generator = torch.Generator().manual_seed(1)
+    x = torch.rand(T, cols, generator=generator) - 0.5
+    w = (torch.rand(rows, cols, generator=generator) - 0.5) * 0.1
+    seconds = float("inf")
+    with torch.no_grad():
+        for _ in range(5):
+            start = time.perf_counter()
+            F.linear(x, w)
+            seconds = min(seconds, time.perf_counter() - start)
+    print(f"matmul_gflops {2.0 * T * rows * cols / seconds / 1e9:.1f} T {T} rows {rows} cols {cols} threads {threads} "
+          f"seconds {seconds:.5f} torch {torch.__version__}")
+
+
 def main():
+    if len(sys.argv) == 6 and sys.argv[1] == "matmul":
+        return matmul(*(int(a) for a in sys.argv[2:]))
     if len(sys.argv) not in (5, 6):
         sys.exit(__doc__)
     folder, T, n_decode, threads = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
