@@ -114,22 +114,23 @@ static int report(int status, const char *where, const char *format, ...) {
         if (status_ != GNA_OK) return status_;                                                     \
     } while (0)
 
-/* Out of memory is not the user's input: say so and stop (as llama2.c does), never crash. */
-static void *checked_malloc(size_t bytes) {
-    void *p = malloc(bytes ? bytes : 1);
+/* Out of memory is not the user's input: say so and stop (as llama2.c does), never crash. Every
+ * allocation goes through one of these; a result is never NULL. */
+static void *unless_out_of_memory(void *p, size_t bytes) {
     if (!p) {
         fprintf(stderr, "gna: error: out of memory (asked for %zu bytes)\n", bytes);
         exit(GNA_FAILURE);
     }
     return p;
 }
+static void *checked_malloc(size_t bytes) { return unless_out_of_memory(malloc(bytes ? bytes : 1), bytes); }
+static void *checked_realloc(void *p, size_t bytes) { return unless_out_of_memory(realloc(p, bytes ? bytes : 1), bytes); }
 static void *checked_calloc(size_t count, size_t size) {
-    void *p = calloc(count ? count : 1, size ? size : 1);
-    if (!p) {
-        fprintf(stderr, "gna: error: out of memory (asked for %zu x %zu bytes)\n", count, size);
-        exit(GNA_FAILURE);
-    }
-    return p;
+    return unless_out_of_memory(calloc(count ? count : 1, size ? size : 1), size && count > SIZE_MAX / size ? SIZE_MAX : count * size);
+}
+static char *checked_strdup(const char *text) {
+    size_t n = strlen(text) + 1;
+    return memcpy(checked_malloc(n), text, n);
 }
 
 static double seconds_now(void) {
@@ -165,11 +166,7 @@ static int read_file(const char *path, char **text, size_t *size) {
     for (;;) {
         if (capacity - used < 65536) {
             capacity = capacity ? 2 * capacity : 65536;
-            buffer = realloc(buffer, capacity + 1);
-            if (!buffer) {
-                fclose(f);
-                return failure(path, "out of memory reading the file");
-            }
+            buffer = checked_realloc(buffer, capacity + 1);
         }
         size_t n = fread(buffer + used, 1, capacity - used, f);
         used += n;
@@ -557,8 +554,7 @@ static int open_safetensors(Checkpoint *ck, const char *path) {
     int64_t data_size = (int64_t)(f->size - 8 - header_length);
 
     int first = ck->n_tensors;
-    ck->tensors = realloc(ck->tensors, sizeof(Tensor) * (size_t)(ck->n_tensors + (int)f->header.root->length));
-    if (!ck->tensors) return failure(path, "out of memory");
+    ck->tensors = checked_realloc(ck->tensors, sizeof(Tensor) * (size_t)(ck->n_tensors + (int)f->header.root->length));
     for (const JsonValue *m = f->header.root->first; m; m = m->next) {
         if (strcmp(m->key, "__metadata__") == 0) continue;
         Tensor *t = &ck->tensors[ck->n_tensors];
@@ -1855,12 +1851,7 @@ static void bytes_add(Bytes *b, const void *data, size_t n) {
     if (b->capacity - b->length < n + 1) {
         size_t capacity = b->capacity ? b->capacity : 64;
         while (capacity - b->length < n + 1) capacity *= 2;
-        char *grown = realloc(b->data, capacity);
-        if (!grown) {
-            fprintf(stderr, "gna: error: out of memory (asked for %zu bytes)\n", capacity);
-            exit(GNA_FAILURE);
-        }
-        b->data = grown;
+        b->data = checked_realloc(b->data, capacity);
         b->capacity = capacity;
     }
     memcpy(b->data + b->length, data, n);
@@ -1983,12 +1974,7 @@ static char *arena_text(Arena *a, const char *text, size_t n) {
 static void *grow_array(void *items, int n, int *capacity, size_t size) {
     if (n < *capacity) return items;
     *capacity = *capacity ? 2 * *capacity : 16;
-    void *grown = realloc(items, (size_t)*capacity * size);
-    if (!grown) {
-        fprintf(stderr, "gna: error: out of memory (asked for %zu bytes)\n", (size_t)*capacity * size);
-        exit(GNA_FAILURE);
-    }
-    return grown;
+    return checked_realloc(items, (size_t)*capacity * size);
 }
 
 /* How a split treats what it found (SplitDelimiterBehavior, tokenizer/normalizer.rs), for "a-b--c" split
@@ -2606,9 +2592,8 @@ static int read_added_tokens(Tokenizer *t, const JsonValue *list) {
     for (int i = 0; i < t->n_added; i++)
         if (t->added[i].id > largest) largest = t->added[i].id;
     if (largest + 1 > t->n_ids) {
-        t->id_text = realloc(t->id_text, sizeof(char *) * (size_t)(largest + 1));
-        t->id_length = realloc(t->id_length, sizeof(uint32_t) * (size_t)(largest + 1));
-        if (!t->id_text || !t->id_length) return failure(t->path, "out of memory");
+        t->id_text = checked_realloc(t->id_text, sizeof(char *) * (size_t)(largest + 1));
+        t->id_length = checked_realloc(t->id_length, sizeof(uint32_t) * (size_t)(largest + 1));
         for (int id = t->n_ids; id <= largest; id++) {
             t->id_text[id] = NULL;
             t->id_length[id] = 0;
@@ -4071,16 +4056,10 @@ static void matmul_rows_simd(void *context, int begin, int end) {
     }
 }
 
+
 /* 64-byte aligned (a cache line, an AVX-512 vector, an AMX tile row): large blocks from malloc start 16
  * bytes into a page, so that every 64-byte load from them would straddle two cache lines */
-static void *checked_aligned_malloc(size_t bytes) {
-    void *p = aligned_alloc(64, (bytes + 63) / 64 * 64);
-    if (!p) {
-        fprintf(stderr, "gna: error: out of memory (asked for %zu bytes)\n", bytes);
-        exit(GNA_FAILURE);
-    }
-    return p;
-}
+static void *checked_aligned_malloc(size_t bytes) { return unless_out_of_memory(aligned_alloc(64, (bytes + 63) / 64 * 64), bytes); }
 
 /* SIMD, for many tokens (prefill): register tiles, in the manner of BLIS (Van Zee & van de Geijn 2015)
  * and llamafile's tinyBLAS. The output is cut into tiles of TILE_TOKENS tokens x TILE_ROWS weight
@@ -5775,8 +5754,7 @@ static int build_mask(Mask *mask, const Model *m, const char *spec) {
                                  last >= count ? last : first, l, count,
                                  kind == HEAD_ATTENTION ? "attention heads" : m->layers[l].kind == MIXER_MAMBA1 ? "SSM channels" : "SSM heads",
                                  count - 1);
-            mask->items = realloc(mask->items, sizeof(MaskItem) * (size_t)(mask->n_items + last - first + 1));
-            if (!mask->items) return failure("--mask", "out of memory");
+            mask->items = checked_realloc(mask->items, sizeof(MaskItem) * (size_t)(mask->n_items + last - first + 1));
             for (int h = first; h <= last; h++) {
                 MaskItem *item = &mask->items[mask->n_items++];
                 *item = (MaskItem){l, kind, h, has_q, q0, q1, has_k, k0, k1, ""};
@@ -7073,9 +7051,8 @@ static int read_csv(const char *path, CsvTable *table) {
         if (i < size && text[i] == '\r') i++;
         if (i < size && text[i] == '\n') { i++; line++; }
         table->n_fields = grow_array(table->n_fields, table->n_rows, &capacity, sizeof(int));
-        table->fields = realloc(table->fields, sizeof(char **) * (size_t)capacity);
-        table->lines = realloc(table->lines, sizeof(int) * (size_t)capacity);
-        if (!table->fields || !table->lines) { fprintf(stderr, "gna: error: out of memory\n"); exit(GNA_FAILURE); }
+        table->fields = checked_realloc(table->fields, sizeof(char **) * (size_t)capacity);
+        table->lines = checked_realloc(table->lines, sizeof(int) * (size_t)capacity);
         table->n_fields[table->n_rows] = n;
         table->fields[table->n_rows] = row;
         table->lines[table->n_rows++] = row_line;
@@ -7114,9 +7091,8 @@ typedef struct {
 
 /* record segment [start, end) of the context */
 static void add_segment(Question *q, size_t start, size_t end) {
-    q->segment_starts = realloc(q->segment_starts, sizeof(int) * (size_t)(q->n_segments + 1));
-    q->segment_ends = realloc(q->segment_ends, sizeof(int) * (size_t)(q->n_segments + 1));
-    if (!q->segment_starts || !q->segment_ends) { fprintf(stderr, "gna: error: out of memory\n"); exit(GNA_FAILURE); }
+    q->segment_starts = checked_realloc(q->segment_starts, sizeof(int) * (size_t)(q->n_segments + 1));
+    q->segment_ends = checked_realloc(q->segment_ends, sizeof(int) * (size_t)(q->n_segments + 1));
     q->segment_starts[q->n_segments] = (int)start;
     q->segment_ends[q->n_segments++] = (int)end;
 }
@@ -7125,7 +7101,7 @@ static Question *add_question(Harness *h, const char *task, int doc_id, int n_ch
     h->questions = grow_array(h->questions, h->n_questions, &h->capacity, sizeof *h->questions);
     Question *q = &h->questions[h->n_questions++];
     memset(q, 0, sizeof *q);
-    q->task = strdup(task);
+    q->task = checked_strdup(task);
     q->doc_id = doc_id;
     q->n_choices = n_choices;
     q->continuations = checked_calloc((size_t)n_choices, sizeof(char *));
@@ -7213,9 +7189,9 @@ static void free_mmlu_split(MmluSplit *s) {
 static void add_mmlu_doc(MmluSplit *s, const char *subject, const char *question, const char *const choices[4], int answer) {
     s->docs = grow_array(s->docs, s->n, &s->capacity, sizeof *s->docs);
     MmluDoc *d = &s->docs[s->n++];
-    d->subject = strdup(subject);
-    d->question = strdup(question);
-    for (int c = 0; c < 4; c++) d->choices[c] = strdup(choices[c]);
+    d->subject = checked_strdup(subject);
+    d->question = checked_strdup(question);
+    for (int c = 0; c < 4; c++) d->choices[c] = checked_strdup(choices[c]);
     d->answer = answer;
 }
 
@@ -7250,7 +7226,7 @@ static int list_mmlu_subjects(const char *test_dir, char ***subjects, int *n_sub
     for (int i = 0; i < count; i++) { /* the table is in name order */
         char *file = checked_malloc(strlen(test_dir) + strlen(mmlu_subjects[i].subject) + 16);
         sprintf(file, "%s/%s_test.csv", test_dir, mmlu_subjects[i].subject);
-        if (stat(file, &st) == 0) names[n++] = strdup(mmlu_subjects[i].subject);
+        if (stat(file, &st) == 0) names[n++] = checked_strdup(mmlu_subjects[i].subject);
         free(file);
     }
     if (n == 0) {
@@ -7441,8 +7417,8 @@ static int build_mmlu(Harness *h, const char *path, int shots, int limit) {
                 status = bad_input(path, "subject %s has %d dev questions, fewer than --shots %d", d->subject, found, shots);
                 break;
             }
-            h->prefixes = realloc(h->prefixes, sizeof(char *) * (size_t)(h->n_prefixes + 1));
-            h->prefixes[h->n_prefixes++] = strdup(text.data);
+            h->prefixes = checked_realloc(h->prefixes, sizeof(char *) * (size_t)(h->n_prefixes + 1));
+            h->prefixes[h->n_prefixes++] = checked_strdup(text.data);
         }
         if (limit > 0 && doc_id >= limit) continue;
         char task[300];
@@ -7452,7 +7428,7 @@ static int build_mmlu(Harness *h, const char *path, int shots, int limit) {
         text.length = 0;
         bytes_add(&text, h->prefixes[q->prefix], strlen(h->prefixes[q->prefix]));
         mmlu_doc_text(&text, d);
-        q->context = strdup(text.data);
+        q->context = checked_strdup(text.data);
         /* the option lines, from the end: "A. <c0>\nB. <c1>\nC. <c2>\nD. <c3>\nAnswer:" */
         size_t end = text.length - 7; /* after D's "\n" */
         q->segment_starts = checked_malloc(sizeof(int) * 4);
@@ -7468,7 +7444,7 @@ static int build_mmlu(Harness *h, const char *path, int shots, int limit) {
         q->gold = d->answer;
         for (int c = 0; c < 4; c++) {
             char letter[3] = {' ', (char)('A' + c), 0};
-            q->continuations[c] = strdup(letter);
+            q->continuations[c] = checked_strdup(letter);
             q->choice_lengths[c] = 1;
         }
     }
@@ -7508,7 +7484,7 @@ static int mc_reader(const char *path, int line, const JsonValue *v, const char 
     int doc_id = r->n_docs++;
     if (r->limit > 0 && doc_id >= r->limit) return GNA_OK;
     Question *q = add_question(r->harness, r->task, doc_id, (int)choices->length);
-    q->context = strdup(ctx->string);
+    q->context = checked_strdup(ctx->string);
     q->doc = strndup(text, length);
     q->gold = (int)gold->number;
     int c = 0;
@@ -7585,14 +7561,14 @@ static int build_kv(Harness *h, const char *const *keys, int n_keys, const int *
                 bytes_add_text(&doc, "], \"values\": [");
                 for (int i = 0; i < n; i++) bytes_printf(&doc, i ? ", %d" : "%d", values[i]);
                 bytes_printf(&doc, "], \"query\": %d}", query);
-                q->context = strdup(text.data);
-                q->doc = strdup(doc.data);
+                q->context = checked_strdup(text.data);
+                q->doc = checked_strdup(doc.data);
                 q->gold = query;
                 q->masked = masked;
                 for (int i = 0; i < n; i++) {
                     char value[8];
                     snprintf(value, sizeof value, "%d", values[i]);
-                    q->continuations[i] = strdup(value);
+                    q->continuations[i] = checked_strdup(value);
                     q->choice_lengths[i] = (int)strlen(value);
                 }
             }
@@ -7830,7 +7806,7 @@ typedef struct {
 
 static void add_outcome(Outcomes *o, const char *task, int doc_id, double acc, double acc_norm) {
     o->items = grow_array(o->items, o->n, &o->capacity, sizeof *o->items);
-    o->items[o->n++] = (Outcome){strdup(task), doc_id, acc, acc_norm};
+    o->items[o->n++] = (Outcome){checked_strdup(task), doc_id, acc, acc_norm};
 }
 
 static void free_outcomes(Outcomes *o) {
@@ -8221,10 +8197,9 @@ static int run_harness(const HarnessRun *r, const Harness *h, Scorer *s, Outcome
     for (int k = 0; k < n_mine && status == GNA_OK; k++) {
         if (done[k]) continue;
         const Question *q = &h->questions[mine[k]];
-        lls = realloc(lls, sizeof(double) * (size_t)q->n_choices);
-        normalised = realloc(normalised, sizeof(double) * (size_t)q->n_choices);
-        greedy = realloc(greedy, sizeof(int) * (size_t)q->n_choices);
-        if (!lls || !normalised || !greedy) { fprintf(stderr, "gna: error: out of memory\n"); exit(GNA_FAILURE); }
+        lls = checked_realloc(lls, sizeof(double) * (size_t)q->n_choices);
+        normalised = checked_realloc(normalised, sizeof(double) * (size_t)q->n_choices);
+        greedy = checked_realloc(greedy, sizeof(int) * (size_t)q->n_choices);
         if ((status = score_question(s, q, (const char *const *)h->prefixes, lls, greedy)) != GNA_OK) break;
         for (int c = 0; c < q->n_choices; c++) normalised[c] = lls[c] / q->choice_lengths[c];
         double acc = argmax_double(lls, q->n_choices) == q->gold;
@@ -8482,9 +8457,8 @@ static int harness_accuracy(Scorer *s, const Harness *h, int n, const Mask *mask
     for (int qi = 0; qi < n && status == GNA_OK; qi++) {
         const Question *q = &h->questions[qi];
         if (q->masked) continue;
-        lls = realloc(lls, sizeof(double) * (size_t)q->n_choices);
-        greedy = realloc(greedy, sizeof(int) * (size_t)q->n_choices);
-        if (!lls || !greedy) { fprintf(stderr, "gna: error: out of memory\n"); exit(GNA_FAILURE); }
+        lls = checked_realloc(lls, sizeof(double) * (size_t)q->n_choices);
+        greedy = checked_realloc(greedy, sizeof(int) * (size_t)q->n_choices);
         if ((status = score_question(s, q, (const char *const *)h->prefixes, lls, greedy)) != GNA_OK) break;
         correct += argmax_double(lls, q->n_choices) == q->gold;
         counted++;
@@ -9242,8 +9216,7 @@ static int parse_rows(const char *text, int T, int **rows, int *n_rows) {
             free(list);
             return bad_input("--rows", "\"%s\": expected positions N or N-M inside the %d tokens, comma separated", text, T);
         }
-        list = realloc(list, sizeof(int) * (size_t)(n + last - first + 1));
-        if (!list) return failure("--rows", "out of memory");
+        list = checked_realloc(list, sizeof(int) * (size_t)(n + last - first + 1));
         for (int r = first; r <= last; r++) list[n++] = r;
         p = *end ? end + 1 : end;
     }
@@ -9490,8 +9463,8 @@ static int command_merge(int n_logs, char **logs, const char *json_path) {
                     free(written.data);
                     if (status != GNA_OK) {
                     } else if (f == 0) {
-                        command = strdup(g->string);
-                        settings = strdup(given);
+                        command = checked_strdup(g->string);
+                        settings = checked_strdup(given);
                         n_shards = shards;
                         seen = checked_calloc((size_t)shards + 1, sizeof(int));
                     } else if (strcmp(command, g->string) != 0 || strlen(settings) != n || memcmp(settings, settings_at + 12, n) != 0) {
@@ -9536,7 +9509,7 @@ static int command_merge(int n_logs, char **logs, const char *json_path) {
         JsonDocument doc;
         if (strcmp(command, "kv") == 0 && parse_json(&doc, settings, strlen(settings), "settings") == GNA_OK) {
             const JsonValue *mv = json_get(doc.root, "mask");
-            char *mask_copy = mv && mv->type == JSON_STRING ? strdup(mv->string) : NULL;
+            char *mask_copy = mv && mv->type == JSON_STRING ? checked_strdup(mv->string) : NULL;
             free_json(&doc);
             status = report_results(command, &outcomes, settings, mask_copy, json_path, NULL);
             free(mask_copy);
