@@ -115,7 +115,8 @@ static int report(int status, const char *where, const char *format, ...) {
     } while (0)
 
 /* Out of memory is not the user's input: say so and stop (as llama2.c does), never crash. Every
- * allocation goes through one of these; a result is never NULL. */
+ * allocation goes through unless_out_of_memory, by these or by checked_aligned_malloc (with the SIMD
+ * kernels, its only users); a result is never NULL. */
 static void *unless_out_of_memory(void *p, size_t bytes) {
     if (!p) {
         fprintf(stderr, "gna: error: out of memory (asked for %zu bytes)\n", bytes);
@@ -4055,7 +4056,6 @@ static void matmul_rows_simd(void *context, int begin, int end) {
         }
     }
 }
-
 
 /* 64-byte aligned (a cache line, an AVX-512 vector, an AMX tile row): large blocks from malloc start 16
  * bytes into a page, so that every 64-byte load from them would straddle two cache lines */
