@@ -39,6 +39,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -6764,7 +6765,9 @@ int gna_forward(const gna_model *model, gna_cache *cache, const int *tokens, int
 
 /* ----------------------------------------------------------------------------------------------
  * 11. Output. Files are written under a temporary name and renamed when complete, so a failed or
- * interrupted run never leaves half a file behind.
+ * interrupted run never leaves half a file behind: not under the final name, and not under the
+ * temporary one either, which close_output removes on failure, and an exit on the way (out of
+ * memory), SIGINT or SIGTERM remove through `unfinished`.
  */
 typedef struct {
     const char *path;
@@ -6772,7 +6775,28 @@ typedef struct {
     FILE *file;
 } OutputFile;
 
+enum { MAX_OPEN_OUTPUTS = 4 };                       /* at most two are open at once (logits --svg) */
+static char *volatile unfinished[MAX_OPEN_OUTPUTS]; /* the temporary paths being written now */
+
+static void remove_unfinished(void) {
+    for (int i = 0; i < MAX_OPEN_OUTPUTS; i++)
+        if (unfinished[i]) unlink(unfinished[i]); /* unlink, not remove: a signal handler may call it */
+}
+
+static void remove_unfinished_and_die(int signal_number) {
+    remove_unfinished();
+    signal(signal_number, SIG_DFL);
+    raise(signal_number);
+}
+
 static int open_output(OutputFile *o, const char *path) {
+    static int cleanup_registered = 0;
+    if (!cleanup_registered) {
+        cleanup_registered = 1;
+        atexit(remove_unfinished);
+        signal(SIGINT, remove_unfinished_and_die);
+        signal(SIGTERM, remove_unfinished_and_die);
+    }
     o->path = path;
     o->temporary_path = checked_malloc(strlen(path) + 32);
     sprintf(o->temporary_path, "%s.tmp-%ld", path, (long)getpid());
@@ -6782,6 +6806,11 @@ static int open_output(OutputFile *o, const char *path) {
         free(o->temporary_path);
         return status;
     }
+    for (int i = 0; i < MAX_OPEN_OUTPUTS; i++)
+        if (!unfinished[i]) {
+            unfinished[i] = o->temporary_path;
+            break;
+        }
     return GNA_OK;
 }
 
@@ -6793,6 +6822,8 @@ static int close_output(OutputFile *o, int ok) {
     if (ok && status == GNA_OK && rename(o->temporary_path, o->path) != 0)
         status = failure(o->path, "cannot rename the finished file into place (%s)", strerror(errno));
     if (!ok || status != GNA_OK) remove(o->temporary_path);
+    for (int i = 0; i < MAX_OPEN_OUTPUTS; i++)
+        if (unfinished[i] == o->temporary_path) unfinished[i] = NULL;
     free(o->temporary_path);
     return status;
 }

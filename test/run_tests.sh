@@ -305,6 +305,45 @@ left behind: $leftover}"
     fi
 done <"$BAD/cases.tsv"
 
+# 5b. Out of memory (a 12 MB address-space limit; the run needs about 30): one line, status 1, and no
+#     file left behind, neither the output nor its temporary (open by then, and removed on the way
+#     out). The plain build on this machine only: the sanitizers and qemu need more address space.
+if [ -z "$RUN" ] && [ -z "$LABEL" ]; then
+    rm -f "$TMP"/*.npy "$TMP"/*.tmp-*
+    ids=$(awk 'BEGIN { for (i = 0; i < 3000; i++) printf "%s%d", i ? "," : "", i % 100 }')
+    (ulimit -v 12000 && exec "$GNA" logits -m test/fixtures/llama_gqa_llama3 --tokens "$ids" --threads 1 -o "$TMP/oom.npy") >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    leftover=$(ls "$TMP"/*.npy "$TMP"/*.tmp-* 2>/dev/null)
+    if [ $rc -eq 1 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q '^gna: error: out of memory (asked for [0-9]* bytes)$' "$TMP/err" &&
+        [ -z "$leftover" ]; then
+        pass "out of memory -> $(cat "$TMP/err"), nothing left behind"
+    else
+        fail "out of memory: status 1, one line, nothing left behind" "got status $rc: $(cat "$TMP/err")${leftover:+
+left behind: $leftover}"
+    fi
+fi
+
+# 5c. Interrupted (SIGTERM once the temporary output exists, in a run that would take about 10 s):
+#     the signal's status, and no file left behind.
+if [ -z "$RUN" ] && [ -z "$LABEL" ]; then
+    rm -f "$TMP"/*.npy "$TMP"/*.tmp-*
+    ids=$(awk 'BEGIN { for (i = 0; i < 20000; i++) printf "%s%d", i ? "," : "", i % 100 }')
+    "$GNA" logits -q -m test/fixtures/llama_gqa_llama3 --tokens "$ids" --threads 1 -o "$TMP/term.npy" 2>"$TMP/err" &
+    pid=$!
+    waited=0
+    while [ -z "$(ls "$TMP"/*.tmp-* 2>/dev/null)" ] && [ $waited -lt 100 ]; do sleep 0.1; waited=$((waited + 1)); done
+    kill -TERM $pid 2>/dev/null
+    wait $pid 2>/dev/null
+    rc=$?
+    leftover=$(ls "$TMP"/*.npy "$TMP"/*.tmp-* 2>/dev/null)
+    if [ $rc -eq 143 ] && [ -z "$leftover" ]; then
+        pass "SIGTERM while writing: status 143, nothing left behind"
+    else
+        fail "SIGTERM while writing: status 143, nothing left behind" "got status $rc after ${waited}00 ms: $(cat "$TMP/err")${leftover:+
+left behind: $leftover}"
+    fi
+fi
+
 # 6. Tokenizers against Hugging Face tokenizers' ids: the real Llama-3.1 and Llama-2 tokenizer.json
 #    (test/.cache, fetched below) and the two trained ones in test/fixtures/tokenizers, each on every
 #    text of test/fixtures/tokenizers/expected_<name>.jsonl (weights_tools/make_tokenizer_fixtures.py).
