@@ -6765,9 +6765,9 @@ int gna_forward(const gna_model *model, gna_cache *cache, const int *tokens, int
 
 /* ----------------------------------------------------------------------------------------------
  * 11. Output. Files are written under a temporary name and renamed when complete, so a failed or
- * interrupted run never leaves half a file behind: not under the final name, and not under the
- * temporary one either, which close_output removes on failure, and an exit on the way (out of
- * memory), SIGINT or SIGTERM remove through `unfinished`.
+ * interrupted run never leaves half a file behind. The temporary goes too: close_output removes it
+ * when the run fails, remove_unfinished when the process ends first (an exit for want of memory,
+ * SIGINT, SIGTERM).
  */
 typedef struct {
     const char *path;
