@@ -70,6 +70,8 @@ m=$("$GNA_BENCH" matmul 512 8192 2048 "$THREADS" --bf16)
 echo "matmul T, rows, cols = 512 8192 2048 in --bf16 mode: $(field matmul_gflops "$m") GFLOP/s (AMX or AVX512-BF16 where the CPU has them)"
 # 1 GiB of bf16 weights, as much as the read probe reads: a smaller matrix would stay in a large L3
 # (8192 x 2048, 32 MB, did here, and read "1.5x the bandwidth")
-m=$("$GNA_BENCH" matmul 1 262144 2048 "$THREADS" bf16)
-gbps=$(awk -v s="$(field seconds "$m")" 'BEGIN { printf "%.1f", 262144 * 2048 * 2 / s / 1e9 }')
-echo "matvec (decode) 262144 x 2048 bf16 (1 GiB): $gbps GB/s = $(ratio "$gbps" "$(field read_gbps "$bandwidth")") of bandwidth"
+rows=262144
+cols=2048
+m=$("$GNA_BENCH" matmul 1 $rows $cols "$THREADS" bf16)
+gbps=$(awk -v s="$(field seconds "$m")" -v bytes=$((rows * cols * 2)) 'BEGIN { printf "%.1f", bytes / s / 1e9 }')
+echo "matvec (decode) $rows x $cols bf16 (1 GiB): $gbps GB/s = $(ratio "$gbps" "$(field read_gbps "$bandwidth")") of bandwidth"
