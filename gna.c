@@ -4070,9 +4070,9 @@ static void *checked_aligned_malloc(size_t bytes) { return unless_out_of_memory(
  *
  * A panel is TILE_ROWS weight rows x DEPTH columns, widened once and transposed so that the rows of
  * one k lie side by side (in L1 with AVX2; with AVX-512 it streams from L2); PANELS of them (a block)
- * are widened together and serve every token tile of the chunk. Each output is one float32 sum in k order, whatever the tiling:
- * the sum is carried between depth blocks in `out` itself, so tiles at the edges, depth blocks and
- * thread ranges change no bits. */
+ * are widened together and serve every token tile of the chunk. Each output is one float32 sum in k
+ * order, whatever the tiling: the sum is carried between depth blocks in `out` itself, so tiles at
+ * the edges, depth blocks and thread ranges change no bits. */
 #if GNA_AVX512
 enum { TILE_TOKENS = 6, TILE_VECS = 4 }; /* 24 accumulators of the 32 registers, 10 loads per 24 FMAs (12 x 2 needs
                                             14, and measured 5-40% slower on two threads of a shared Xeon) */
