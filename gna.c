@@ -3961,10 +3961,12 @@ static float dot(const float *a, const float *b, int n) {
     return sum;
 }
 
-#if defined(__GNUC__) /* gcc and clang: unroll the loop that follows completely */
+#if defined(__GNUC__) /* gcc and clang: unroll the loop that follows completely; inline a function always */
 #define UNROLL _Pragma("GCC unroll 16")
+#define ALWAYS_INLINE inline __attribute__((always_inline))
 #else
 #define UNROLL
+#define ALWAYS_INLINE inline
 #endif
 
 /* y[i] += a x[i] */
@@ -4084,20 +4086,21 @@ enum { TILE_ROWS = TILE_VECS * VEC, DEPTH = 384, PANELS = 8 }; /* AVX2: a 24 KB 
 #if GNA_AVX512
 /* r[c][j] = r[j][c] for 16 x 16 32-bit words: pairs of rows interleaved, then pairs of pairs, then the
  * 128-bit lanes gathered (after the second step u[4 i + m] holds, in its lane L, the words 4 L + m of
- * rows 4 i .. 4 i + 3) */
-static void transpose_16x16(__m512i r[16]) {
+ * rows 4 i .. 4 i + 3). Inlined, its loops and its callers' unrolled, so that the 16 rows stay in
+ * registers: called, they went through the stack, and packing a panel took 1.5x as long. */
+static ALWAYS_INLINE void transpose_16x16(__m512i r[16]) {
     __m512i t[16], u[16];
-    for (int i = 0; i < 16; i += 2) {
+    UNROLL for (int i = 0; i < 16; i += 2) {
         t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
         t[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
     }
-    for (int i = 0; i < 16; i += 4) {
+    UNROLL for (int i = 0; i < 16; i += 4) {
         u[i] = _mm512_unpacklo_epi64(t[i], t[i + 2]);
         u[i + 1] = _mm512_unpackhi_epi64(t[i], t[i + 2]);
         u[i + 2] = _mm512_unpacklo_epi64(t[i + 1], t[i + 3]);
         u[i + 3] = _mm512_unpackhi_epi64(t[i + 1], t[i + 3]);
     }
-    for (int m = 0; m < 4; m++) {
+    UNROLL for (int m = 0; m < 4; m++) {
         __m512i v0 = _mm512_shuffle_i32x4(u[m], u[4 + m], 0x44), v1 = _mm512_shuffle_i32x4(u[m], u[4 + m], 0xEE);
         __m512i v2 = _mm512_shuffle_i32x4(u[8 + m], u[12 + m], 0x44), v3 = _mm512_shuffle_i32x4(u[8 + m], u[12 + m], 0xEE);
         r[m] = _mm512_shuffle_i32x4(v0, v2, 0x88);
@@ -4118,11 +4121,11 @@ static void pack_panel(Weight w, int r0, int k0, int depth, float *panel) {
     for (int j0 = 0; j0 < TILE_ROWS; j0 += 16)
         for (int k = 0; k < k_done; k += 16) {
             __m512i r[16];
-            for (int j = 0; j < 16; j++)
+            UNROLL for (int j = 0; j < 16; j++)
                 r[j] = r0 + j0 + j < w.rows ? _mm512_castps_si512(vec_load_weight(w, (size_t)(r0 + j0 + j) * (size_t)w.cols + (size_t)(k0 + k)))
                                             : _mm512_setzero_si512();
             transpose_16x16(r);
-            for (int q = 0; q < 16; q++) _mm512_storeu_si512(panel + (k + q) * TILE_ROWS + j0, r[q]);
+            UNROLL for (int q = 0; q < 16; q++) _mm512_storeu_si512(panel + (k + q) * TILE_ROWS + j0, r[q]);
         }
 #endif
     float row[DEPTH];
@@ -4302,13 +4305,13 @@ static void pack_panel_amx(Weight w, int r0, int k_padded, float *row, uint32_t 
                 int valid = w.cols / 2 - i;
                 __mmask16 keep = valid >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << valid) - 1u);
                 __m512i r[16];
-                for (int j = 0; j < 16; j++) {
+                UNROLL for (int j = 0; j < 16; j++) {
                     int w_row = r0 + 16 * b + j;
                     r[j] = w_row < w.rows ? _mm512_maskz_loadu_epi32(keep, (const uint16_t *)w.data + (size_t)w_row * (size_t)w.cols + 2 * (size_t)i)
                                           : _mm512_setzero_si512();
                 }
                 transpose_16x16(r);
-                for (int q = 0; q < 16; q++) _mm512_storeu_si512(panel + (size_t)(i / 16) * 512 + (size_t)b * 256 + (size_t)q * 16, r[q]);
+                UNROLL for (int q = 0; q < 16; q++) _mm512_storeu_si512(panel + (size_t)(i / 16) * 512 + (size_t)b * 256 + (size_t)q * 16, r[q]);
             }
         return;
     }
