@@ -4087,7 +4087,7 @@ enum { TILE_ROWS = TILE_VECS * VEC, DEPTH = 384, PANELS = 8 }; /* AVX2: a 24 KB 
 /* r[c][j] = r[j][c] for 16 x 16 32-bit words: pairs of rows interleaved, then pairs of pairs, then the
  * 128-bit lanes gathered (after the second step u[4 i + m] holds, in its lane L, the words 4 L + m of
  * rows 4 i .. 4 i + 3). Inlined, its loops and its callers' unrolled, so that the 16 rows stay in
- * registers: called, they went through the stack, and packing a panel took 1.5x as long. */
+ * registers: called, they went through the stack, and packing took 1.4-2x as long. */
 static ALWAYS_INLINE void transpose_16x16(__m512i r[16]) {
     __m512i t[16], u[16];
     UNROLL for (int i = 0; i < 16; i += 2) {

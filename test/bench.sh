@@ -58,8 +58,8 @@ echo
 # F.linear in float32: OpenBLAS's sgemm) on the same shape are measured again beside each matmul, in
 # PROBE_ROUNDS alternated rounds: on a shared VM the machine's speed drifts within seconds, and a
 # fraction is only meaningful against a ceiling taken in the same moments. Each figure is the best
-# over the rounds (each run is itself a best of several), as every probe here is; the fraction each
-# round made against its own peak is printed too, so that the spread shows.
+# over the rounds, as each run is itself the best of several; the fraction each round made of its
+# own peak is printed too, so that the spread shows.
 bandwidth=$("$GNA_BENCH" bandwidth "$THREADS")
 echo "machine: read bandwidth $(field read_gbps "$bandwidth") GB/s ($THREADS threads)"
 larger() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-") print b; else if (b == "-" || a + 0 > b + 0) print a; else print b }'; }
