@@ -78,6 +78,10 @@ for shape in "512 2048 2048" "512 8192 2048" "512 2048 8192" "512 32000 2048"; d
     done
     spread=$(printf '%s\n' $fractions | sort -n | sed -n '1p;$p' | paste -sd- -)
     echo "matmul T, rows, cols = $shape (bf16 weights): $gflops GFLOP/s = $(ratio "$gflops" "$peak") of the FMA peak ($peak GFLOP/s), $(ratio "$gflops" "$tile") of the tile kernel alone ($tile), $(ratio "$gflops" "$blas")x PyTorch's float32 F.linear ($blas); best of $PROBE_ROUNDS alternated rounds, which made $spread of their own peak"
+    # what the matmul loses around its kernel, timed against the kernel run just before it, 30 times
+    if paired=$("$GNA_BENCH" paired $shape "$THREADS" 30 2>/dev/null); then
+        echo "    in 30 back-to-back pairs with the tile kernel alone: median $(field of_tile_median "$paired") of it (quartiles $(field of_tile_q1 "$paired")-$(field of_tile_q3 "$paired"))"
+    fi
 done
 m=$("$GNA_BENCH" matmul 512 8192 2048 "$THREADS" --bf16)
 echo "matmul T, rows, cols = 512 8192 2048 in --bf16 mode: $(field matmul_gflops "$m") GFLOP/s (AMX or AVX512-BF16 where the CPU has them)"

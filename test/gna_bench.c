@@ -6,6 +6,7 @@
  *   gna_bench bandwidth THREADS                     memory read bandwidth, GB/s (STREAM-like)
  *   gna_bench matmul T ROWS COLS THREADS [bf16|--bf16]  gna's matmul, GFLOP/s: F32 weights, BF16 weights,
  *                                                   or BF16 weights in the --bf16 compute mode
+ *   gna_bench paired T ROWS COLS THREADS PAIRS     the matmul against the tile kernel alone, in pairs
  *   gna_bench model DIR T N_DECODE THREADS [--bf16] prefill of T tokens and N_DECODE decode steps
  *
  * Each prints one line of `key value` pairs; nothing here checks a speed.
@@ -155,9 +156,17 @@ static int command_bandwidth(int threads) {
 }
 
 /* -- gna's matmul on a random weight of the given shape */
-static int command_matmul(int T, int rows, int cols, int threads, int bf16_weights) {
+typedef struct {
+    void *weights; /* [rows][cols], bf16 or f32 */
+    float *in;     /* [T][cols] */
+    float *out;    /* [T][rows] */
+    Weight weight;
+} MatmulBench;
+
+static MatmulBench build_matmul_bench(int T, int rows, int cols, int bf16_weights) {
+    MatmulBench b;
     size_t n = (size_t)rows * (size_t)cols;
-    void *w = checked_malloc(n * (bf16_weights ? 2 : 4));
+    b.weights = checked_malloc(n * (bf16_weights ? 2 : 4));
     uint64_t state = 1;
     for (size_t i = 0; i < n; i++) {
         float v = (float)((int)(random_next(&state) >> 40) - (1 << 23)) / (float)(1 << 23) * 0.05f;
@@ -165,24 +174,73 @@ static int command_matmul(int T, int rows, int cols, int threads, int bf16_weigh
             float rounded = round_to_bf16(v);
             uint32_t bits;
             memcpy(&bits, &rounded, 4);
-            ((uint16_t *)w)[i] = (uint16_t)(bits >> 16);
+            ((uint16_t *)b.weights)[i] = (uint16_t)(bits >> 16);
         } else {
-            ((float *)w)[i] = v;
+            ((float *)b.weights)[i] = v;
         }
     }
-    float *in = checked_malloc(sizeof(float) * (size_t)T * (size_t)cols);
-    float *out = checked_malloc(sizeof(float) * (size_t)T * (size_t)rows);
-    for (size_t i = 0; i < (size_t)T * (size_t)cols; i++) in[i] = (float)((int)(random_next(&state) >> 40) - (1 << 23)) / (float)(1 << 23);
-    Weight weight = {w, bf16_weights ? DTYPE_BF16 : DTYPE_F32, rows, cols};
+    b.in = checked_malloc(sizeof(float) * (size_t)T * (size_t)cols);
+    b.out = checked_malloc(sizeof(float) * (size_t)T * (size_t)rows);
+    for (size_t i = 0; i < (size_t)T * (size_t)cols; i++) b.in[i] = (float)((int)(random_next(&state) >> 40) - (1 << 23)) / (float)(1 << 23);
+    b.weight = (Weight){b.weights, bf16_weights ? DTYPE_BF16 : DTYPE_F32, rows, cols};
+    return b;
+}
+
+static void free_matmul_bench(MatmulBench *b) {
+    free(b->weights);
+    free(b->in);
+    free(b->out);
+}
+
+static int command_matmul(int T, int rows, int cols, int threads, int bf16_weights) {
+    MatmulBench b = build_matmul_bench(T, rows, cols, bf16_weights);
     gna_set_threads(threads);
     double seconds;
-    BEST_OF(5, seconds, matmul(out, in, T, weight, no_weight));
+    BEST_OF(5, seconds, matmul(b.out, b.in, T, b.weight, no_weight));
     printf("matmul_gflops %.1f T %d rows %d cols %d threads %d weights %s bf16_compute %d seconds %.5f\n",
            2.0 * T * rows * (double)cols / seconds / 1e9, T, rows, cols, threads, bf16_weights ? "bf16" : "f32", bf16_compute, seconds);
-    free(w);
-    free(in);
-    free(out);
+    free_matmul_bench(&b);
     return 0;
+}
+
+/* -- The matmul (bf16 weights, float32 compute) against its tile kernel alone, in PAIRS pairs run
+ * back to back in one process. The machine's speed moves within seconds, so a matmul is compared
+ * with the tile kernel timed just before it; the median of the pairs' ratios is what the matmul
+ * loses to everything around its kernel (packing, edge tiles, data from farther caches), nearly
+ * free of the machine's drift. */
+#if GNA_VECTORS
+static int compare_doubles(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+#endif
+
+static int command_paired(int T, int rows, int cols, int threads, int pairs) {
+#if GNA_VECTORS
+    MatmulBench b = build_matmul_bench(T, rows, cols, 1);
+    gna_set_threads(threads);
+    matmul(b.out, b.in, T, b.weight, no_weight); /* the first run pages everything in */
+    double *ratios = checked_malloc(sizeof(double) * (size_t)pairs);
+    double tile_flops = 2.0 * TILE_SWEEPS * PANELS * (double)DEPTH * TILE_TOKENS * TILE_ROWS * threads;
+    for (int i = 0; i < pairs; i++) {
+        double start = seconds_now();
+        parallel_for(threads, tile_alone, NULL);
+        double middle = seconds_now();
+        matmul(b.out, b.in, T, b.weight, no_weight);
+        double matmul_gflops = 2.0 * T * rows * (double)cols / (seconds_now() - middle) / 1e9;
+        ratios[i] = matmul_gflops / (tile_flops / (middle - start) / 1e9);
+    }
+    qsort(ratios, (size_t)pairs, sizeof(double), compare_doubles);
+    printf("of_tile_median %.3f of_tile_q1 %.3f of_tile_q3 %.3f pairs %d T %d rows %d cols %d threads %d\n", ratios[pairs / 2],
+           ratios[pairs / 4], ratios[3 * pairs / 4], pairs, T, rows, cols, threads);
+    free(ratios);
+    free_matmul_bench(&b);
+    return 0;
+#else
+    (void)T, (void)rows, (void)cols, (void)threads, (void)pairs;
+    fprintf(stderr, "gna_bench: paired: a SIMD build only (the scalar matmul has no tiles)\n");
+    return 2;
+#endif
 }
 
 /* -- A model: prefill T tokens (one chunk, logits at every position, as `gna logits` runs), then
@@ -240,11 +298,13 @@ int main(int argc, char **argv) {
         gna_set_bf16(argc == 7 && strcmp(argv[6], "--bf16") == 0);
         return command_matmul(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), argc == 7);
     }
+    if (argc == 7 && strcmp(argv[1], "paired") == 0 && atoi(argv[6]) > 0)
+        return command_paired(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), atoi(argv[6]));
     if ((argc == 6 || argc == 7) && strcmp(argv[1], "model") == 0) {
         if (argc == 7) gna_set_bf16(strcmp(argv[6], "--bf16") == 0);
         return command_model(argv[2], atoi(argv[3]), atoi(argv[4]), atoi(argv[5]));
     }
     fprintf(stderr, "usage: gna_bench peak THREADS | tile THREADS | bandwidth THREADS | matmul T ROWS COLS THREADS [bf16|--bf16] |\n"
-                    "                 model DIR T N_DECODE THREADS [--bf16]\n");
+                    "                 paired T ROWS COLS THREADS PAIRS | model DIR T N_DECODE THREADS [--bf16]\n");
     return 2;
 }
