@@ -92,6 +92,9 @@ static void tile_alone(void *context, int begin, int end) {
         free(panels);
     }
 }
+
+/* the multiply-adds (x 2) of one parallel_for(threads, tile_alone, NULL) */
+static double tile_alone_flops(int threads) { return 2.0 * TILE_SWEEPS * PANELS * (double)DEPTH * TILE_TOKENS * TILE_ROWS * threads; }
 #endif
 
 static int command_tile(int threads) {
@@ -99,8 +102,7 @@ static int command_tile(int threads) {
     gna_set_threads(threads);
     double seconds;
     BEST_OF(3, seconds, parallel_for(threads, tile_alone, NULL));
-    double flops = 2.0 * TILE_SWEEPS * PANELS * (double)DEPTH * TILE_TOKENS * TILE_ROWS * threads;
-    printf("tile_gflops %.1f threads %d simd %s\n", flops / seconds / 1e9, threads, GNA_SIMD);
+    printf("tile_gflops %.1f threads %d simd %s\n", tile_alone_flops(threads) / seconds / 1e9, threads, GNA_SIMD);
     return 0;
 #else
     (void)threads;
@@ -221,14 +223,13 @@ static int command_paired(int T, int rows, int cols, int threads, int pairs) {
     gna_set_threads(threads);
     matmul(b.out, b.in, T, b.weight, no_weight); /* the first run pages everything in */
     double *ratios = checked_malloc(sizeof(double) * (size_t)pairs);
-    double tile_flops = 2.0 * TILE_SWEEPS * PANELS * (double)DEPTH * TILE_TOKENS * TILE_ROWS * threads;
     for (int i = 0; i < pairs; i++) {
         double start = seconds_now();
         parallel_for(threads, tile_alone, NULL);
         double middle = seconds_now();
         matmul(b.out, b.in, T, b.weight, no_weight);
         double matmul_gflops = 2.0 * T * rows * (double)cols / (seconds_now() - middle) / 1e9;
-        ratios[i] = matmul_gflops / (tile_flops / (middle - start) / 1e9);
+        ratios[i] = matmul_gflops / (tile_alone_flops(threads) / (middle - start) / 1e9);
     }
     qsort(ratios, (size_t)pairs, sizeof(double), compare_doubles);
     printf("of_tile_median %.3f of_tile_q1 %.3f of_tile_q3 %.3f pairs %d T %d rows %d cols %d threads %d\n", ratios[pairs / 2],
