@@ -75,8 +75,10 @@
 #define GNA_AVX512_BF16 1 /* vdpbf16ps: bfloat16 pairs multiplied and summed into float32 */
 #endif
 #if GNA_AVX512_BF16 && defined(__AMX_TILE__) && defined(__AMX_BF16__) && defined(__linux__) && defined(__x86_64__)
-#define GNA_AMX 1 /* Intel AMX tiles (tdpbf16ps), for --bf16 prefill; Linux must grant them (see amx_ready) */
+#define GNA_AMX 1 /* Intel AMX tiles (tdpbf16ps), for prefill; Linux must grant them (see amx_ready) */
 long syscall(long number, ...); /* libc's; unistd.h declares it only beyond _POSIX_C_SOURCE */
+#else
+#define GNA_AMX 0
 #endif
 
 #include "gna.h"
@@ -4258,11 +4260,12 @@ static void matmul_tiles(void *context, int begin, int end) {
 #endif
 
 #if GNA_AMX
-/* --bf16 prefill on CPUs with Intel AMX: tdpbf16ps multiplies a 16 x 32 tile of bfloat16 inputs by a
- * 32 x 16 tile of bfloat16 weights into a 16 x 16 float32 tile (Intel's pseudo-code adds the 32
- * products to each output in k order, flushing denormals, as vdpbf16ps does; how the hardware rounds
- * inside one instruction is its own, and the tests hold the result to the scalar definition within
- * float32 rounding):
+/* Prefill on CPUs with Intel AMX: in --bf16 mode, and in float32 mode for bfloat16 weights (the input
+ * then cut exactly into three bfloat16 parts, see amx_input_rows). tdpbf16ps multiplies a 16 x 32
+ * tile of bfloat16 inputs by a 32 x 16 tile of bfloat16 weights into a 16 x 16 float32 tile (Intel's
+ * pseudo-code adds the 32 products to each output in k order, flushing denormals, as vdpbf16ps does;
+ * how the hardware rounds inside one instruction is its own, and the tests hold the result to the
+ * scalar definition within float32 rounding):
  *
  *   C[t][j] += sum_{q < 16} x[t, k0+2q] W[r0+j, k0+2q] + x[t, k0+2q+1] W[r0+j, k0+2q+1]
  *
@@ -4279,6 +4282,8 @@ typedef struct {
     uint8_t rows[16];
 } AmxConfig;
 
+static int amx_enabled = 1; /* tests and benchmarks turn it off to reach the vector tiles */
+
 static int amx_ready(void) {
     static int ready = -1; /* first asked from the main thread, before any worker uses a tile */
     if (ready < 0) ready = syscall(158 /* SYS_arch_prctl on x86-64 */, 0x1023 /* ARCH_REQ_XCOMP_PERM */, 18 /* XTILEDATA */) == 0;
@@ -4290,6 +4295,8 @@ typedef struct {
     const uint16_t *in; /* bfloat16 bits, [ceil(T / 32) * 32][in_stride], zero past T and w.cols */
     int T, k_padded, in_stride; /* k_padded: w.cols rounded up to 32; in_stride: k_padded + 32, so that
                                    the 16 rows of a tile load do not all fall into one L1 set */
+    int parts;                  /* of the input: 1 (--bf16) or 3 (float32), part_size elements apart */
+    size_t part_size;
     Weight w, bias;
 } AmxTask;
 
@@ -4323,34 +4330,51 @@ static void pack_panel_amx(Weight w, int r0, int k_padded, float *row, uint32_t 
     }
 }
 
-/* The input as AmxTask.in wants it, rows [begin, end) of it: token t's x rounded to bfloat16 bits,
- * zeros past the last column and the last token */
+/* The input as AmxTask.in wants it, token rows [begin, end) of it, zeros past the last column and the
+ * last token. In --bf16 mode x is rounded to bfloat16. In float32 mode x is cut into three bfloat16
+ * parts that add up to it exactly,
+ *
+ *   x = x1 + x2 + x3,   x1 = x with its low 16 bits cleared,  x2 = (x - x1) likewise,  x3 = x - x1 - x2
+ *
+ * x - x1 holds the low 16 of x's 24 significant bits and x - x1 - x2 at most 8, so both subtractions
+ * are exact and x3 is a bfloat16 (an infinity or NaN goes whole into x1). With bfloat16 weights each
+ * product x_k W is then three exact products, and the tiles add them up in float32: float32 arithmetic,
+ * with 3 roundings per k where the vector tiles have 1 (the idea of CUTLASS's 3xTF32, where one
+ * operand is exact already). */
 typedef struct {
     const float *in; /* [T][in_stride] */
     int in_stride, T, cols;
-    uint16_t *bits; /* [rows rounded up to 32][bits_stride] */
-    int bits_stride;
+    uint16_t *bits; /* [parts][rows rounded up to 32][bits_stride], bits_stride a multiple of 16 */
+    int bits_stride, parts;
+    size_t part_size; /* elements from one part to the next */
 } AmxInputTask;
 
 static void amx_input_rows(void *context, int begin, int end) {
     const AmxInputTask *a = context;
+    const __m512i high_half = _mm512_set1_epi32((int)0xFFFF0000u), infinity = _mm512_set1_epi32(0x7F800000);
     for (int t = begin; t < end; t++) {
-        uint16_t *to = a->bits + (size_t)t * (size_t)a->bits_stride;
-        int k = 0;
-        if (t < a->T) {
-            const float *x = a->in + (size_t)t * (size_t)a->in_stride;
-            for (; k + VEC <= a->cols; k += VEC) { /* round_to_bf16, then the upper halves */
-                __m512i word = _mm512_srli_epi32(_mm512_castps_si512(vec_round_bf16(vec_load(x + k))), 16);
-                _mm256_storeu_si256((__m256i *)(to + k), _mm512_cvtepi32_epi16(word));
+        const float *x = a->in + (size_t)(t < a->T ? t : 0) * (size_t)a->in_stride;
+        for (int k = 0; k < a->bits_stride; k += VEC) {
+            int valid = t < a->T && k < a->cols ? a->cols - k : 0; /* the masked load reads only these */
+            Vec v = _mm512_maskz_loadu_ps(valid >= VEC ? (__mmask16)0xFFFF : (__mmask16)((1u << valid) - 1u), x + k);
+            Vec part[3];
+            if (a->parts == 1) {
+                part[0] = vec_round_bf16(v);
+            } else {
+                __m512i bits = _mm512_castps_si512(v), magnitude = _mm512_and_si512(bits, _mm512_set1_epi32(0x7FFFFFFF));
+                __mmask16 finite = _mm512_cmplt_epi32_mask(magnitude, infinity), nan = _mm512_cmpgt_epi32_mask(magnitude, infinity);
+                __m512i high = _mm512_and_si512(bits, high_half);
+                part[0] = _mm512_castsi512_ps(_mm512_mask_or_epi32(high, nan, high, _mm512_set1_epi32(0x00400000))); /* NaN stays NaN */
+                Vec rest = _mm512_maskz_sub_ps(finite, v, part[0]);
+                part[1] = _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(rest), high_half));
+                part[2] = _mm512_sub_ps(rest, part[1]);
             }
-            for (; k < a->cols; k++) {
-                float r = round_to_bf16(x[k]);
-                uint32_t word;
-                memcpy(&word, &r, 4);
-                to[k] = (uint16_t)(word >> 16);
+            for (int p = 0; p < a->parts; p++) { /* the upper halves */
+                __m512i word = _mm512_srli_epi32(_mm512_castps_si512(part[p]), 16);
+                _mm256_storeu_si256((__m256i *)(a->bits + (size_t)p * a->part_size + (size_t)t * (size_t)a->bits_stride + k),
+                                    _mm512_cvtepi32_epi16(word));
             }
         }
-        memset(to + k, 0, sizeof(uint16_t) * (size_t)(a->bits_stride - k));
     }
 }
 
@@ -4385,18 +4409,23 @@ static void matmul_amx(void *context, int begin, int end) {
                 for (int s = 0; s < steps; s++) {
                     if (s + 1 < steps) { /* the next step's tile rows into L1 while this step computes */
                         for (int q = 0; q < AMX_BLOCK; q++) {
-                            _mm_prefetch((const char *)(x + (size_t)q * (size_t)m->in_stride + (size_t)(s + 1) * AMX_K), _MM_HINT_T0);
+                            for (int part = 0; part < m->parts; part++)
+                                _mm_prefetch((const char *)(x + (size_t)part * m->part_size + (size_t)q * (size_t)m->in_stride + (size_t)(s + 1) * AMX_K),
+                                             _MM_HINT_T0);
                             _mm_prefetch((const char *)(panel + (size_t)(s + 1) * 512 + (size_t)q * 16), _MM_HINT_T0);
                         }
                     }
-                    _tile_loadd(4, x + (size_t)s * AMX_K, in_stride);                                    /* tokens 0-15 */
-                    _tile_loadd(5, x + (size_t)16 * (size_t)m->in_stride + (size_t)s * AMX_K, in_stride); /* 16-31 */
-                    _tile_loadd(6, panel + (size_t)s * 512, 64);                                          /* rows 0-15 */
-                    _tile_loadd(7, panel + (size_t)s * 512 + 256, 64);                                    /* rows 16-31 */
-                    _tile_dpbf16ps(0, 4, 6);
-                    _tile_dpbf16ps(1, 4, 7);
-                    _tile_dpbf16ps(2, 5, 6);
-                    _tile_dpbf16ps(3, 5, 7);
+                    _tile_loadd(6, panel + (size_t)s * 512, 64);       /* rows 0-15 */
+                    _tile_loadd(7, panel + (size_t)s * 512 + 256, 64); /* rows 16-31 */
+                    for (int part = 0; part < m->parts; part++) {      /* x1, x2, x3 in turn against the same weights */
+                        const uint16_t *x_part = x + (size_t)part * m->part_size + (size_t)s * AMX_K;
+                        _tile_loadd(4, x_part, in_stride);                                      /* tokens 0-15 */
+                        _tile_loadd(5, x_part + (size_t)16 * (size_t)m->in_stride, in_stride); /* 16-31 */
+                        _tile_dpbf16ps(0, 4, 6);
+                        _tile_dpbf16ps(1, 4, 7);
+                        _tile_dpbf16ps(2, 5, 6);
+                        _tile_dpbf16ps(3, 5, 7);
+                    }
                 }
                 _tile_stored(0, c, AMX_BLOCK * 4);
                 _tile_stored(1, c + 16, AMX_BLOCK * 4);
@@ -4493,13 +4522,15 @@ static void bf16_input_rows(void *context, int begin, int end) {
 
 static void matmul_strided(float *out, const float *in, int in_stride, int T, Weight w, Weight bias) {
 #if GNA_AMX
-    if (bf16_compute && simd_enabled && T >= AMX_BLOCK && amx_ready()) { /* the input as bfloat16 bits, padded */
+    /* --bf16, or float32 with bfloat16 weights (exact: the input in three parts, see amx_input_rows) */
+    if ((bf16_compute || w.dtype == DTYPE_BF16) && amx_enabled && simd_enabled && T >= AMX_BLOCK && amx_ready()) {
         int k_padded = (w.cols + AMX_K - 1) / AMX_K * AMX_K, t_padded = (T + AMX_BLOCK - 1) / AMX_BLOCK * AMX_BLOCK;
-        int stride = k_padded + AMX_K;
-        uint16_t *bits = checked_aligned_malloc(sizeof(uint16_t) * (size_t)t_padded * (size_t)stride);
-        AmxInputTask input = {in, in_stride, T, w.cols, bits, stride};
+        int stride = k_padded + AMX_K, parts = bf16_compute ? 1 : 3;
+        size_t part_size = (size_t)t_padded * (size_t)stride;
+        uint16_t *bits = checked_aligned_malloc(sizeof(uint16_t) * part_size * (size_t)parts);
+        AmxInputTask input = {in, in_stride, T, w.cols, bits, stride, parts, part_size};
         parallel_for(t_padded, amx_input_rows, &input);
-        AmxTask amx = {out, bits, T, k_padded, stride, w, bias};
+        AmxTask amx = {out, bits, T, k_padded, stride, parts, part_size, w, bias};
         parallel_for((w.rows + AMX_BLOCK - 1) / AMX_BLOCK, matmul_amx, &amx);
         free(bits);
         return;

@@ -890,13 +890,19 @@ static float *run_matmul(const float *in, int in_stride, int T, Weight w, Weight
 
 /* Each output against the float32 bound of a dot product of n terms, in any order, with or
  * without fused multiply-adds: |error| <= n 2^-24 sum_k |in_k w_k| (Higham, Accuracy and Stability of
- * Numerical Algorithms, eq. 3.5, with gamma_n ~ n u); checked with twice that. */
+ * Numerical Algorithms, eq. 3.5, with gamma_n ~ n u); checked with twice that. Where the AMX tiles
+ * take float32 inputs in three exact bfloat16 parts, each in_k w_k is three terms: n = 3 cols.
+ * With AMX, every case runs twice: the AMX tiles where they apply, then the vector tiles alone. */
 static void test_matmul(void) {
     static const Dtype dtypes[] = {DTYPE_F32, DTYPE_BF16, DTYPE_F16};
     static const char *const names[] = {"F32", "BF16", "F16"};
     static const int shapes[][3] = {{1, 37, 300}, {3, 20, 64}, {6, 16, 256}, {7, 33, 257}, {13, 50, 520}, {50, 130, 96}, {64, 17, 9}, {33, 45, 70}};
-    uint64_t state = 42;
+    for (int amx = GNA_AMX; amx >= 0; amx--) /* with AMX, then the vector tiles alone */
     for (int bf16 = 0; bf16 < 2; bf16++) {
+        uint64_t state = 42;
+#if GNA_AMX
+        amx_enabled = amx;
+#endif
         gna_set_bf16(bf16);
         for (int d = 0; d < 3; d++) {
             int all_close = 1, all_same_bits = 1;
@@ -925,7 +931,8 @@ static void test_matmul(void) {
                     for (int r = 0; r < rows; r++) {
                         double magnitude = 0;
                         for (int k = 0; k < cols; k++) magnitude += fabs((double)in[t * in_stride + k] * values[(size_t)r * cols + k]);
-                        double bound = 2.0 * cols * 0x1p-24 * magnitude + 0x1p-24 * fabs(bias_values[r < 130 ? r : 0]);
+                        int split = amx && !bf16 && dtypes[d] == DTYPE_BF16 && T >= 32; /* matmul_strided's choice */
+                        double bound = 2.0 * (split ? 3 : 1) * cols * 0x1p-24 * magnitude + 0x1p-24 * fabs(bias_values[r < 130 ? r : 0]);
                         double diff = fabs((double)simd[t * rows + r] - definition[t * rows + r]);
                         if (!(diff <= bound) && all_close) {
                             all_close = 0;
@@ -936,14 +943,64 @@ static void test_matmul(void) {
                 free(definition); free(simd); free(in); free(data); free(values); free(bias_data);
             }
             char name[160];
-            snprintf(name, sizeof name, "matmul%s, %s weights: %s kernels = the scalar definition, within float32 rounding",
-                     bf16 ? " --bf16" : "", names[d], GNA_SIMD);
+            snprintf(name, sizeof name, "matmul%s, %s weights: %s kernels%s = the scalar definition, within float32 rounding",
+                     bf16 ? " --bf16" : "", names[d], GNA_SIMD, amx ? " with AMX" : "");
             check(all_close, name, "%s", detail);
-            snprintf(name, sizeof name, "matmul%s, %s weights: 1 to 5 threads give the same bits", bf16 ? " --bf16" : "", names[d]);
+            snprintf(name, sizeof name, "matmul%s, %s weights%s: 1 to 5 threads give the same bits", bf16 ? " --bf16" : "", names[d],
+                     amx ? ", AMX" : "");
             check(all_same_bits, name, "outputs differ");
         }
     }
     gna_set_bf16(0);
+#if GNA_AMX
+    amx_enabled = 1;
+#endif
+}
+
+/* A bfloat16 identity weight returns a float32 input bit for bit, in float32 mode, on every kernel:
+ * the product with 1 is exact and every other term is 0. For the AMX tiles this checks that the three
+ * bfloat16 parts add up to x with none of its 24 significant bits lost (a wrong split would hide inside
+ * the rounding bound above). Inputs are normal numbers: the tiles flush denormals, as documented.
+ * An infinity and a NaN then propagate as in the definition (0 x inf is NaN), the NaN one whose
+ * payload a split that only cleared the low bits would turn into an infinity. */
+static void test_matmul_identity(void) {
+    enum { T = 40, N = 48 };
+    uint16_t identity[N * N] = {0};
+    for (int r = 0; r < N; r++) identity[r * N + r] = 0x3F80; /* 1.0 */
+    Weight w = {identity, DTYPE_BF16, N, N};
+    static float in[T * N];
+    uint64_t state = 7;
+    for (int i = 0; i < T * N; i++) {
+        uint32_t bits = (uint32_t)(random_next(&state) >> 32);
+        bits = (bits & 0x807FFFFFu) | (uint32_t)(127 - 40 + (int)(bits >> 23 & 63) + 8) << 23; /* 2^-32 .. 2^31 */
+        memcpy(&in[i], &bits, 4);
+    }
+    for (int amx = GNA_AMX; amx >= 0; amx--) {
+#if GNA_AMX
+        amx_enabled = amx;
+#endif
+        float *out = run_matmul(in, N, T, w, no_weight, 1, 2);
+        check(memcmp(out, in, sizeof in) == 0, amx ? "matmul with AMX by a bfloat16 identity: the float32 input, bit for bit"
+                                                   : "matmul by a bfloat16 identity: the float32 input, bit for bit", "outputs differ");
+        free(out);
+        float special[T * N];
+        memcpy(special, in, sizeof in);
+        special[3 * N + 5] = INFINITY;
+        uint32_t nan_bits = 0x7F800001u; /* a NaN whose payload is all in the low 16 bits */
+        memcpy(&special[7 * N + 9], &nan_bits, 4);
+        float *definition = run_matmul(special, N, T, w, no_weight, 0, 1);
+        out = run_matmul(special, N, T, w, no_weight, 1, 2);
+        int same = 1;
+        for (int i = 0; i < T * N; i++) same &= isnan(out[i]) ? isnan(definition[i]) != 0 : out[i] == definition[i];
+        check(same && isinf(out[3 * N + 5]) && isnan(out[7 * N + 9]),
+              amx ? "matmul with AMX: an infinite or NaN input gives what the definition gives" : "matmul: an infinite or NaN input gives what the definition gives",
+              "inf -> %g, NaN -> %g", out[3 * N + 5], out[7 * N + 9]);
+        free(out);
+        free(definition);
+    }
+#if GNA_AMX
+    amx_enabled = 1;
+#endif
 }
 
 static void test_bf16_rounding(void) {
@@ -1319,6 +1376,7 @@ int main(int argc, char **argv) {
         test_bf16_rounding();
         test_exp();
         test_matmul();
+        test_matmul_identity();
         test_scan_steps();
         test_softmax();
 #if GNA_VECTORS
