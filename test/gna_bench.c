@@ -4,9 +4,11 @@
  *   gna_bench peak THREADS                          FMA peak, GFLOP/s
  *   gna_bench tile THREADS                          the matmul's tile kernel alone on cache-resident data
  *   gna_bench bandwidth THREADS                     memory read bandwidth, GB/s (STREAM-like)
- *   gna_bench matmul T ROWS COLS THREADS [bf16|--bf16]  gna's matmul, GFLOP/s: F32 weights, BF16 weights,
- *                                                   or BF16 weights in the --bf16 compute mode
- *   gna_bench paired T ROWS COLS THREADS PAIRS     the matmul against the tile kernel alone, in pairs
+ *   gna_bench matmul T ROWS COLS THREADS [bf16|bf16-vector|--bf16]  gna's matmul, GFLOP/s: F32 weights,
+ *                                                   BF16 weights (AMX where the CPU has it), BF16 weights
+ *                                                   on the vector tiles, or BF16 weights in --bf16 mode
+ *   gna_bench paired T ROWS COLS THREADS PAIRS     the matmul on the vector tiles against their kernel
+ *                                                   alone, in pairs
  *   gna_bench model DIR T N_DECODE THREADS [--bf16] prefill of T tokens and N_DECODE decode steps
  *
  * Each prints one line of `key value` pairs; nothing here checks a speed.
@@ -219,6 +221,9 @@ static int compare_doubles(const void *a, const void *b) {
 
 static int command_paired(int T, int rows, int cols, int threads, int pairs) {
 #if GNA_VECTORS
+#if GNA_AMX
+    amx_enabled = 0; /* the matmul as the tile kernel serves it */
+#endif
     MatmulBench b = build_matmul_bench(T, rows, cols, 1);
     gna_set_threads(threads);
     matmul(b.out, b.in, T, b.weight, no_weight); /* the first run pages everything in */
@@ -295,9 +300,14 @@ int main(int argc, char **argv) {
     if (argc == 3 && strcmp(argv[1], "peak") == 0) return command_peak(atoi(argv[2]));
     if (argc == 3 && strcmp(argv[1], "bandwidth") == 0) return command_bandwidth(atoi(argv[2]));
     if (argc == 3 && strcmp(argv[1], "tile") == 0) return command_tile(atoi(argv[2]));
-    if ((argc == 6 || argc == 7) && strcmp(argv[1], "matmul") == 0) {
-        gna_set_bf16(argc == 7 && strcmp(argv[6], "--bf16") == 0);
-        return command_matmul(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), argc == 7);
+    const char *weights = argc == 7 ? argv[6] : "f32";
+    if ((argc == 6 || argc == 7) && strcmp(argv[1], "matmul") == 0 &&
+        (!strcmp(weights, "f32") || !strcmp(weights, "bf16") || !strcmp(weights, "bf16-vector") || !strcmp(weights, "--bf16"))) {
+        gna_set_bf16(strcmp(weights, "--bf16") == 0);
+#if GNA_AMX
+        amx_enabled = strcmp(weights, "bf16-vector") != 0;
+#endif
+        return command_matmul(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), strcmp(weights, "f32") != 0);
     }
     if (argc == 7 && strcmp(argv[1], "paired") == 0 && atoi(argv[6]) > 0)
         return command_paired(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), atoi(argv[6]));
@@ -305,7 +315,7 @@ int main(int argc, char **argv) {
         if (argc == 7) gna_set_bf16(strcmp(argv[6], "--bf16") == 0);
         return command_model(argv[2], atoi(argv[3]), atoi(argv[4]), atoi(argv[5]));
     }
-    fprintf(stderr, "usage: gna_bench peak THREADS | tile THREADS | bandwidth THREADS | matmul T ROWS COLS THREADS [bf16|--bf16] |\n"
+    fprintf(stderr, "usage: gna_bench peak THREADS | tile THREADS | bandwidth THREADS | matmul T ROWS COLS THREADS [bf16|bf16-vector|--bf16] |\n"
                     "                 paired T ROWS COLS THREADS PAIRS | model DIR T N_DECODE THREADS [--bf16]\n");
     return 2;
 }
