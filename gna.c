@@ -4378,59 +4378,79 @@ static void amx_input_rows(void *context, int begin, int end) {
     }
 }
 
-/* Panels [begin, end) of 32 weight rows, a group at a time: the group's packed weights and one token
- * block's input (both about 1 MB) stay in L2 while the token blocks go by. */
+/* Panels [begin, end) of 32 weight rows, a group at a time, with k cut into chunks: a token block's
+ * input chunk (all its parts: at most 256 KB) serves every panel of the group, and the group's slices
+ * of that chunk (at most 1 MB) serve every token block, so both stay in L2 however long k is. Between
+ * chunks each C tile waits in `sums`, stored and loaded exactly: the sums run in the same order as
+ * without chunks. */
 static void matmul_amx(void *context, int begin, int end) {
     const AmxTask *m = context;
-    int rows = m->w.rows, steps = m->k_padded / AMX_K;
-    size_t panel_words = (size_t)AMX_BLOCK * (size_t)m->k_padded / 2;
-    int group = (int)((1u << 20) / (4 * panel_words));
+    int rows = m->w.rows, steps = m->k_padded / AMX_K, chunk = (256 << 10) / (m->parts * AMX_BLOCK * AMX_K * 2); /* steps */
+    int blocks = (m->T + AMX_BLOCK - 1) / AMX_BLOCK, slice = chunk < steps ? chunk : steps;
+    int group = (1 << 20) / (slice * AMX_K * AMX_BLOCK * 2); /* panels whose slices of a chunk make 1 MB */
     group = group < 1 ? 1 : group > 16 ? 16 : group;
+    size_t panel_words = (size_t)AMX_BLOCK * (size_t)m->k_padded / 2, tile_floats = AMX_BLOCK * AMX_BLOCK;
     AmxConfig config = {.palette = 1};
     for (int t = 0; t < 8; t++) config.bytes_per_row[t] = 64, config.rows[t] = 16;
     _tile_loadconfig(&config);
     uint32_t *panels = checked_aligned_malloc(sizeof(uint32_t) * panel_words * (size_t)group);
     float *row = checked_malloc(sizeof(float) * (size_t)m->k_padded);
-    float c[AMX_BLOCK * AMX_BLOCK];
+    float *sums = checked_aligned_malloc(sizeof(float) * tile_floats * (size_t)group * (size_t)blocks); /* [blocks][group][32][32] */
     size_t in_stride = (size_t)m->in_stride * 2; /* bytes */
     for (int p0 = begin; p0 < end; p0 += group) {
         int n_panels = end - p0 < group ? end - p0 : group;
         for (int g = 0; g < n_panels; g++) pack_panel_amx(m->w, (p0 + g) * AMX_BLOCK, m->k_padded, row, panels + (size_t)g * panel_words);
-        for (int t0 = 0; t0 < m->T; t0 += AMX_BLOCK) {
-            const uint16_t *x = m->in + (size_t)t0 * (size_t)m->in_stride;
-            int n_tokens = m->T - t0 < AMX_BLOCK ? m->T - t0 : AMX_BLOCK;
-            for (int g = 0; g < n_panels; g++) {
-                const uint32_t *panel = panels + (size_t)g * panel_words;
-                int r0 = (p0 + g) * AMX_BLOCK, n_rows = rows - r0 < AMX_BLOCK ? rows - r0 : AMX_BLOCK;
-                _tile_zero(0);
-                _tile_zero(1);
-                _tile_zero(2);
-                _tile_zero(3);
-                for (int s = 0; s < steps; s++) {
-                    if (s + 1 < steps) { /* the next step's tile rows into L1 while this step computes */
-                        for (int q = 0; q < AMX_BLOCK; q++) {
-                            for (int part = 0; part < m->parts; part++)
-                                _mm_prefetch((const char *)(x + (size_t)part * m->part_size + (size_t)q * (size_t)m->in_stride + (size_t)(s + 1) * AMX_K),
-                                             _MM_HINT_T0);
-                            _mm_prefetch((const char *)(panel + (size_t)(s + 1) * 512 + (size_t)q * 16), _MM_HINT_T0);
+        for (int s0 = 0; s0 < steps; s0 += chunk) {
+            int s_end = steps - s0 < chunk ? steps : s0 + chunk;
+            for (int t0 = 0; t0 < m->T; t0 += AMX_BLOCK) {
+                const uint16_t *x = m->in + (size_t)t0 * (size_t)m->in_stride;
+                for (int g = 0; g < n_panels; g++) {
+                    const uint32_t *panel = panels + (size_t)g * panel_words;
+                    float *c = sums + ((size_t)(t0 / AMX_BLOCK) * (size_t)group + (size_t)g) * tile_floats;
+                    if (s0 == 0) {
+                        _tile_zero(0);
+                        _tile_zero(1);
+                        _tile_zero(2);
+                        _tile_zero(3);
+                    } else {
+                        _tile_loadd(0, c, AMX_BLOCK * 4);
+                        _tile_loadd(1, c + 16, AMX_BLOCK * 4);
+                        _tile_loadd(2, c + 16 * AMX_BLOCK, AMX_BLOCK * 4);
+                        _tile_loadd(3, c + 16 * AMX_BLOCK + 16, AMX_BLOCK * 4);
+                    }
+                    for (int s = s0; s < s_end; s++) {
+                        if (s + 1 < s_end) { /* the next step's tile rows into L1 while this step computes */
+                            for (int q = 0; q < AMX_BLOCK; q++) {
+                                for (int part = 0; part < m->parts; part++)
+                                    _mm_prefetch((const char *)(x + (size_t)part * m->part_size + (size_t)q * (size_t)m->in_stride + (size_t)(s + 1) * AMX_K),
+                                                 _MM_HINT_T0);
+                                _mm_prefetch((const char *)(panel + (size_t)(s + 1) * 512 + (size_t)q * 16), _MM_HINT_T0);
+                            }
+                        }
+                        _tile_loadd(6, panel + (size_t)s * 512, 64);       /* rows 0-15 */
+                        _tile_loadd(7, panel + (size_t)s * 512 + 256, 64); /* rows 16-31 */
+                        for (int part = 0; part < m->parts; part++) {      /* x1, x2, x3 in turn against the same weights */
+                            const uint16_t *x_part = x + (size_t)part * m->part_size + (size_t)s * AMX_K;
+                            _tile_loadd(4, x_part, in_stride);                                      /* tokens 0-15 */
+                            _tile_loadd(5, x_part + (size_t)16 * (size_t)m->in_stride, in_stride); /* 16-31 */
+                            _tile_dpbf16ps(0, 4, 6);
+                            _tile_dpbf16ps(1, 4, 7);
+                            _tile_dpbf16ps(2, 5, 6);
+                            _tile_dpbf16ps(3, 5, 7);
                         }
                     }
-                    _tile_loadd(6, panel + (size_t)s * 512, 64);       /* rows 0-15 */
-                    _tile_loadd(7, panel + (size_t)s * 512 + 256, 64); /* rows 16-31 */
-                    for (int part = 0; part < m->parts; part++) {      /* x1, x2, x3 in turn against the same weights */
-                        const uint16_t *x_part = x + (size_t)part * m->part_size + (size_t)s * AMX_K;
-                        _tile_loadd(4, x_part, in_stride);                                      /* tokens 0-15 */
-                        _tile_loadd(5, x_part + (size_t)16 * (size_t)m->in_stride, in_stride); /* 16-31 */
-                        _tile_dpbf16ps(0, 4, 6);
-                        _tile_dpbf16ps(1, 4, 7);
-                        _tile_dpbf16ps(2, 5, 6);
-                        _tile_dpbf16ps(3, 5, 7);
-                    }
+                    _tile_stored(0, c, AMX_BLOCK * 4);
+                    _tile_stored(1, c + 16, AMX_BLOCK * 4);
+                    _tile_stored(2, c + 16 * AMX_BLOCK, AMX_BLOCK * 4);
+                    _tile_stored(3, c + 16 * AMX_BLOCK + 16, AMX_BLOCK * 4);
                 }
-                _tile_stored(0, c, AMX_BLOCK * 4);
-                _tile_stored(1, c + 16, AMX_BLOCK * 4);
-                _tile_stored(2, c + 16 * AMX_BLOCK, AMX_BLOCK * 4);
-                _tile_stored(3, c + 16 * AMX_BLOCK + 16, AMX_BLOCK * 4);
+            }
+        }
+        for (int t0 = 0; t0 < m->T; t0 += AMX_BLOCK) {
+            int n_tokens = m->T - t0 < AMX_BLOCK ? m->T - t0 : AMX_BLOCK;
+            for (int g = 0; g < n_panels; g++) {
+                const float *c = sums + ((size_t)(t0 / AMX_BLOCK) * (size_t)group + (size_t)g) * tile_floats;
+                int r0 = (p0 + g) * AMX_BLOCK, n_rows = rows - r0 < AMX_BLOCK ? rows - r0 : AMX_BLOCK;
                 float bias[AMX_BLOCK] = {0}; /* added after the sum, as in the definition */
                 for (int j = 0; j < n_rows && m->bias.data; j++) bias[j] = weight_at(m->bias, (size_t)(r0 + j));
                 __mmask16 keep[2] = {(__mmask16)(n_rows >= 16 ? 0xFFFF : (1u << n_rows) - 1u),
@@ -4443,6 +4463,7 @@ static void matmul_amx(void *context, int begin, int end) {
         }
     }
     _tile_release();
+    free(sums);
     free(row);
     free(panels);
 }
