@@ -4269,11 +4269,10 @@ static void matmul_tiles(void *context, int begin, int end) {
  *
  *   C[t][j] += sum_{q < 16} x[t, k0+2q] W[r0+j, k0+2q] + x[t, k0+2q+1] W[r0+j, k0+2q+1]
  *
- * A block of 32 tokens x 32 weight rows is four C tiles, held through the whole k loop (so the
- * depth is not cut, unlike the vector tiles). The weights of a panel of 32 rows are packed once as the
- * instruction wants them (pairs of k side by side for 16 rows: a 64-byte tile row per k pair) and
- * serve every token block; the input is a bfloat16 copy padded to 32 tokens and 32 columns with
- * zeros. Linux hands out the tile registers only on request: amx_ready asks once per process. */
+ * A block of 32 tokens x 32 weight rows is four C tiles, held through a chunk of k (see matmul_amx).
+ * The weights of a panel of 32 rows are packed once as the instruction wants them (pairs of k side
+ * by side for 16 rows: a 64-byte tile row per k pair) and serve every token block; the input is a
+ * bfloat16 copy padded to 32 tokens and 32 columns with zeros. Linux hands out the tile registers only on request: amx_ready asks once per process. */
 enum { AMX_BLOCK = 32, AMX_K = 32 }; /* tokens and weight rows per block; k per instruction */
 
 typedef struct {
