@@ -3785,11 +3785,13 @@ static inline Vec vec_frexp(Vec x, Vec *e) {
     *e = _mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_srli_epi32(bits, 23), _mm512_set1_epi32(126)));
     return _mm512_castsi512_ps(_mm512_or_si512(_mm512_and_si512(bits, _mm512_set1_epi32(0x007FFFFF)), _mm512_set1_epi32(0x3F000000)));
 }
-/* round to nearest even at 8 significant bits, as round_to_bf16 below (NaN payloads aside) */
+/* round to nearest even at 8 significant bits, as round_to_bf16 below (a NaN is quieted, not rounded:
+ * the carry could reach the sign and make it a zero) */
 static inline Vec vec_round_bf16(Vec v) {
     __m512i bits = _mm512_castps_si512(v);
     __m512i odd = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
-    bits = _mm512_add_epi32(bits, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7FFF)));
+    __m512i rounded = _mm512_add_epi32(bits, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7FFF)));
+    bits = _mm512_mask_or_epi32(rounded, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), bits, _mm512_set1_epi32(0x00400000));
     return _mm512_castsi512_ps(_mm512_and_si512(bits, _mm512_set1_epi32((int)0xFFFF0000u)));
 }
 #elif GNA_AVX2
@@ -3833,7 +3835,9 @@ static inline Vec vec_frexp(Vec x, Vec *e) {
 static inline Vec vec_round_bf16(Vec v) {
     __m256i bits = _mm256_castps_si256(v);
     __m256i odd = _mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(1));
-    bits = _mm256_add_epi32(bits, _mm256_add_epi32(odd, _mm256_set1_epi32(0x7FFF)));
+    __m256i rounded = _mm256_add_epi32(bits, _mm256_add_epi32(odd, _mm256_set1_epi32(0x7FFF)));
+    __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    bits = _mm256_blendv_epi8(rounded, _mm256_or_si256(bits, _mm256_set1_epi32(0x00400000)), nan);
     return _mm256_castsi256_ps(_mm256_and_si256(bits, _mm256_set1_epi32((int)0xFFFF0000u)));
 }
 #elif GNA_NEON
@@ -3871,7 +3875,8 @@ static inline Vec vec_frexp(Vec x, Vec *e) {
 static inline Vec vec_round_bf16(Vec v) {
     uint32x4_t bits = vreinterpretq_u32_f32(v);
     uint32x4_t odd = vandq_u32(vshrq_n_u32(bits, 16), vdupq_n_u32(1));
-    bits = vaddq_u32(bits, vaddq_u32(odd, vdupq_n_u32(0x7FFF)));
+    uint32x4_t rounded = vaddq_u32(bits, vaddq_u32(odd, vdupq_n_u32(0x7FFF)));
+    bits = vbslq_u32(vceqq_f32(v, v), rounded, vorrq_u32(bits, vdupq_n_u32(0x00400000))); /* NaN: v != v */
     return vreinterpretq_f32_u32(vandq_u32(bits, vdupq_n_u32(0xFFFF0000u)));
 }
 #endif
@@ -3945,8 +3950,8 @@ void gna_set_bf16(int on) { bf16_compute = on != 0; }
 static float round_to_bf16(float x) {
     uint32_t bits;
     memcpy(&bits, &x, 4);
-    if ((bits & 0x7FFFFFFFu) > 0x7F800000u) return x; /* NaN stays NaN */
-    bits += 0x7FFFu + ((bits >> 16) & 1u);           /* ties go to the even neighbour */
+    if ((bits & 0x7FFFFFFFu) > 0x7F800000u) bits |= 0x00400000u; /* NaN: quieted, so that it stays NaN when cut */
+    else bits += 0x7FFFu + ((bits >> 16) & 1u);                    /* ties go to the even neighbour */
     bits &= 0xFFFF0000u;
     memcpy(&x, &bits, 4);
     return x;
@@ -4361,9 +4366,8 @@ static void amx_input_rows(void *context, int begin, int end) {
                 part[0] = vec_round_bf16(v);
             } else {
                 __m512i bits = _mm512_castps_si512(v), magnitude = _mm512_and_si512(bits, _mm512_set1_epi32(0x7FFFFFFF));
-                __mmask16 finite = _mm512_cmplt_epi32_mask(magnitude, infinity), nan = _mm512_cmpgt_epi32_mask(magnitude, infinity);
-                __m512i high = _mm512_and_si512(bits, high_half);
-                part[0] = _mm512_castsi512_ps(_mm512_mask_or_epi32(high, nan, high, _mm512_set1_epi32(0x00400000))); /* NaN stays NaN */
+                __mmask16 finite = _mm512_cmplt_epi32_mask(magnitude, infinity);
+                part[0] = _mm512_mask_blend_ps(finite, vec_round_bf16(v), _mm512_castsi512_ps(_mm512_and_si512(bits, high_half)));
                 Vec rest = _mm512_maskz_sub_ps(finite, v, part[0]);
                 part[1] = _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(rest), high_half));
                 part[2] = _mm512_sub_ps(rest, part[1]);

@@ -1005,10 +1005,13 @@ static void test_matmul_identity(void) {
 }
 
 static void test_bf16_rounding(void) {
+    float nan_all_ones; /* a NaN whose carry from rounding would reach the sign bit */
+    memcpy(&nan_all_ones, &(uint32_t){0x7FFFFFFFu}, 4);
     /* 1 + 2^-8 is halfway between 1 and 1 + 2^-7: ties to even (1); just above it rounds up */
     check(round_to_bf16(1.0f + 0x1p-8f) == 1.0f && round_to_bf16(1.0f + 0x1p-8f + 0x1p-20f) == 1.0f + 0x1p-7f &&
               round_to_bf16(1.0f + 3 * 0x1p-8f) == 1.0f + 0x1p-6f && round_to_bf16(-2.5f) == -2.5f &&
-              isnan(round_to_bf16(NAN)) && isinf(round_to_bf16(INFINITY)) && round_to_bf16(3.4028235e38f) == INFINITY,
+              isnan(round_to_bf16(NAN)) && isnan(round_to_bf16(nan_all_ones)) && isinf(round_to_bf16(INFINITY)) &&
+              round_to_bf16(3.4028235e38f) == INFINITY,
           "bf16: rounding to nearest, ties to even, as torch", "");
 #if GNA_VECTORS
     uint64_t state = 3;
@@ -1016,14 +1019,14 @@ static void test_bf16_rounding(void) {
     for (int i = 0; i < 100000 && same; i += VEC) {
         float x[VEC], y[VEC];
         for (int j = 0; j < VEC; j++) {
-            uint32_t bits = (uint32_t)random_next(&state);
-            if ((bits & 0x7F800000u) == 0x7F800000u) bits &= 0xBFFFFFFFu; /* no inf or NaN */
+            static const uint32_t special[] = {0x7FFFFFFFu, 0xFFFFFFFFu, 0x7F800001u, 0xFF800000u, 0x7F7FFFFFu, 0x7FC00000u};
+            uint32_t bits = i == 0 && j < 4 ? special[j] : i == VEC && j < 2 ? special[4 + j] : (uint32_t)random_next(&state);
             memcpy(&x[j], &bits, 4);
         }
         vec_store(y, vec_round_bf16(vec_load(x)));
         for (int j = 0; j < VEC; j++) same &= memcmp(&y[j], &(float){round_to_bf16(x[j])}, 4) == 0;
     }
-    check(same, "bf16: SIMD rounding = round_to_bf16, bit for bit (100000 random floats)", "");
+    check(same, "bf16: SIMD rounding = round_to_bf16, bit for bit (100000 random floats, NaNs of every payload among them)", "");
 #endif
 }
 
