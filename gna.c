@@ -4277,7 +4277,8 @@ static void matmul_tiles(void *context, int begin, int end) {
  * A block of 32 tokens x 32 weight rows is four C tiles, held through a chunk of k (see matmul_amx).
  * The weights of a panel of 32 rows are packed once as the instruction wants them (pairs of k side
  * by side for 16 rows: a 64-byte tile row per k pair) and serve every token block; the input is a
- * bfloat16 copy padded to 32 tokens and 32 columns with zeros. Linux hands out the tile registers only on request: amx_ready asks once per process. */
+ * bfloat16 copy padded to 32 tokens and 32 columns with zeros. Linux hands out the tile registers only
+ * on request: amx_ready asks once per process. */
 enum { AMX_BLOCK = 32, AMX_K = 32 }; /* tokens and weight rows per block; k per instruction */
 
 typedef struct {
@@ -4296,7 +4297,7 @@ static int amx_ready(void) {
 
 typedef struct {
     float *out;
-    const uint16_t *in; /* bfloat16 bits, [ceil(T / 32) * 32][in_stride], zero past T and w.cols */
+    const uint16_t *in; /* bfloat16 bits, [parts][ceil(T / 32) * 32][in_stride], zero past T and w.cols */
     int T, k_padded, in_stride; /* k_padded: w.cols rounded up to 32; in_stride: k_padded + 32, so that
                                    the 16 rows of a tile load do not all fall into one L1 set */
     int parts;                  /* of the input: 1 (--bf16) or 3 (float32), part_size elements apart */
@@ -4343,8 +4344,8 @@ static void pack_panel_amx(Weight w, int r0, int k_padded, float *row, uint32_t 
  * x - x1 holds the low 16 of x's 24 significant bits and x - x1 - x2 at most 8, so both subtractions
  * are exact and x3 is a bfloat16 (an infinity or NaN goes whole into x1). With bfloat16 weights each
  * product x_k W is then three exact products, and the tiles add them up in float32: float32 arithmetic,
- * with 3 roundings per k where the vector tiles have 1 (the idea of CUTLASS's 3xTF32, where one
- * operand is exact already). */
+ * with 3 roundings per k where the vector tiles have 1. (CUTLASS's 3xTF32 does the like on GPUs,
+ * splitting both operands; here the weights are exact already.) */
 typedef struct {
     const float *in; /* [T][in_stride] */
     int in_stride, T, cols;
