@@ -4289,6 +4289,11 @@ typedef struct {
 
 static int amx_enabled = 1; /* tests and benchmarks turn it off to reach the vector tiles */
 
+/* the mask of the first n of 16 lanes (none for n <= 0), for the loads and stores at a matrix's edge */
+static inline __mmask16 first_lanes(int n) {
+    return n >= 16 ? (__mmask16)0xFFFF : n <= 0 ? (__mmask16)0 : (__mmask16)((1u << n) - 1u);
+}
+
 static int amx_ready(void) {
     static int ready = -1; /* first asked from the main thread, before any worker uses a tile */
     if (ready < 0) ready = syscall(158 /* SYS_arch_prctl on x86-64 */, 0x1023 /* ARCH_REQ_XCOMP_PERM */, 18 /* XTILEDATA */) == 0;
@@ -4315,7 +4320,7 @@ static void pack_panel_amx(Weight w, int r0, int k_padded, float *row, uint32_t 
         for (int b = 0; b < 2; b++)
             for (int i = 0; i < pairs; i += 16) {
                 int valid = w.cols / 2 - i;
-                __mmask16 keep = valid >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << valid) - 1u);
+                __mmask16 keep = first_lanes(valid);
                 __m512i r[16];
                 UNROLL for (int j = 0; j < 16; j++) {
                     int w_row = r0 + 16 * b + j;
@@ -4361,7 +4366,7 @@ static void amx_input_rows(void *context, int begin, int end) {
         const float *x = a->in + (size_t)(t < a->T ? t : 0) * (size_t)a->in_stride;
         for (int k = 0; k < a->bits_stride; k += VEC) {
             int valid = t < a->T && k < a->cols ? a->cols - k : 0; /* the masked load reads only these */
-            Vec v = _mm512_maskz_loadu_ps(valid >= VEC ? (__mmask16)0xFFFF : (__mmask16)((1u << valid) - 1u), x + k);
+            Vec v = _mm512_maskz_loadu_ps(first_lanes(valid), x + k);
             Vec part[3];
             if (a->parts == 1) {
                 part[0] = vec_round_bf16(v);
@@ -4424,10 +4429,10 @@ static void matmul_amx(void *context, int begin, int end) {
                     }
                     for (int s = s0; s < s_end; s++) {
                         if (s + 1 < s_end) { /* the next step's tile rows into L1 while this step computes */
+                            const uint16_t *x_next = x + (size_t)(s + 1) * AMX_K;
                             for (int q = 0; q < AMX_BLOCK; q++) {
                                 for (int part = 0; part < m->parts; part++)
-                                    _mm_prefetch((const char *)(x + (size_t)part * m->part_size + (size_t)q * (size_t)m->in_stride + (size_t)(s + 1) * AMX_K),
-                                                 _MM_HINT_T0);
+                                    _mm_prefetch((const char *)(x_next + (size_t)part * m->part_size + (size_t)q * (size_t)m->in_stride), _MM_HINT_T0);
                                 _mm_prefetch((const char *)(panel + (size_t)(s + 1) * 512 + (size_t)q * 16), _MM_HINT_T0);
                             }
                         }
@@ -4457,8 +4462,7 @@ static void matmul_amx(void *context, int begin, int end) {
                 int r0 = (p0 + g) * AMX_BLOCK, n_rows = rows - r0 < AMX_BLOCK ? rows - r0 : AMX_BLOCK;
                 float bias[AMX_BLOCK] = {0}; /* added after the sum, as in the definition */
                 for (int j = 0; j < n_rows && m->bias.data; j++) bias[j] = weight_at(m->bias, (size_t)(r0 + j));
-                __mmask16 keep[2] = {(__mmask16)(n_rows >= 16 ? 0xFFFF : (1u << n_rows) - 1u),
-                                     (__mmask16)(n_rows >= 32 ? 0xFFFF : n_rows <= 16 ? 0 : (1u << (n_rows - 16)) - 1u)};
+                __mmask16 keep[2] = {first_lanes(n_rows), first_lanes(n_rows - 16)};
                 for (int i = 0; i < n_tokens; i++)
                     for (int h = 0; h < 2; h++)
                         _mm512_mask_storeu_ps(m->out + (size_t)(t0 + i) * (size_t)rows + (size_t)(r0 + 16 * h), keep[h],
