@@ -4387,6 +4387,33 @@ static void amx_input_rows(void *context, int begin, int end) {
     }
 }
 
+/* C tiles 0-3 (32 tokens x 32 weight rows) += steps [s_begin, s_end) of k: the token block's input
+ * parts from x against a panel. Each step fetches the next step's weight tiles into L1 while it
+ * computes (after the last, `weights_next`, where the next call begins; NULL: none), and with
+ * `input_next` the input's next step too (the first panel; the others find it in L1). */
+static ALWAYS_INLINE void amx_steps(const AmxTask *m, const uint16_t *x, const uint32_t *panel, int s_begin, int s_end,
+                                    const uint32_t *weights_next, int input_next) {
+    size_t in_stride = (size_t)m->in_stride * 2; /* bytes */
+    for (int s = s_begin; s < s_end; s++) {
+        const uint32_t *fetch = s + 1 < s_end ? panel + (size_t)(s + 1) * 512 : weights_next;
+        for (int q = 0; q < AMX_BLOCK && fetch; q++) _mm_prefetch((const char *)(fetch + (size_t)q * 16), _MM_HINT_T0);
+        for (int q = 0; q < AMX_BLOCK && input_next && s + 1 < s_end; q++)
+            for (int part = 0; part < m->parts; part++)
+                _mm_prefetch((const char *)(x + (size_t)part * m->part_size + (size_t)q * (size_t)m->in_stride + (size_t)(s + 1) * AMX_K), _MM_HINT_T0);
+        _tile_loadd(6, panel + (size_t)s * 512, 64);       /* rows 0-15 */
+        _tile_loadd(7, panel + (size_t)s * 512 + 256, 64); /* rows 16-31 */
+        for (int part = 0; part < m->parts; part++) {      /* x1, x2, x3 in turn against the same weights */
+            const uint16_t *x_part = x + (size_t)part * m->part_size + (size_t)s * AMX_K;
+            _tile_loadd(4, x_part, in_stride);                                      /* tokens 0-15 */
+            _tile_loadd(5, x_part + (size_t)16 * (size_t)m->in_stride, in_stride); /* 16-31 */
+            _tile_dpbf16ps(0, 4, 6);
+            _tile_dpbf16ps(1, 4, 7);
+            _tile_dpbf16ps(2, 5, 6);
+            _tile_dpbf16ps(3, 5, 7);
+        }
+    }
+}
+
 /* Panels [begin, end) of 32 weight rows, a group at a time, with k cut into chunks: a token block's
  * input chunk (all its parts: at most 256 KB) serves every panel of the group, and the group's slices
  * of that chunk (at most 1 MB) serve every token block, so both stay in L2 however long k is. Within
@@ -4409,7 +4436,6 @@ static void matmul_amx(void *context, int begin, int end) {
     uint32_t *panels = checked_aligned_malloc(sizeof(uint32_t) * panel_words * (size_t)group);
     float *row = checked_malloc(sizeof(float) * (size_t)m->k_padded);
     float *sums = checked_aligned_malloc(sizeof(float) * tile_floats * (size_t)group * (size_t)blocks); /* [blocks][group][32][32] */
-    size_t in_stride = (size_t)m->in_stride * 2; /* bytes */
     for (int p0 = begin; p0 < end; p0 += group) {
         int n_panels = end - p0 < group ? end - p0 : group;
         for (int g = 0; g < n_panels; g++) pack_panel_amx(m->w, (p0 + g) * AMX_BLOCK, m->k_padded, row, panels + (size_t)g * panel_words);
@@ -4433,28 +4459,7 @@ static void matmul_amx(void *context, int begin, int end) {
                             _tile_loadd(2, c + 16 * AMX_BLOCK, AMX_BLOCK * 4);
                             _tile_loadd(3, c + 16 * AMX_BLOCK + 16, AMX_BLOCK * 4);
                         }
-                        for (int s = s1; s < s1_end; s++) {
-                            /* the next weight tiles into L1 while this step computes, and on the first
-                               panel the input's next step too (the other panels find it there) */
-                            const uint32_t *panel_next = s + 1 < s1_end      ? panel + (size_t)(s + 1) * 512
-                                                         : g + 1 < n_panels ? panel + panel_words + (size_t)s1 * 512
-                                                                            : NULL;
-                            for (int q = 0; q < AMX_BLOCK && panel_next; q++) _mm_prefetch((const char *)(panel_next + (size_t)q * 16), _MM_HINT_T0);
-                            for (int q = 0; q < AMX_BLOCK && g == 0 && s + 1 < s1_end; q++)
-                                for (int part = 0; part < m->parts; part++)
-                                    _mm_prefetch((const char *)(x + (size_t)part * m->part_size + (size_t)q * (size_t)m->in_stride + (size_t)(s + 1) * AMX_K), _MM_HINT_T0);
-                            _tile_loadd(6, panel + (size_t)s * 512, 64);       /* rows 0-15 */
-                            _tile_loadd(7, panel + (size_t)s * 512 + 256, 64); /* rows 16-31 */
-                            for (int part = 0; part < m->parts; part++) {      /* x1, x2, x3 in turn against the same weights */
-                                const uint16_t *x_part = x + (size_t)part * m->part_size + (size_t)s * AMX_K;
-                                _tile_loadd(4, x_part, in_stride);                                      /* tokens 0-15 */
-                                _tile_loadd(5, x_part + (size_t)16 * (size_t)m->in_stride, in_stride); /* 16-31 */
-                                _tile_dpbf16ps(0, 4, 6);
-                                _tile_dpbf16ps(1, 4, 7);
-                                _tile_dpbf16ps(2, 5, 6);
-                                _tile_dpbf16ps(3, 5, 7);
-                            }
-                        }
+                        amx_steps(m, x, panel, s1, s1_end, g + 1 < n_panels ? panel + panel_words + (size_t)s1 * 512 : NULL, g == 0);
                         _tile_stored(0, c, AMX_BLOCK * 4);
                         _tile_stored(1, c + 16, AMX_BLOCK * 4);
                         _tile_stored(2, c + 16 * AMX_BLOCK, AMX_BLOCK * 4);
