@@ -64,6 +64,7 @@ echo
 # alone, the FMA kernel that every other CPU runs.
 bandwidth=$("$GNA_BENCH" bandwidth "$THREADS")
 echo "machine: read bandwidth $(field read_gbps "$bandwidth") GB/s ($THREADS threads)"
+quartiles() { echo "$(field "$1_median" "$paired") ($(field "$1_q1" "$paired")-$(field "$1_q3" "$paired"))"; } # of gna_bench paired
 larger() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-") print b; else if (b == "-" || a + 0 > b + 0) print a; else print b }'; }
 for shape in "512 2048 2048" "512 8192 2048" "512 2048 8192" "512 32000 2048"; do
     peak=- tile=- run=- gflops=- blas=- fractions=
@@ -83,9 +84,10 @@ for shape in "512 2048 2048" "512 8192 2048" "512 2048 8192" "512 32000 2048"; d
     echo "matmul T, rows, cols = $shape, bf16 weights, float32 (best of $PROBE_ROUNDS alternated rounds; FMA peak $peak GFLOP/s, PyTorch's float32 F.linear $blas):"
     echo "    as gna runs it (AMX where the CPU has it): $run GFLOP/s = $(ratio "$run" "$peak") of the FMA peak, $(ratio "$run" "$blas")x PyTorch"
     echo "    on the vector tiles: $gflops GFLOP/s = $(ratio "$gflops" "$peak") of the FMA peak (single rounds $spread), $(ratio "$gflops" "$tile") of the tile kernel alone ($tile), $(ratio "$gflops" "$blas")x PyTorch"
-    # what the matmul loses around its kernel, timed against the kernel run just before it, 30 times
+    # the same, nearly free of the drift: 30 rounds in one process, each matmul against the peak and
+    # the tile kernel timed a moment before it (medians and quartiles of the rounds' ratios)
     if paired=$("$GNA_BENCH" paired $shape "$THREADS" 30 2>/dev/null); then
-        echo "    the vector tiles in 30 back-to-back pairs with their kernel alone: median $(field of_tile_median "$paired") of it (quartiles $(field of_tile_q1 "$paired")-$(field of_tile_q3 "$paired"))"
+        echo "    in 30 back-to-back rounds, each beside the peak and the tile kernel timed just before it: as gna runs it $(quartiles run_of_peak) of the FMA peak; the vector tiles $(quartiles vector_of_peak) of it, $(quartiles vector_of_tile) of their kernel alone"
     fi
 done
 m=$("$GNA_BENCH" matmul 512 8192 2048 "$THREADS" --bf16)

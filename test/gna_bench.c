@@ -7,8 +7,9 @@
  *   gna_bench matmul T ROWS COLS THREADS [bf16|bf16-vector|--bf16]  gna's matmul, GFLOP/s: F32 weights,
  *                                                   BF16 weights (AMX where the CPU has it), BF16 weights
  *                                                   on the vector tiles, or BF16 weights in --bf16 mode
- *   gna_bench paired T ROWS COLS THREADS PAIRS     the matmul on the vector tiles against their kernel
- *                                                   alone, in pairs
+ *   gna_bench paired T ROWS COLS THREADS ROUNDS    the matmul, as gna runs it and on the vector tiles,
+ *                                                   against the FMA peak and the tile kernel timed
+ *                                                   just before it, in rounds
  *   gna_bench model DIR T N_DECODE THREADS [--bf16] prefill of T tokens and N_DECODE decode steps
  *
  * Each prints one line of `key value` pairs; nothing here checks a speed.
@@ -207,43 +208,65 @@ static int command_matmul(int T, int rows, int cols, int threads, int bf16_weigh
     return 0;
 }
 
-/* -- The matmul (bf16 weights, float32 compute) against its tile kernel alone, in PAIRS pairs run
- * back to back in one process. The machine's speed moves within seconds, so a matmul is compared
- * with the tile kernel timed just before it; the median of the pairs' ratios is what the matmul
- * loses to everything around its kernel (packing, edge tiles, data from farther caches), nearly
- * free of the machine's drift. */
+/* -- The matmul (bf16 weights, float32 compute) against the FMA peak and its tile kernel alone, in
+ * ROUNDS rounds run back to back in one process. The machine's speed moves within seconds, so each
+ * round times the peak loop, then the tile kernel, then the matmul on the vector tiles, then the
+ * matmul as gna runs it (AMX where the CPU has it), and compares each matmul with the ceilings timed
+ * a moment before it. The medians of the rounds' ratios are nearly free of the machine's drift: of
+ * the peak, what the matmul reaches; of the tile kernel, what the vector tiles lose around their
+ * kernel (packing, edge tiles, data from farther caches). */
 #if GNA_VECTORS
 static int compare_doubles(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
+
+/* `name`_median, _q1 and _q3 of n ratios, sorted in place */
+static void print_quartiles(const char *name, double *ratios, int n) {
+    qsort(ratios, (size_t)n, sizeof(double), compare_doubles);
+    printf("%s_median %.3f %s_q1 %.3f %s_q3 %.3f ", name, ratios[n / 2], name, ratios[n / 4], name, ratios[3 * n / 4]);
+}
 #endif
 
-static int command_paired(int T, int rows, int cols, int threads, int pairs) {
+static int command_paired(int T, int rows, int cols, int threads, int rounds) {
 #if GNA_VECTORS
-#if GNA_AMX
-    amx_enabled = 0; /* the matmul as the tile kernel serves it */
-#endif
     MatmulBench b = build_matmul_bench(T, rows, cols, 1);
     gna_set_threads(threads);
     matmul(b.out, b.in, T, b.weight, no_weight); /* the first run pages everything in */
-    double *ratios = checked_malloc(sizeof(double) * (size_t)pairs);
-    for (int i = 0; i < pairs; i++) {
-        double start = seconds_now();
+    double flops = 2.0 * T * rows * (double)cols, peak_flops = 2.0 * PEAK_CHAINS * (double)PEAK_STEPS * VEC * threads;
+    double *ratios = checked_malloc(sizeof(double) * 3 * (size_t)rounds); /* [3][rounds]: see the names below */
+    for (int i = 0; i < rounds; i++) {
+        double time[5];
+        time[0] = seconds_now();
+        parallel_for(threads, peak_fma, NULL);
+        time[1] = seconds_now();
         parallel_for(threads, tile_alone, NULL);
-        double middle = seconds_now();
+        time[2] = seconds_now();
+#if GNA_AMX
+        amx_enabled = 0; /* the vector tiles */
+#endif
         matmul(b.out, b.in, T, b.weight, no_weight);
-        double matmul_gflops = 2.0 * T * rows * (double)cols / (seconds_now() - middle) / 1e9;
-        ratios[i] = matmul_gflops / (tile_alone_flops(threads) / (middle - start) / 1e9);
+        time[3] = seconds_now();
+#if GNA_AMX
+        amx_enabled = 1; /* as gna runs it */
+#endif
+        matmul(b.out, b.in, T, b.weight, no_weight);
+        time[4] = seconds_now();
+        double peak = peak_flops / (time[1] - time[0]), tile = tile_alone_flops(threads) / (time[2] - time[1]);
+        double vector_tiles = flops / (time[3] - time[2]), as_run = flops / (time[4] - time[3]);
+        ratios[i] = as_run / peak;
+        ratios[rounds + i] = vector_tiles / peak;
+        ratios[2 * rounds + i] = vector_tiles / tile;
     }
-    qsort(ratios, (size_t)pairs, sizeof(double), compare_doubles);
-    printf("of_tile_median %.3f of_tile_q1 %.3f of_tile_q3 %.3f pairs %d T %d rows %d cols %d threads %d\n", ratios[pairs / 2],
-           ratios[pairs / 4], ratios[3 * pairs / 4], pairs, T, rows, cols, threads);
+    print_quartiles("run_of_peak", ratios, rounds);
+    print_quartiles("vector_of_peak", ratios + rounds, rounds);
+    print_quartiles("vector_of_tile", ratios + 2 * rounds, rounds);
+    printf("rounds %d T %d rows %d cols %d threads %d\n", rounds, T, rows, cols, threads);
     free(ratios);
     free_matmul_bench(&b);
     return 0;
 #else
-    (void)T, (void)rows, (void)cols, (void)threads, (void)pairs;
+    (void)T, (void)rows, (void)cols, (void)threads, (void)rounds;
     fprintf(stderr, "gna_bench: paired: a SIMD build only (the scalar matmul has no tiles)\n");
     return 2;
 #endif
@@ -316,6 +339,6 @@ int main(int argc, char **argv) {
         return command_model(argv[2], atoi(argv[3]), atoi(argv[4]), atoi(argv[5]));
     }
     fprintf(stderr, "usage: gna_bench peak THREADS | tile THREADS | bandwidth THREADS | matmul T ROWS COLS THREADS [bf16|bf16-vector|--bf16] |\n"
-                    "                 paired T ROWS COLS THREADS PAIRS | model DIR T N_DECODE THREADS [--bf16]\n");
+                    "                 paired T ROWS COLS THREADS ROUNDS | model DIR T N_DECODE THREADS [--bf16]\n");
     return 2;
 }
