@@ -55,17 +55,21 @@ static void peak_fma(void *context, int begin, int end) {
     }
 }
 
-static int command_peak(int threads) {
+/* the multiply-adds (x 2) of one parallel_for(threads, peak_fma, NULL) */
+static double peak_fma_flops(int threads) {
 #if GNA_VECTORS
     int lanes = VEC;
 #else
     int lanes = 1;
 #endif
+    return 2.0 * PEAK_CHAINS * (double)PEAK_STEPS * lanes * threads;
+}
+
+static int command_peak(int threads) {
     gna_set_threads(threads);
     double seconds;
     BEST_OF(3, seconds, parallel_for(threads, peak_fma, NULL));
-    double flops = 2.0 * PEAK_CHAINS * (double)PEAK_STEPS * lanes * threads;
-    printf("peak_gflops %.1f threads %d simd %s\n", flops / seconds / 1e9, threads, GNA_SIMD);
+    printf("peak_gflops %.1f threads %d simd %s\n", peak_fma_flops(threads) / seconds / 1e9, threads, GNA_SIMD);
     return 0;
 }
 
@@ -233,27 +237,27 @@ static int command_paired(int T, int rows, int cols, int threads, int rounds) {
     MatmulBench b = build_matmul_bench(T, rows, cols, 1);
     gna_set_threads(threads);
     matmul(b.out, b.in, T, b.weight, no_weight); /* the first run pages everything in */
-    double flops = 2.0 * T * rows * (double)cols, peak_flops = 2.0 * PEAK_CHAINS * (double)PEAK_STEPS * VEC * threads;
+    double flops = 2.0 * T * rows * (double)cols;
     double *ratios = checked_malloc(sizeof(double) * 3 * (size_t)rounds); /* [3][rounds]: see the names below */
     for (int i = 0; i < rounds; i++) {
-        double time[5];
-        time[0] = seconds_now();
+        double at[5]; /* seconds_now() before and after each of the four */
+        at[0] = seconds_now();
         parallel_for(threads, peak_fma, NULL);
-        time[1] = seconds_now();
+        at[1] = seconds_now();
         parallel_for(threads, tile_alone, NULL);
-        time[2] = seconds_now();
+        at[2] = seconds_now();
 #if GNA_AMX
         amx_enabled = 0; /* the vector tiles */
 #endif
         matmul(b.out, b.in, T, b.weight, no_weight);
-        time[3] = seconds_now();
+        at[3] = seconds_now();
 #if GNA_AMX
         amx_enabled = 1; /* as gna runs it */
 #endif
         matmul(b.out, b.in, T, b.weight, no_weight);
-        time[4] = seconds_now();
-        double peak = peak_flops / (time[1] - time[0]), tile = tile_alone_flops(threads) / (time[2] - time[1]);
-        double vector_tiles = flops / (time[3] - time[2]), as_run = flops / (time[4] - time[3]);
+        at[4] = seconds_now();
+        double peak = peak_fma_flops(threads) / (at[1] - at[0]), tile = tile_alone_flops(threads) / (at[2] - at[1]);
+        double vector_tiles = flops / (at[3] - at[2]), as_run = flops / (at[4] - at[3]);
         ratios[i] = as_run / peak;
         ratios[rounds + i] = vector_tiles / peak;
         ratios[2 * rounds + i] = vector_tiles / tile;
