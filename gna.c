@@ -4387,13 +4387,25 @@ static void amx_input_rows(void *context, int begin, int end) {
     }
 }
 
-/* C tiles 0-3 (32 tokens x 32 weight rows) += steps [s_begin, s_end) of k: the token block's input
- * parts from x against a panel. Each step fetches the next step's weight tiles into L1 while it
- * computes (after the last, `weights_next`, where the next call begins; NULL: none), and with
- * `input_next` the input's next step too (the first panel; the others find it in L1). */
-static ALWAYS_INLINE void amx_steps(const AmxTask *m, const uint16_t *x, const uint32_t *panel, int s_begin, int s_end,
+/* c[32 tokens][32 weight rows] += steps [s_begin, s_end) of k: the token block's input parts from x
+ * against a panel, in C tiles 0-3 (begun at zero on the first step of k, otherwise loaded from c),
+ * stored back to c. Each step fetches the next step's weight tiles into L1 while it computes (after
+ * the last, `weights_next`, where the next call begins; NULL: none), and with `input_next` the
+ * input's next step too (the first panel; the others find it in L1). */
+static ALWAYS_INLINE void amx_steps(const AmxTask *m, const uint16_t *x, const uint32_t *panel, float *c, int s_begin, int s_end,
                                     const uint32_t *weights_next, int input_next) {
     size_t in_stride = (size_t)m->in_stride * 2; /* bytes */
+    if (s_begin == 0) {
+        _tile_zero(0);
+        _tile_zero(1);
+        _tile_zero(2);
+        _tile_zero(3);
+    } else {
+        _tile_loadd(0, c, AMX_BLOCK * 4);
+        _tile_loadd(1, c + 16, AMX_BLOCK * 4);
+        _tile_loadd(2, c + 16 * AMX_BLOCK, AMX_BLOCK * 4);
+        _tile_loadd(3, c + 16 * AMX_BLOCK + 16, AMX_BLOCK * 4);
+    }
     for (int s = s_begin; s < s_end; s++) {
         const uint32_t *fetch = s + 1 < s_end ? panel + (size_t)(s + 1) * 512 : weights_next;
         for (int q = 0; q < AMX_BLOCK && fetch; q++) _mm_prefetch((const char *)(fetch + (size_t)q * 16), _MM_HINT_T0);
@@ -4412,6 +4424,10 @@ static ALWAYS_INLINE void amx_steps(const AmxTask *m, const uint16_t *x, const u
             _tile_dpbf16ps(3, 5, 7);
         }
     }
+    _tile_stored(0, c, AMX_BLOCK * 4);
+    _tile_stored(1, c + 16, AMX_BLOCK * 4);
+    _tile_stored(2, c + 16 * AMX_BLOCK, AMX_BLOCK * 4);
+    _tile_stored(3, c + 16 * AMX_BLOCK + 16, AMX_BLOCK * 4);
 }
 
 /* Panels [begin, end) of 32 weight rows, a group at a time, with k cut into chunks: a token block's
@@ -4449,22 +4465,7 @@ static void matmul_amx(void *context, int begin, int end) {
                     for (int g = 0; g < n_panels; g++) {
                         const uint32_t *panel = panels + (size_t)g * panel_words;
                         float *c = sums + ((size_t)(t0 / AMX_BLOCK) * (size_t)group + (size_t)g) * tile_floats;
-                        if (s1 == 0) {
-                            _tile_zero(0);
-                            _tile_zero(1);
-                            _tile_zero(2);
-                            _tile_zero(3);
-                        } else {
-                            _tile_loadd(0, c, AMX_BLOCK * 4);
-                            _tile_loadd(1, c + 16, AMX_BLOCK * 4);
-                            _tile_loadd(2, c + 16 * AMX_BLOCK, AMX_BLOCK * 4);
-                            _tile_loadd(3, c + 16 * AMX_BLOCK + 16, AMX_BLOCK * 4);
-                        }
-                        amx_steps(m, x, panel, s1, s1_end, g + 1 < n_panels ? panel + panel_words + (size_t)s1 * 512 : NULL, g == 0);
-                        _tile_stored(0, c, AMX_BLOCK * 4);
-                        _tile_stored(1, c + 16, AMX_BLOCK * 4);
-                        _tile_stored(2, c + 16 * AMX_BLOCK, AMX_BLOCK * 4);
-                        _tile_stored(3, c + 16 * AMX_BLOCK + 16, AMX_BLOCK * 4);
+                        amx_steps(m, x, panel, c, s1, s1_end, g + 1 < n_panels ? panel + panel_words + (size_t)s1 * 512 : NULL, g == 0);
                     }
                 }
             }
