@@ -4274,7 +4274,7 @@ static void matmul_tiles(void *context, int begin, int end) {
  *
  *   C[t][j] += sum_{q < 16} x[t, k0+2q] W[r0+j, k0+2q] + x[t, k0+2q+1] W[r0+j, k0+2q+1]
  *
- * A block of 32 tokens x 32 weight rows is four C tiles, held through a chunk of k (see matmul_amx).
+ * A block of 32 tokens x 32 weight rows is four C tiles, held through a few steps of k (see matmul_amx).
  * The weights of a panel of 32 rows are packed once as the instruction wants them (pairs of k side
  * by side for 16 rows: a 64-byte tile row per k pair) and serve every token block; the input is a
  * bfloat16 copy padded to 32 tokens and 32 columns with zeros. Linux hands out the tile registers only
