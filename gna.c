@@ -4441,11 +4441,12 @@ static ALWAYS_INLINE void amx_steps(const AmxTask *m, const uint16_t *x, const u
  * if nothing were cut. */
 static void matmul_amx(void *context, int begin, int end) {
     const AmxTask *m = context;
-    int rows = m->w.rows, steps = m->k_padded / AMX_K, chunk = (256 << 10) / (m->parts * AMX_BLOCK * AMX_K * 2); /* steps */
+    int step_bytes = AMX_BLOCK * AMX_K * 2; /* a step of k of one token block's input part, or of one panel */
+    int rows = m->w.rows, steps = m->k_padded / AMX_K, chunk = (256 << 10) / (m->parts * step_bytes); /* steps */
     int blocks = (m->T + AMX_BLOCK - 1) / AMX_BLOCK, slice = chunk < steps ? chunk : steps;
-    int group = (1 << 20) / (slice * AMX_K * AMX_BLOCK * 2); /* panels whose slices of a chunk make 1 MB */
+    int group = (1 << 20) / (slice * step_bytes); /* panels whose slices of a chunk make 1 MB */
     group = group < 1 ? 1 : group > 16 ? 16 : group;
-    int near = (32 << 10) / (m->parts * AMX_BLOCK * AMX_K * 2); /* steps whose input (all parts) make 32 KB */
+    int near = (32 << 10) / (m->parts * step_bytes); /* steps whose input (all parts) make 32 KB */
     size_t panel_words = (size_t)AMX_BLOCK * (size_t)m->k_padded / 2, tile_floats = AMX_BLOCK * AMX_BLOCK;
     AmxConfig config = {.palette = 1};
     for (int t = 0; t < 8; t++) config.bytes_per_row[t] = 64, config.rows[t] = 16;

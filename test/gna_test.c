@@ -897,7 +897,7 @@ static void test_matmul(void) {
     static const Dtype dtypes[] = {DTYPE_F32, DTYPE_BF16, DTYPE_F16};
     static const char *const names[] = {"F32", "BF16", "F16"};
     static const int shapes[][3] = {{1, 37, 300}, {3, 20, 64}, {6, 16, 256}, {7, 33, 257}, {13, 50, 520}, {50, 130, 96}, {64, 17, 9}, {33, 45, 70},
-                                     {33, 20, 1500}, {32, 9, 4200}}; /* long k: the AMX tiles cut it into chunks */
+                                     {33, 20, 1500}, {32, 9, 4200}}; /* long k: the AMX tiles cut it into chunks and slices */
     for (int amx = GNA_AMX; amx >= 0; amx--) /* with AMX, then the vector tiles alone */
     for (int bf16 = 0; bf16 < 2; bf16++) {
         uint64_t state = 42;
