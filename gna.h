@@ -3,13 +3,17 @@
  * gna.c is the whole implementation; compile it with -DGNA_NO_MAIN to use it as a library from C,
  * C++ or Python's ctypes. Every call that can fail returns a status: GNA_OK, GNA_FAILURE (something
  * went wrong while running) or GNA_BAD_INPUT (a file or argument is wrong); gna_error() then holds one
- * line, "<file or option>: <what is wrong>".
+ * line, "<file or option>: <what is wrong>", for the thread that made the call.
  *
- *     gna_model *model; gna_cache *cache;
- *     if (gna_load("path/to/Llama-3.1-8B", &model)) { fprintf(stderr, "%s\n", gna_error()); ... }
- *     gna_cache_new(model, 512, &cache);
+ *     gna_model *model; gna_run *run; gna_cache *cache;
+ *     const char *options[] = {"--mask", "L17H24"};          // the command line's own options
+ *     if (gna_load("Llama-3.1-8B", &model) || gna_run_new(model, 2, options, &run) ||
+ *         gna_cache_new(run, 512, &cache)) { fprintf(stderr, "%s\n", gna_error()); ... }
  *     float *logits = malloc(sizeof(float) * n_tokens * gna_vocab_size(model));
- *     gna_forward(model, cache, tokens, n_tokens, logits);   // continues from what the cache holds
+ *     gna_forward(run, cache, tokens, n_tokens, logits);     // continues from what the cache holds
+ *
+ * Models, runs, caches and tokenizers are independent objects: two of each in one process do not
+ * interfere. A run (and its caches) is used by one thread at a time.
  */
 #ifndef GNA_H
 #define GNA_H
@@ -23,25 +27,50 @@ extern "C" {
 enum { GNA_OK = 0, GNA_FAILURE = 1, GNA_BAD_INPUT = 2 };
 
 typedef struct gna_model gna_model; /* config, mmapped weights; read-only once loaded */
+typedef struct gna_run gna_run;     /* how a model runs, and what is done to it */
 typedef struct gna_cache gna_cache; /* what a sequence has left behind: KV cache, conv and SSM state */
 
 /* Load a Hugging Face model folder (config.json + model.safetensors or a sharded index). */
 int gna_load(const char *dir, gna_model **model);
 void gna_free(gna_model *model);
-
-/* The message of the last failed call in this thread of use (gna is not re-entrant for errors). */
-const char *gna_error(void);
-
 int gna_vocab_size(const gna_model *model);
 
-/* A cache for one sequence of at most max_tokens tokens. */
-int gna_cache_new(const gna_model *model, int max_tokens, gna_cache **cache);
+/* The message of this thread's last failed call. */
+const char *gna_error(void);
+
+/* A run of the model, from the command line's options, as separate strings:
+ *   "--mask" SPEC         ablate heads or mask attention entries: "L17H24", "L16H22,L17H24@-1",
+ *                         "L17H24@-1:5-9", "L*A*@-1:0--1" (gna --help has the grammar)
+ *   "--layers" "A-B"      run only layers A..B (the paper's minimal model: "0-17")
+ *   "--drop" "L"          leave layer L out
+ *   "--replace" "L=DIR"   run layer L of the model in DIR in place of layer L
+ *   "--bf16"              bfloat16 compute, as the checkpoints run on a GPU
+ *   "--reference"         gna.c's Part I alone: the definitions, without the vector kernels
+ *   "--dt-min-clamp"      zamba2: dt clamped at time_step_min, as transformers 5.x (default: as the
+ *                         CUDA path that made the paper's numbers)
+ *   "--threads" "N"       worker threads (default: all cores); no result depends on it
+ * n_options 0: the model as it is, on all cores. */
+int gna_run_new(const gna_model *model, int n_options, const char *const *options, gna_run **run);
+void gna_run_free(gna_run *run);
+
+/* How many heads a spec such as "L16H22,L17H*" names in the run's model. */
+int gna_count_heads(const gna_run *run, const char *heads, int *n_heads);
+
+/* Record attention: for each head of `heads` (in the order the spec names them), its attention rows
+ * `rows` (query positions; NULL: all n_tokens of them) - softmax probabilities, or the implicit
+ * attention of an SSM head - during the run's next gna_forward, which must take a whole sequence of
+ * n_tokens tokens in one call. matrices: the caller's [n_heads, n_rows, n_tokens] floats, which must
+ * stay valid while the run records into them; each call replaces the last one's heads. */
+int gna_run_record(gna_run *run, const char *heads, const int *rows, int n_rows, int n_tokens, float *matrices);
+
+/* A cache for one sequence of at most max_tokens tokens, shaped for the run's layers. */
+int gna_cache_new(const gna_run *run, int max_tokens, gna_cache **cache);
 void gna_cache_free(gna_cache *cache);
 int gna_cache_length(const gna_cache *cache); /* tokens consumed so far */
 
-/* Run n_tokens more tokens of the sequence through the model. logits: [n_tokens, vocab] float32,
- * or NULL when only the cache should advance. */
-int gna_forward(const gna_model *model, gna_cache *cache, const int *tokens, int n_tokens, float *logits);
+/* Run n_tokens more tokens of the sequence through the model as the run has it. logits:
+ * [n_tokens, vocab] float32, or NULL when only the cache should advance. */
+int gna_forward(gna_run *run, gna_cache *cache, const int *tokens, int n_tokens, float *logits);
 
 /* Tokenizers: a tokenizer.json (a model folder has one) turns UTF-8 text into the token ids that
  * Hugging Face tokenizers gives, and ids back into text. */
@@ -57,13 +86,6 @@ int gna_detokenize(const gna_tokenizer *tokenizer, const int *ids, int n_ids, in
 /* The command line, as the gna program runs it: argv[1] is the command. Prints its results to
  * stdout and, on failure, "gna: error: ..." to stderr; returns the exit status. */
 int gna_main(int argc, char **argv);
-
-/* Worker threads for the kernels (default: all cores). Results do not depend on it, bit for bit. */
-void gna_set_threads(int n_threads);
-
-/* 1: bfloat16 compute mode: matmul inputs (activations and weights) rounded to bfloat16, products
- * summed in float32, as a GPU runs the checkpoints in bfloat16. 0 (default): float32 throughout. */
-void gna_set_bf16(int on);
 
 #ifdef __cplusplus
 }

@@ -2,8 +2,10 @@
 # gna's test suite, run by `make test` and `make san`.
 #   test/run_tests.sh GNA GNA_TEST [GNA GNA_TEST ...]
 # Each pair is a build to test: GNA the gna program, GNA_TEST the C test program (test/gna_test.c);
-# `make test` passes the plain build and the ASan+UBSan build. Prints one line per check and ends
-# with "N passed, N failed" over all builds; exits 1 if anything failed.
+# `make test` passes the plain build and the ASan+UBSan build. Every check of a model's numbers runs
+# twice, as gna runs by default and with --reference (gna.c's Part I alone), each against the
+# reference results. Prints one line per check and ends with "N passed, N failed" over all builds;
+# exits 1 if anything failed. Each build's README.md C example (example, beside GNA_TEST) runs too.
 # RUN, if set, is put before every run of GNA and GNA_TEST: `make test-arm` sets it to qemu-aarch64
 # to run an aarch64 build on this machine.
 set -u
@@ -31,6 +33,7 @@ count_c_checks() { # name, status, output file
 run_suite() {
 GNA=$1
 GNA_TEST=$2
+EXAMPLE=$(dirname "$GNA_TEST")/example # README.md's C example, built beside the test program
 
 # 1. Unit tests of gna.c's parts
 $RUN "$GNA_TEST" unit "$TMP" >"$TMP/unit.txt" 2>&1
@@ -44,24 +47,35 @@ for dir in test/fixtures/*/; do
     [ "$name" = tokenizers ] && continue # section 6
     [ "$name" = harness ] && continue    # section 2c
     tokens=$(cat "$dir/tokens.txt")
-    if $RUN "$GNA" logits -q -m "$dir" --tokens "$tokens" -o "$TMP/logits.npy" 2>"$TMP/err" &&
-        $RUN "$GNA_TEST" compare "$dir/logits.npy" "$TMP/logits.npy" >"$TMP/cmp" 2>&1; then
-        pass "$name: logits equal transformers' float64 logits ($(sed 's/^ *//' "$TMP/cmp"))"
-    else
-        fail "$name: logits equal transformers' float64 logits" "$(cat "$TMP/err" "$TMP/cmp" 2>/dev/null)"
-    fi
-    rm -f "$TMP/logits.npy"
+    # zamba2: logits.npy follows the CUDA path (the default), logits_dt_min_clamp.npy transformers' CPU path
+    for dt in "" --dt-min-clamp; do
+        reference=$dir/logits${dt:+_dt_min_clamp}.npy
+        [ -z "$dt" ] || [ -f "$reference" ] || continue
+        for mode in "" --reference; do
+            what="$name${dt:+ $dt}${mode:+ $mode}"
+            if $RUN "$GNA" logits -q $dt $mode -m "$dir" --tokens "$tokens" -o "$TMP/logits.npy" 2>"$TMP/err" &&
+                $RUN "$GNA_TEST" compare "$reference" "$TMP/logits.npy" >"$TMP/cmp" 2>&1; then
+                pass "$what: logits equal transformers' float64 logits ($(sed 's/^ *//' "$TMP/cmp"))"
+            else
+                fail "$what: logits equal transformers' float64 logits" "$(cat "$TMP/err" "$TMP/cmp" 2>/dev/null)"
+            fi
+            rm -f "$TMP/logits.npy"
+        done
+    done
 
     # --bf16 compute mode, against the same float64 logits with its own tolerance (gna_test.c says
     # why, and why the zamba2 fixtures are left out)
     case "$name" in zamba2_*) ill_conditioned=1 ;; *) ill_conditioned=0 ;; esac
-    if [ $ill_conditioned = 0 ] && $RUN "$GNA" logits -q --bf16 -m "$dir" --tokens "$tokens" -o "$TMP/logits.npy" 2>"$TMP/err" &&
-        $RUN "$GNA_TEST" compare "$dir/logits.npy" "$TMP/logits.npy" --bf16 "$dir" >"$TMP/cmp" 2>&1; then
-        pass "$name: --bf16 logits within the bf16 tolerance ($(sed 's/^ *//' "$TMP/cmp"))"
-    elif [ $ill_conditioned = 0 ]; then
-        fail "$name: --bf16 logits within the bf16 tolerance" "$(cat "$TMP/err" "$TMP/cmp" 2>/dev/null)"
-    fi
-    rm -f "$TMP/logits.npy"
+    for mode in "" --reference; do
+        [ $ill_conditioned = 1 ] && break
+        if $RUN "$GNA" logits -q --bf16 $mode -m "$dir" --tokens "$tokens" -o "$TMP/logits.npy" 2>"$TMP/err" &&
+            $RUN "$GNA_TEST" compare "$dir/logits.npy" "$TMP/logits.npy" --bf16 "$dir" >"$TMP/cmp" 2>&1; then
+            pass "$name --bf16$mode: logits within the bf16 tolerance ($(sed 's/^ *//' "$TMP/cmp"))"
+        else
+            fail "$name --bf16$mode: logits within the bf16 tolerance" "$(cat "$TMP/err" "$TMP/cmp" 2>/dev/null)"
+        fi
+        rm -f "$TMP/logits.npy"
+    done
 
     # The layout published checkpoints have: config.json as transformers 4.x wrote it.
     if [ -f "$dir/config_v4.json" ]; then
@@ -82,13 +96,15 @@ for dir in test/fixtures/*/; do
     # Greedy generation: transformers' float64 argmax continuation of the first 8 tokens.
     expected=$(cat "$dir/generate.txt")
     prompt=$(echo "$expected" | cut -d' ' -f1-8)
-    got=$($RUN "$GNA" generate -q -m "$dir" --tokens "$prompt" -n 8 --ignore-eos 2>"$TMP/err")
-    if [ "$got" = "$expected" ]; then
-        pass "$name: greedy generation equals transformers'"
-    else
-        fail "$name: greedy generation equals transformers'" "expected: $expected
+    for mode in "" --reference; do
+        got=$($RUN "$GNA" generate -q $mode -m "$dir" --tokens "$prompt" -n 8 --ignore-eos 2>"$TMP/err")
+        if [ "$got" = "$expected" ]; then
+            pass "$name$mode: greedy generation equals transformers'"
+        else
+            fail "$name$mode: greedy generation equals transformers'" "expected: $expected
 got:      $got $(cat "$TMP/err")"
-    fi
+        fi
+    done
 
     $RUN "$GNA_TEST" chunks "$dir" >"$TMP/chunks.txt" 2>&1
     count_c_checks "$name: chunk checks" $? "$TMP/chunks.txt"
@@ -102,20 +118,22 @@ for cases in test/fixtures/*/interventions/cases.tsv; do
     tokens=$(cat "$dir/tokens.txt")
     while IFS="$tab" read -r kind spec file; do
         [ -z "$kind" ] && continue
-        if [ "$kind" = logits ]; then
-            $RUN "$GNA" logits -q -m "$dir" --tokens "$tokens" --mask "$spec" -o "$TMP/out.npy" 2>"$TMP/err"
-        elif [ "$kind" = surgery ]; then
-            # shellcheck disable=SC2086 # the spec is options, words on purpose
-            $RUN "$GNA" logits -q -m "$dir" --tokens "$tokens" $spec -o "$TMP/out.npy" 2>"$TMP/err"
-        else
-            $RUN "$GNA" attn -q -m "$dir" --tokens "$tokens" --heads "$spec" -o "$TMP/out.npy" 2>"$TMP/err"
-        fi
-        if [ $? -eq 0 ] && $RUN "$GNA_TEST" compare "$dir/interventions/$file" "$TMP/out.npy" >"$TMP/cmp" 2>&1; then
-            pass "$name: $kind $spec equals transformers with hooks ($(sed 's/^ *//' "$TMP/cmp"))"
-        else
-            fail "$name: $kind $spec equals transformers with hooks" "$(cat "$TMP/err" "$TMP/cmp" 2>/dev/null)"
-        fi
-        rm -f "$TMP/out.npy"
+        for mode in "" --reference; do
+            if [ "$kind" = logits ]; then
+                $RUN "$GNA" logits -q $mode -m "$dir" --tokens "$tokens" --mask "$spec" -o "$TMP/out.npy" 2>"$TMP/err"
+            elif [ "$kind" = surgery ]; then
+                # shellcheck disable=SC2086 # the spec is options, words on purpose
+                $RUN "$GNA" logits -q $mode -m "$dir" --tokens "$tokens" $spec -o "$TMP/out.npy" 2>"$TMP/err"
+            else
+                $RUN "$GNA" attn -q $mode -m "$dir" --tokens "$tokens" --heads "$spec" -o "$TMP/out.npy" 2>"$TMP/err"
+            fi
+            if [ $? -eq 0 ] && $RUN "$GNA_TEST" compare "$dir/interventions/$file" "$TMP/out.npy" >"$TMP/cmp" 2>&1; then
+                pass "$name$mode: $kind $spec equals transformers with hooks ($(sed 's/^ *//' "$TMP/cmp"))"
+            else
+                fail "$name$mode: $kind $spec equals transformers with hooks" "$(cat "$TMP/err" "$TMP/cmp" 2>/dev/null)"
+            fi
+            rm -f "$TMP/out.npy"
+        done
     done <"$cases"
 done
 for fixture in llama_gqa_llama3:1 mamba_f32:1 falcon_mamba_f32:0 mamba2_f32:1 llamba_f32:1; do
@@ -130,15 +148,17 @@ count_c_checks "llama and llamba side by side" $? "$TMP/pair.txt"
 # another checkpoint of equal width changes the logits; keeping every layer changes nothing.
 dir=test/fixtures/llama_gqa_llama3
 tokens=$(cat "$dir/tokens.txt")
-$RUN "$GNA" logits -q -m "$dir" --tokens "$tokens" -o "$TMP/plain.npy"
-$RUN "$GNA" logits -q -m "$dir" --tokens "$tokens" --replace "1=$dir" -o "$TMP/self.npy"
-$RUN "$GNA" logits -q -m "$dir" --tokens "$tokens" --layers 0-1 -o "$TMP/all.npy"
-$RUN "$GNA" logits -q -m "$dir" --tokens "$tokens" --replace 1=test/fixtures/llama_sharded -o "$TMP/other.npy"
-if cmp -s "$TMP/plain.npy" "$TMP/self.npy" && cmp -s "$TMP/plain.npy" "$TMP/all.npy" && ! cmp -s "$TMP/plain.npy" "$TMP/other.npy"; then
-    pass "surgery: --replace with the model's own layer and --layers over all layers change nothing; another donor does"
-else
-    fail "surgery: --replace and --layers" "plain/self/all/other logits do not compare as expected"
-fi
+for mode in "" --reference; do
+    $RUN "$GNA" logits -q $mode -m "$dir" --tokens "$tokens" -o "$TMP/plain.npy"
+    $RUN "$GNA" logits -q $mode -m "$dir" --tokens "$tokens" --replace "1=$dir" -o "$TMP/self.npy"
+    $RUN "$GNA" logits -q $mode -m "$dir" --tokens "$tokens" --layers 0-1 -o "$TMP/all.npy"
+    $RUN "$GNA" logits -q $mode -m "$dir" --tokens "$tokens" --replace 1=test/fixtures/llama_sharded -o "$TMP/other.npy"
+    if cmp -s "$TMP/plain.npy" "$TMP/self.npy" && cmp -s "$TMP/plain.npy" "$TMP/all.npy" && ! cmp -s "$TMP/plain.npy" "$TMP/other.npy"; then
+        pass "surgery$mode: --replace with the model's own layer and --layers over all layers change nothing; another donor does"
+    else
+        fail "surgery$mode: --replace and --layers" "plain/self/all/other logits do not compare as expected"
+    fi
+done
 
 # gna attn writes the .npy and the SVG together: a panel per head, token text on the axes when the
 # folder has a tokenizer.json (here <s> for the BOS)
@@ -158,27 +178,29 @@ rm -rf "$TMP/llama3_tiny" && mkdir "$TMP/llama3_tiny" && cp "$H"/llama3_tiny/* "
     cp "$LLAMA3" "$TMP/llama3_tiny/tokenizer.json" 2>/dev/null
 for case_dir in "$H"/cases/*/; do
     case_dir=${case_dir%/}
-    name=$(basename "$case_dir")
-    args=$(sed "s|MODEL_LLAMA3|$TMP/llama3_tiny|g" "$case_dir/command.txt")
-    rm -f "$TMP/h.jsonl" "$TMP/h.json"
-    if [ -f "$case_dir/expected_heads.json" ]; then # gna heads: scores of every head, ablations, pairs
-        # shellcheck disable=SC2086
-        if $RUN "$GNA" $args --json "$TMP/h.json" >"$TMP/out" 2>"$TMP/err"; then
-            $RUN "$GNA_TEST" heads "$case_dir/expected_heads.json" "$TMP/h.json" >"$TMP/cmp.txt" 2>&1
+    for mode in "" --reference; do
+        name="$(basename "$case_dir")$mode"
+        args="$(sed "s|MODEL_LLAMA3|$TMP/llama3_tiny|g" "$case_dir/command.txt") $mode"
+        rm -f "$TMP/h.jsonl" "$TMP/h.json"
+        if [ -f "$case_dir/expected_heads.json" ]; then # gna heads: scores of every head, ablations, pairs
+            # shellcheck disable=SC2086
+            if $RUN "$GNA" $args --json "$TMP/h.json" >"$TMP/out" 2>"$TMP/err"; then
+                $RUN "$GNA_TEST" heads "$case_dir/expected_heads.json" "$TMP/h.json" >"$TMP/cmp.txt" 2>&1
+                count_c_checks "harness $name" $? "$TMP/cmp.txt"
+            else
+                fail "harness $name: gna $args" "$(cat "$TMP/err")"
+            fi
+            continue
+        fi
+        # shellcheck disable=SC2086 # the arguments are words on purpose
+        if $RUN "$GNA" $args -q --log "$TMP/h.jsonl" --json "$TMP/h.json" >"$TMP/out" 2>"$TMP/err"; then
+            { $RUN "$GNA_TEST" harness "$case_dir/expected_log.jsonl" "$TMP/h.jsonl" &&
+                $RUN "$GNA_TEST" results "$case_dir/expected_results.json" "$TMP/h.json"; } >"$TMP/cmp.txt" 2>&1
             count_c_checks "harness $name" $? "$TMP/cmp.txt"
         else
             fail "harness $name: gna $args" "$(cat "$TMP/err")"
         fi
-        continue
-    fi
-    # shellcheck disable=SC2086 # the arguments are words on purpose
-    if $RUN "$GNA" $args -q --log "$TMP/h.jsonl" --json "$TMP/h.json" >"$TMP/out" 2>"$TMP/err"; then
-        { $RUN "$GNA_TEST" harness "$case_dir/expected_log.jsonl" "$TMP/h.jsonl" &&
-            $RUN "$GNA_TEST" results "$case_dir/expected_results.json" "$TMP/h.json"; } >"$TMP/cmp.txt" 2>&1
-        count_c_checks "harness $name" $? "$TMP/cmp.txt"
-    else
-        fail "harness $name: gna $args" "$(cat "$TMP/err")"
-    fi
+    done
 done
 # the same questions from the CSV tree and from JSONL give the same log
 for shots in 0 5; do
@@ -265,6 +287,14 @@ if [ "$a" = "$b" ] && [ "$a" != "$c" ] && [ "$(echo "$a" | wc -w)" -eq 15 ]; the
     pass "generate: --temp sampling is reproducible from --seed"
 else
     fail "generate: --temp sampling is reproducible from --seed" "seed 7: $a / $b; seed 8: $c"
+fi
+
+# 3b. README.md's C example: ablating the demo Llama's aggregate head changes the logit it prints
+if out=$($RUN "$EXAMPLE" test/models/llama_demo 2>&1) && [ "$(printf '%s\n' "$out" | grep -c 'logit of')" -eq 2 ] &&
+    [ "$(printf '%s\n' "$out" | sed -n 's/.*: //p' | sort -u | wc -l)" -eq 2 ]; then
+    pass "README's C example: $(printf '%s' "$out" | tr '\n' ' ')"
+else
+    fail "README's C example runs and the ablation changes the logit" "$out"
 fi
 
 # 4. --help describes every command's options

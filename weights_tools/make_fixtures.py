@@ -4,13 +4,15 @@ with reference logits computed by transformers in float64 on the CPU from the sa
 
 Run where torch and transformers are installed (CI never runs this; its output is committed):
 
-    python3 weights_tools/make_fixtures.py test/fixtures
+    python3 weights_tools/make_fixtures.py test/fixtures [NAME...]     (NAME...: only those fixtures)
 
 Every fixture is a folder that transformers and gna both load:
 
     config.json, model.safetensors (or shards + model.safetensors.index.json)   as saved by transformers
     tokens.txt         the input token ids, comma-separated
     logits.npy         float64 [T, V]: transformers' logits for tokens.txt, float64 arithmetic on the CPU
+    logits_dt_min_clamp.npy   (zamba2) the same by transformers as it is, dt clamped at time_step_min;
+                       logits.npy is then the CUDA path that made the paper's numbers (zamba2_cuda_dt)
     generate.txt       prompt ids (the first 8 of tokens.txt) and the greedy continuation, space-separated
     config_v4.json     (llama) the same config in the layout transformers 4.x wrote (top-level rope_theta,
                        rope_scaling), which the published checkpoints use; the test suite swaps it in
@@ -140,6 +142,23 @@ def forward_f64(model, ids):
 
 # ---------------------------------------------------------------------------------------------
 
+def zamba2_cuda_dt(model):
+    """Zamba2's dt as the code behind the paper's numbers computed it. The authors ran transformers 4.49
+    (their copy of modeling_zamba2.py) on CUDA: cuda_kernels_forward hands the mamba_ssm kernels
+    dt_limit only where config.json sets time_step_limit, which Zyphra's configs do not, so the kernels'
+    default (0, inf) holds: no clamp; its CPU path, torch_forward, clamped dt at time_step_min.
+    transformers 5.17 clamps at time_step_min on every path (time_step_limit = (time_step_min, inf)).
+    Every mixer's clamp is opened to (0, inf) here."""
+    mixers = [m for m in model.modules() if hasattr(m, "dt_bias") and (hasattr(m, "time_step_limit") or hasattr(m, "time_step_min"))]
+    assert mixers, "no Zamba2 mixer found"
+    for m in mixers:
+        if hasattr(m, "time_step_min"):
+            m.time_step_min = 0.0
+        if hasattr(m, "time_step_limit"):
+            m.time_step_limit = (0.0, float("inf"))
+    return model
+
+
 def v4_llama_config(cfg, legacy_type_key):
     """The config.json layout of transformers 4.x: top-level rope_theta, rope_scaling (or null)."""
     cfg = dict(cfg)
@@ -204,9 +223,14 @@ def write_npy(path, array):
     np.save(path, np.ascontiguousarray(array))
 
 
+ONLY = set()  # the fixtures to make; empty: all
+
+
 def make(outdir, name, family, cfg_kwargs, dtype, seed, T, shard=None, grouped_norm=False,
          legacy_type_key=False, log=None):
     path = os.path.join(outdir, name)
+    if ONLY and name not in ONLY:
+        return path
     shutil.rmtree(path, ignore_errors=True)
     model = build(family, cfg_kwargs, seed)
     model = model.to(dtype)
@@ -247,7 +271,15 @@ def make(outdir, name, family, cfg_kwargs, dtype, seed, T, shard=None, grouped_n
     tokens = torch.randint(0, V, (T,), generator=g)
     tokens[-1] = V - 1                                  # the largest valid id
     ids = tokens[None, :]
-    logits = forward_f64(ref, ids)
+    clamp_note = ""
+    if family == "zamba2":
+        clamped = forward_f64(ref, ids)
+        write_npy(os.path.join(path, "logits_dt_min_clamp.npy"), clamped.numpy())
+        zamba2_cuda_dt(ref)
+        logits = forward_f64(ref, ids)
+        clamp_note = f", the CPU path's dt clamp moves the logits by {(clamped - logits).abs().max().item():.3g}"
+    else:
+        logits = forward_f64(ref, ids)
     write_npy(os.path.join(path, "logits.npy"), logits.numpy())
     with open(os.path.join(path, "tokens.txt"), "w") as f:
         f.write(",".join(str(int(t)) for t in tokens) + "\n")
@@ -265,6 +297,8 @@ def make(outdir, name, family, cfg_kwargs, dtype, seed, T, shard=None, grouped_n
 
     # how far float32 transformers is from the float64 reference: the scale of honest rounding
     f32 = load_f64(family, path).to(torch.float32)
+    if family == "zamba2":
+        zamba2_cuda_dt(f32)
     if grouped_norm:
         for layer in f32.backbone.layers:
             norm = layer.mixer.norm
@@ -278,7 +312,7 @@ def make(outdir, name, family, cfg_kwargs, dtype, seed, T, shard=None, grouped_n
     scale = max(1.0, logits.abs().max().item())
     msg = (f"{name}: family {family} dtype {dtype} T {T} V {V} max|logit| {logits.abs().max().item():.3f} "
            f"hf-f32 vs f64 {((l32 - logits).abs().max().item() / scale):.2e} (relative), "
-           f"greedy min top-2 gap {min(gaps):.2e}")
+           f"greedy min top-2 gap {min(gaps):.2e}{clamp_note}")
     print(msg)
     if log is not None:
         log.write(msg + "\n")
@@ -291,8 +325,9 @@ def make(outdir, name, family, cfg_kwargs, dtype, seed, T, shard=None, grouped_n
 
 def main():
     outdir = sys.argv[1] if len(sys.argv) > 1 else "test/fixtures"
+    ONLY.update(sys.argv[2:])
     os.makedirs(outdir, exist_ok=True)
-    log = open(os.path.join(outdir, "MANIFEST.txt"), "w")
+    log = open(os.path.join(outdir, "MANIFEST.txt" if not ONLY else "MANIFEST.partial.txt"), "w")
     log.write(f"made by weights_tools/make_fixtures.py with {VERSIONS}\n")
 
     # llama3 rope bands at this size: theta 10000, head_dim 16 gives wavelengths 6.3, 20, 63, 199, 628, ...

@@ -2,7 +2,7 @@
 """Reference results for gna's interventions and probes, from transformers with hooks (and, for
 Llamba, from weights_tools/llamba_reference.py), in float64 on the CPU.
 
-    python3 weights_tools/make_intervention_fixtures.py test/fixtures
+    python3 weights_tools/make_intervention_fixtures.py test/fixtures [NAME...]
 
 For each fixture folder named in CASES it writes interventions/<n>.npy and interventions/cases.tsv,
 whose lines are   kind <TAB> spec <TAB> file   with kind `logits` (gna logits --mask spec), `attn`
@@ -29,7 +29,7 @@ import transformers
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import llamba_reference  # noqa: E402
-from make_fixtures import Float64Everywhere, grouped_gated_norm_forward, load_f64, run  # noqa: E402
+from make_fixtures import Float64Everywhere, grouped_gated_norm_forward, load_f64, run, zamba2_cuda_dt  # noqa: E402
 
 torch.set_grad_enabled(False)
 
@@ -378,7 +378,10 @@ def family_of(path):
 
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else "test/fixtures"
+    only = set(sys.argv[2:])  # NAME...: only those fixtures
     for name, cases in CASES.items():
+        if only and name not in only:
+            continue
         path = os.path.join(root, name)
         family = family_of(path)
         model = load_f64(family, path)
@@ -388,6 +391,8 @@ def main():
                 layer.mixer.norm.forward = grouped_gated_norm_forward.__get__(layer.mixer.norm)
         if family in ("llama", "zamba2"):
             model.config._attn_implementation = "eager"
+        if family == "zamba2":  # gna's default: the CUDA path's dt (make_fixtures.zamba2_cuda_dt)
+            zamba2_cuda_dt(model)
         with open(os.path.join(path, "tokens.txt")) as f:
             ids = torch.tensor([[int(t) for t in f.read().split(",")]])
         out = os.path.join(path, "interventions")
