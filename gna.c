@@ -6221,8 +6221,9 @@ static void build_kv(Harness *h, const char *const *keys, size_t n_keys, const s
  * that changes nothing but rounding: the context runs once, and each continuation continues from a
  * copy of its cache; an mmlu subject's few-shot prefix runs once, and each question continues from a
  * copy of that. Masks that name positions (@-1) count them from the end of each request's own input,
- * so under them - and with --no-reuse - every request runs whole, as Part I defines it. The tests
- * hold the two ways to each other within the fidelity tolerance. */
+ * so under them - and with --no-reuse - every request runs whole, as Part I defines it (the choices
+ * of one token share theirs: it is the context itself). The tests hold the two ways to each other
+ * within the fidelity tolerance. */
 typedef struct {
     const Model *model;
     const gna_tokenizer *tokenizer;
@@ -6338,12 +6339,17 @@ static int score_question(Scorer *s, const Question *q, const char *const *prefi
         logit_rows(s, longest);
     }
     float *last_context_row = checked_malloc(sizeof(float) * V);
-    if (status == GNA_OK && !whole && (status = run_context(s, q, iv, &context, prefixes)) == GNA_OK)
+    int have_last_row = 0; /* last_context_row holds the context's last logits */
+    if (status == GNA_OK && !whole && (status = run_context(s, q, iv, &context, prefixes)) == GNA_OK) {
         memcpy(last_context_row, s->logits, sizeof(float) * V);
+        have_last_row = 1;
+    }
     for (size_t c = 0; c < q->n_choices && status == GNA_OK; c++) {
         const Tokens *m = &continuations[c];
-        if (whole) {
+        if (whole && (m->n > 1 || !have_last_row)) {
             status = score_request(s->model, s->cx, iv, s->context_cache, &context, m, s->logits, &lls[c], &greedy[c]);
+            if (status == GNA_OK && m->n == 1) memcpy(last_context_row, s->logits, sizeof(float) * V);
+            have_last_row |= m->n == 1;
             continue;
         }
         lls[c] = 0;
