@@ -10,6 +10,8 @@ SHAPE is one of:
     llama-8b      Llama-3.1-8B                                           ~8.0e9 (16 GB in bf16)
     mamba-790m    state-spaces/mamba-790m-hf                             ~0.79e9
     mamba2-780m   state-spaces/mamba2-780m (transformers' Mamba2 layout) ~0.78e9
+    falcon-mamba-7b  tiiuae/falcon-mamba-7b                              ~7.3e9 (15 GB in bf16)
+    llamba-8b     cartesia-ai/Llamba-8B (cartesia's layout)              ~8.3e9 (17 GB in bf16)
 
 The values: weights normal(0, 0.02), norms 1, A_log = log(1..N) (Mamba-1) or log(1..16) per head
 (Mamba-2), D 1, dt biases so that softplus(dt) lies in [0.001, 0.1] - the initialisations of the
@@ -51,6 +53,17 @@ SHAPES = {
         vocab_size=50288, layer_norm_epsilon=1e-5, use_bias=False, use_conv_bias=True, rms_norm=True,
         tie_word_embeddings=True, time_step_limit=[0.0, 1e30], hidden_act="silu", residual_in_fp32=True,
         bos_token_id=0, eos_token_id=0, pad_token_id=0),
+    "falcon-mamba-7b": dict(
+        model_type="falcon_mamba", architectures=["FalconMambaForCausalLM"], hidden_size=4096,
+        intermediate_size=8192, num_hidden_layers=64, state_size=16, expand=16, conv_kernel=4, time_step_rank=256,
+        vocab_size=65024, layer_norm_epsilon=1e-5, mixer_rms_eps=1e-6, use_bias=False, use_conv_bias=True,
+        tie_word_embeddings=False, hidden_act="silu", residual_in_fp32=True, bos_token_id=0, eos_token_id=11),
+    "llamba-8b": dict(
+        model_type="llamba", d_model=4096, n_layer=32, vocab_size=128256, pad_vocab_size_multiple=8,
+        tie_embeddings=False, lm_head_bias=False, norm_epsilon=1e-5,
+        mlp_cfg=dict(intermediate_size=14336, bias=False, act_fn="silu"),
+        ssm_cfg=dict(d_state=64, n_v_heads=32, n_qk_heads=32, expand=1, chunk_size=128, activation="identity",
+                     bias=False)),
 }
 
 
@@ -62,8 +75,29 @@ def dt_bias(n, rng):
 
 def tensors(c):
     """(name, shape, how) for every tensor; how is 'normal', 'ones', or a function of rng giving the values"""
-    D, L = c["hidden_size"], c["num_hidden_layers"]
     out = []
+    if c["model_type"] == "llamba":  # cartesia's DiscreteMamba2 blocks with a Llama MLP
+        D, L, s, I = c["d_model"], c["n_layer"], c["ssm_cfg"], c["mlp_cfg"]["intermediate_size"]
+        di, H, G, N = D * s["expand"], s["n_v_heads"], s["n_qk_heads"], s["d_state"]
+        conv_dim = di + 2 * G * N
+        out.append(("backbone.embedding.weight", (c["vocab_size"], D), "normal"))
+        for l in range(L):
+            p = f"backbone.layers.{l}"
+            out += [(f"{p}.input_layernorm.weight", (D,), "ones"),
+                    (f"{p}.mixer.in_proj.weight", (conv_dim + di + H, D), "normal"),  # x B C, z, dt
+                    (f"{p}.mixer.conv1d.weight", (conv_dim, 1, 4), "normal"),
+                    (f"{p}.mixer.conv1d.bias", (conv_dim,), "normal"),
+                    (f"{p}.mixer.z_bias", (di,), "normal"),
+                    (f"{p}.mixer.D", (H,), "ones"),
+                    (f"{p}.mixer.out_proj.weight", (D, di), "normal"),
+                    (f"{p}.post_attention_layernorm.weight", (D,), "ones"),
+                    (f"{p}.mlp.gate_proj.weight", (I, D), "normal"),
+                    (f"{p}.mlp.up_proj.weight", (I, D), "normal"),
+                    (f"{p}.mlp.down_proj.weight", (D, I), "normal")]
+        out.append(("backbone.final_layernorm.weight", (D,), "ones"))
+        out.append(("lm_head.weight", (c["vocab_size"], D), "normal"))
+        return out
+    D, L = c["hidden_size"], c["num_hidden_layers"]
     if c["model_type"] == "llama":
         hd, H, KV, I = c["head_dim"], c["num_attention_heads"], c["num_key_value_heads"], c["intermediate_size"]
         out.append(("model.embed_tokens.weight", (c["vocab_size"], D), "normal"))
@@ -79,7 +113,7 @@ def tensors(c):
                     (f"{p}.mlp.up_proj.weight", (I, D), "normal"),
                     (f"{p}.mlp.down_proj.weight", (D, I), "normal")]
         out.append(("model.norm.weight", (D,), "ones"))
-    elif c["model_type"] == "mamba":
+    elif c["model_type"] in ("mamba", "falcon_mamba"):
         di, N, R, K = c["intermediate_size"], c["state_size"], c["time_step_rank"], c["conv_kernel"]
         out.append(("backbone.embeddings.weight", (c["vocab_size"], D), "normal"))
         for l in range(L):
