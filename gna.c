@@ -2263,7 +2263,7 @@ static float ssd_step_simd(float *S, float decay, float input, const float *B, c
 }
 
 /* -- The matmul. VEC elements of a weight from element i, widened (and, --bf16, rounded) in registers */
-static inline Vec vec_load_weight(Weight w, size_t i, int bf16) {
+static ALWAYS_INLINE Vec vec_load_weight(Weight w, size_t i, int bf16) {
     Vec v = w.dtype == DTYPE_BF16  ? vec_load_bf16((const uint16_t *)w.data + i)
             : w.dtype == DTYPE_F16 ? vec_load_f16((const uint16_t *)w.data + i)
                                    : vec_load((const float *)w.data + i);
@@ -2273,10 +2273,12 @@ static inline Vec vec_load_weight(Weight w, size_t i, int bf16) {
 static float weight_at_rounded(Weight w, size_t i, int bf16) { return bf16 ? round_to_bf16(weight_at(w, i)) : weight_at(w, i); }
 
 /* For a few tokens (decode: T = 1), where the time is the weights' trip from memory: four weight rows at
- * a time, widened in registers as they stream in; four streams keep more reads in flight than one. */
-static void matmul_rows_simd(const void *task, size_t begin, size_t end) {
-    const Matmul *m = task;
-    size_t K = m->w.cols;
+ * a time, widened in registers as they stream in; four streams keep more reads in flight than one.
+ * Inlined once per (dtype, bf16), so that the loop carries no test of either. */
+static ALWAYS_INLINE void matmul_rows_of(const Matmul *m, size_t begin, size_t end, Dtype dtype, int bf16) {
+    Weight w = m->w;
+    w.dtype = dtype;
+    size_t K = w.cols;
     for (size_t r0 = begin; r0 < end; r0 += 4) {
         size_t n_rows = end - r0 < 4 ? end - r0 : 4;
         for (size_t t = 0; t < m->T; t++) {
@@ -2285,14 +2287,23 @@ static void matmul_rows_simd(const void *task, size_t begin, size_t end) {
             size_t k = 0;
             for (; k + VEC <= K; k += VEC) {
                 Vec x_v = vec_load(x + k);
-                for (size_t j = 0; j < n_rows; j++) acc[j] = vec_fma(x_v, vec_load_weight(m->w, (r0 + j) * K + k, m->bf16), acc[j]);
+                for (size_t j = 0; j < n_rows; j++) acc[j] = vec_fma(x_v, vec_load_weight(w, (r0 + j) * K + k, bf16), acc[j]);
             }
             for (size_t j = 0; j < n_rows; j++) {
                 float sum = vec_sum(acc[j]);
-                for (size_t i = k; i < K; i++) sum += x[i] * weight_at_rounded(m->w, (r0 + j) * K + i, m->bf16);
-                m->out[t * m->w.rows + r0 + j] = sum + (m->bias.data ? weight_at(m->bias, r0 + j) : 0.0f);
+                for (size_t i = k; i < K; i++) sum += x[i] * weight_at_rounded(w, (r0 + j) * K + i, bf16);
+                m->out[t * w.rows + r0 + j] = sum + (m->bias.data ? weight_at(m->bias, r0 + j) : 0.0f);
             }
         }
+    }
+}
+
+static void matmul_rows_simd(const void *task, size_t begin, size_t end) {
+    const Matmul *m = task;
+    switch (m->w.dtype) {
+    case DTYPE_BF16: m->bf16 ? matmul_rows_of(m, begin, end, DTYPE_BF16, 1) : matmul_rows_of(m, begin, end, DTYPE_BF16, 0); break;
+    case DTYPE_F16: m->bf16 ? matmul_rows_of(m, begin, end, DTYPE_F16, 1) : matmul_rows_of(m, begin, end, DTYPE_F16, 0); break;
+    default: m->bf16 ? matmul_rows_of(m, begin, end, DTYPE_F32, 1) : matmul_rows_of(m, begin, end, DTYPE_F32, 0); break;
     }
 }
 
