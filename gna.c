@@ -3181,8 +3181,9 @@ static int open_safetensors(Checkpoint *ck, const char *path) {
             if (d->type != JSON_NUMBER || d->number < 0 || d->number > 1e15 || d->number != floor(d->number))
                 return bad_input(path, "tensor %s: shape must hold non-negative integers", t->name);
             t->shape[t->ndim++] = (int64_t)d->number;
+            if (d->number > 0 && elements > ((int64_t)1 << 50) / (int64_t)d->number) /* checked before the product wraps */
+                return bad_input(path, "tensor %s: shape is impossibly large", t->name);
             elements *= (int64_t)d->number;
-            if (elements > (int64_t)1 << 50) return bad_input(path, "tensor %s: shape is impossibly large", t->name);
         }
         const JsonValue *b = offsets->first, *e = b->next;
         if (b->type != JSON_NUMBER || e->type != JSON_NUMBER || b->number < 0 || e->number < b->number ||

@@ -473,6 +473,12 @@ def main():
     case("merge_acc_not_0_or_1", "shard1_of_2_acc_5.jsonl: line 2: not a sample of gna's log", f"merge {F}/shard1_of_2_acc_5.jsonl")
     case("merge_negative_shards", "shard_negative.jsonl: line 1: not a first line gna wrote", f"merge {F}/shard_negative.jsonl")
 
+    # 2^32 x 2^32 elements wrap a 64-bit product to 0, which would need no data bytes (issue 25; last, so that
+    # the random values of the cases above stay as they were)
+    broken("shape_product_wraps", "tensor model.norm.weight: shape is impossibly large",
+           edit(lambda h: h["model.norm.weight"].update(shape=[1 << 32, 1 << 32], data_offsets=[
+               h["model.norm.weight"]["data_offsets"][0]] * 2)))
+
     with open(os.path.join(root, "cases.tsv"), "w") as f:
         f.write("\n".join(cases) + "\n")
     print(f"{len(cases)} cases in {root}")
