@@ -721,6 +721,7 @@ typedef struct {
     const float *rope_inv_freq;/* the layer's RoPE (the donor's for a replaced layer); NULL without */
     size_t layer;              /* index in model.layers */
     size_t p0, T;              /* the chunk: positions p0 .. p0 + T - 1 */
+    struct Scratch *scratch;   /* the activations' buffers (I.5) */
 } Step;
 
 static void ablate_heads(const Step *s, HeadKind kind, size_t size, size_t width, float *y) {
@@ -808,12 +809,37 @@ typedef struct {
     size_t kv_width, conv_floats, ssm_floats;
 } LayerCache;
 
+/* Activations, in buffers kept from one layer and one pass to the next: slot i is one buffer, grown to
+ * the largest size asked of it. Allocating each layer's activations afresh and freeing them after made
+ * glibc give the memory back to the system and fault it in again: 450,000 page faults per llama-1b
+ * pass at T 512, a quarter of its time on 2 cores and more on 16, where the faults contend. A mixer's
+ * slots are free again when it returns; shared_visit holds its own around the mixer and MLP it calls. */
+enum {
+    SLOT_H, SLOT_NORMED, SLOT_MIXED, SLOT_EMBEDDED,          /* forward's */
+    SLOT_VISIT_U, SLOT_VISIT_A, SLOT_VISIT_MLP,               /* shared_visit's */
+    SLOT_1, SLOT_2, SLOT_3, SLOT_4, SLOT_5, SLOT_6, N_SLOTS   /* a mixer's, or an MLP's */
+};
+typedef struct Scratch {
+    float *data[N_SLOTS];
+    size_t floats[N_SLOTS];
+} Scratch;
+
+static float *scratch(Scratch *s, int slot, size_t floats) {
+    if (s->floats[slot] < floats) {
+        free(s->data[slot]);
+        s->data[slot] = checked_malloc(sizeof(float) * floats);
+        s->floats[slot] = floats;
+    }
+    return s->data[slot];
+}
+
 struct gna_cache {
     size_t max_tokens;         /* positions the attention caches hold */
     int bounded;               /* the run has attention layers, so max_tokens bounds the sequence */
     size_t n_tokens;           /* positions consumed so far: the next token's position */
     size_t n_layers;
     LayerCache *layers;        /* [n_layers] */
+    Scratch scratch;           /* forward's buffers, not part of the sequence's state */
 };
 typedef struct gna_cache Cache;
 
@@ -856,6 +882,7 @@ static void cache_free(Cache *cache) {
         free(cache->layers[l].conv_state);
         free(cache->layers[l].ssm_state);
     }
+    for (int i = 0; cache && i < N_SLOTS; i++) free(cache->scratch.data[i]);
     if (cache) free(cache->layers);
     free(cache);
 }
@@ -918,7 +945,7 @@ static void attention_mixer(const Step *s, const Attention *a, LayerCache *lc, c
     const Config *c = s->config;
     const Compute *cx = s->cx;
     size_t T = s->T, hd = c->head_dim, q_width = c->n_heads * hd, kv_width = c->n_kv_heads * hd, in = a->q_proj.cols;
-    float *q = checked_malloc(sizeof(float) * T * q_width), *heads_out = checked_malloc(sizeof(float) * T * q_width);
+    float *q = scratch(s->scratch, SLOT_1, T * q_width), *heads_out = scratch(s->scratch, SLOT_2, T * q_width);
     float *keys = lc->keys + s->p0 * kv_width, *values = lc->values + s->p0 * kv_width;
     linear(cx, q, x, in, T, a->q_proj, a->q_bias);
     linear(cx, keys, x, in, T, a->k_proj, a->k_bias);
@@ -936,8 +963,6 @@ static void attention_mixer(const Step *s, const Attention *a, LayerCache *lc, c
     cx->run(cx, attention_heads, &task, c->n_heads);
     ablate_heads(s, HEAD_ATTENTION, hd, q_width, heads_out);
     linear(cx, out, heads_out, q_width, T, a->o_proj, a->o_bias);
-    free(heads_out);
-    free(q);
 }
 
 /* LlamaMLP:   out = (silu(x Wgate^T) * (x Wup^T)) Wdown^T            (with biases where mlp_bias)
@@ -945,22 +970,19 @@ static void attention_mixer(const Step *s, const Attention *a, LayerCache *lc, c
 static void mlp(const Step *s, const Mlp *w, const float *x, float *out) {
     const Config *c = s->config;
     size_t T = s->T, I = c->intermediate_size, D = w->down_proj.rows;
-    float *gate = checked_malloc(sizeof(float) * T * I);
+    float *gate = scratch(s->scratch, SLOT_1, T * I);
     if (c->mlp_gelu) {
-        float *gate_up = checked_malloc(sizeof(float) * T * 2 * I);
+        float *gate_up = scratch(s->scratch, SLOT_2, T * 2 * I);
         linear(s->cx, gate_up, x, D, T, w->gate_proj, w->gate_bias);
         add_adapter(s->cx, gate_up, x, T, w->adapter);
         activate_matrix(s->cx, gate, I, gate_up, 2 * I, T, I, ACT_GELU, gate_up + I, 2 * I);
-        free(gate_up);
     } else {
-        float *up = checked_malloc(sizeof(float) * T * I);
+        float *up = scratch(s->scratch, SLOT_2, T * I);
         linear(s->cx, gate, x, D, T, w->gate_proj, w->gate_bias);
         linear(s->cx, up, x, D, T, w->up_proj, w->up_bias);
         activate_matrix(s->cx, gate, I, gate, I, T, I, ACT_SILU, up, I);
-        free(up);
     }
     linear(s->cx, out, gate, I, T, w->down_proj, w->down_bias);
-    free(gate);
 }
 
 /* -- SSM heads through the hook. For each head h that a probe records or an entry mask touches, and
@@ -1052,9 +1074,9 @@ static void mamba1_mixer(const Step *s, const Mamba1 *w, LayerCache *lc, const f
     const Config *c = s->config;
     const Compute *cx = s->cx;
     size_t T = s->T, di = c->ssm_inner, N = c->ssm_state, R = c->dt_rank, row = R + 2 * N;
-    float *u_z = checked_malloc(sizeof(float) * T * 2 * di), *u = checked_malloc(sizeof(float) * T * di);
-    float *dt_B_C = checked_malloc(sizeof(float) * T * row), *dt = checked_malloc(sizeof(float) * T * di);
-    float *y = checked_malloc(sizeof(float) * T * di);
+    float *u_z = scratch(s->scratch, SLOT_1, T * 2 * di), *u = scratch(s->scratch, SLOT_2, T * di);
+    float *dt_B_C = scratch(s->scratch, SLOT_3, T * row), *dt = scratch(s->scratch, SLOT_4, T * di);
+    float *y = scratch(s->scratch, SLOT_5, T * di);
     linear(cx, u_z, x, c->hidden_size, T, w->in_proj, w->in_bias);
     causal_conv1d(cx, u, u_z, 2 * di, T, di, w->conv_weight, w->conv_bias, lc->conv_state);
     activate_matrix(cx, u, di, u, di, T, di, ACT_SILU, NULL, 0);
@@ -1074,11 +1096,6 @@ static void mamba1_mixer(const Step *s, const Mamba1 *w, LayerCache *lc, const f
     activate_matrix(cx, y, di, u_z + di, 2 * di, T, di, ACT_SILU, y, di); /* y = silu(z) * y */
     ablate_heads(s, HEAD_SSM, 1, di, y);
     linear(cx, out, y, di, T, w->out_proj, w->out_bias);
-    free(y);
-    free(dt);
-    free(dt_B_C);
-    free(u);
-    free(u_z);
 }
 
 /* -- The SSD scan (Dao & Gu 2024, "Transformers are SSMs", the selective SSM with a scalar A per
@@ -1172,9 +1189,9 @@ static void ssd_mixer(const Step *s, const Layer *layer, LayerCache *lc, const f
     int llamba = layer->kind == MIXER_DISCRETE_MAMBA2;
     size_t T = s->T, di = c->ssm_inner, H = c->ssm_heads, G = c->n_groups, conv_dim = di + 2 * G * c->ssm_state;
     size_t width = di + conv_dim + H, xBC_at = llamba ? 0 : di, z_at = llamba ? conv_dim : 0, dt_at = di + conv_dim;
-    float *projected = checked_malloc(sizeof(float) * T * width), *xBC = checked_malloc(sizeof(float) * T * conv_dim);
-    float *dt = checked_malloc(sizeof(float) * T * H), *A = checked_malloc(sizeof(float) * H);
-    float *y = checked_malloc(sizeof(float) * T * di), *gate = checked_malloc(sizeof(float) * T * di);
+    float *projected = scratch(s->scratch, SLOT_1, T * width), *xBC = scratch(s->scratch, SLOT_2, T * conv_dim);
+    float *dt = scratch(s->scratch, SLOT_3, T * H), *A = scratch(s->scratch, SLOT_4, H);
+    float *y = scratch(s->scratch, SLOT_5, T * di), *gate = scratch(s->scratch, SLOT_6, T * di);
     linear(cx, projected, x, c->hidden_size, T, w->in_proj, w->in_bias);
     causal_conv1d(cx, xBC, projected + xBC_at, width, T, conv_dim, w->conv_weight, w->conv_bias, lc->conv_state);
     if (c->conv_silu) activate_matrix(cx, xBC, conv_dim, xBC, conv_dim, T, conv_dim, ACT_SILU, NULL, 0);
@@ -1199,12 +1216,6 @@ static void ssd_mixer(const Step *s, const Layer *layer, LayerCache *lc, const f
             }
     ablate_heads(s, HEAD_SSM, c->ssm_head_dim, di, y);
     linear(cx, out, y, di, T, w->out_proj, w->out_bias);
-    free(gate);
-    free(y);
-    free(A);
-    free(dt);
-    free(xBC);
-    free(projected);
 }
 
 /* A Zamba2 hybrid layer's visit of its shared block (modeling_zamba2.py: Zamba2AttentionDecoderLayer,
@@ -1216,8 +1227,8 @@ static void ssd_mixer(const Step *s, const Layer *layer, LayerCache *lc, const f
 static void shared_visit(const Step *s, const SharedVisit *v, LayerCache *lc, const float *h, const float *embedded, float *t_out) {
     const Config *c = s->config;
     size_t T = s->T, D = c->hidden_size;
-    float *u = checked_malloc(sizeof(float) * T * 2 * D), *a = checked_malloc(sizeof(float) * T * D);
-    float *mlp_out = checked_malloc(sizeof(float) * T * D);
+    float *u = scratch(s->scratch, SLOT_VISIT_U, T * 2 * D), *a = scratch(s->scratch, SLOT_VISIT_A, T * D);
+    float *mlp_out = scratch(s->scratch, SLOT_VISIT_MLP, T * D);
     for (size_t t = 0; t < T; t++) {
         memcpy(u + t * 2 * D, h + t * D, sizeof(float) * D);
         memcpy(u + t * 2 * D + D, embedded + t * D, sizeof(float) * D);
@@ -1227,9 +1238,6 @@ static void shared_visit(const Step *s, const SharedVisit *v, LayerCache *lc, co
     rmsnorm_rows(s->cx, a, a, T, D, v->block->pre_mlp_norm, c->norm_eps);
     mlp(s, &v->mlp, a, mlp_out);
     linear(s->cx, t_out, mlp_out, D, T, v->linear, no_weight);
-    free(mlp_out);
-    free(a);
-    free(u);
 }
 
 /* The whole model over a chunk of T tokens that continues the sequence in `cache`:
@@ -1264,9 +1272,9 @@ static int forward(const Model *m, const Compute *cx, const Intervention *iv, Ca
     for (size_t i = 0; iv && i < iv->n_probes; i++)
         if (p0 > 0 || iv->probes[i].length != T)
             return bad_input("probes", "recording attention needs the whole sequence of %zu tokens in one chunk", iv->probes[i].length);
-    float *h = checked_malloc(sizeof(float) * T * D), *normed = checked_malloc(sizeof(float) * T * D);
-    float *mixed = checked_malloc(sizeof(float) * T * D);
-    float *embedded = m->shared_blocks ? checked_malloc(sizeof(float) * T * D) : NULL;
+    Scratch *sc = &cache->scratch;
+    float *h = scratch(sc, SLOT_H, T * D), *normed = scratch(sc, SLOT_NORMED, T * D), *mixed = scratch(sc, SLOT_MIXED, T * D);
+    float *embedded = m->shared_blocks ? scratch(sc, SLOT_EMBEDDED, T * D) : NULL;
     for (size_t t = 0; t < T; t++) widen(m->embeddings, (size_t)tokens[t] * D, D, h + t * D);
     if (embedded) memcpy(embedded, h, sizeof(float) * T * D); /* zamba2's "original_hidden_states" */
     for (size_t l = 0; l < c->n_layers; l++) {
@@ -1274,7 +1282,7 @@ static int forward(const Model *m, const Compute *cx, const Intervention *iv, Ca
         if (!plan.layer) continue;
         const Layer *layer = plan.layer;
         const Config *lc_config = &plan.owner->config;
-        Step s = {cx, iv, lc_config, plan.owner->rope_inv_freq, l, p0, T};
+        Step s = {cx, iv, lc_config, plan.owner->rope_inv_freq, l, p0, T, sc};
         LayerCache *lc = &cache->layers[l];
         if (layer->has_shared_visit) {
             shared_visit(&s, &layer->shared, lc, h, embedded, mixed);
@@ -1299,10 +1307,6 @@ static int forward(const Model *m, const Compute *cx, const Intervention *iv, Ca
         linear(cx, logits, normed, D, rows, m->lm_head, m->lm_head_bias);
     }
     cache->n_tokens += T;
-    free(embedded);
-    free(mixed);
-    free(normed);
-    free(h);
     return GNA_OK;
 }
 
@@ -1702,9 +1706,6 @@ static void head_scores(const Probe *probe, const size_t *starts, const size_t *
 #include <unistd.h>
 #if GNA_THREADS
 #include <pthread.h>
-#endif
-#if defined(__GLIBC__)
-#include <malloc.h>
 #endif
 #if defined(GNA_NO_SIMD)
 #define GNA_SIMD "none"
@@ -2456,21 +2457,9 @@ static void matmul_simd(const Compute *cx, const Matmul *m) {
 }
 #endif
 
-/* Part I mallocs each layer's activations and frees them after it. glibc gives blocks over 128 KB back
- * to the system on free, so the next layer's malloc faults in fresh zeroed pages: at T 512 that was
- * 450,000 page faults a pass, 30% of the time on 2 cores and more on 16, where the faults contend.
- * Keeping freed memory (up to glibc's 32 MB ceiling for one block) costs no more than the largest layer. */
-static void keep_freed_memory(void) {
-#if defined(__GLIBC__)
-    mallopt(M_MMAP_THRESHOLD, 32 << 20);
-    mallopt(M_TRIM_THRESHOLD, INT_MAX);
-#endif
-}
-
 /* The table a run uses: Part I's definitions (--reference, or a build without vector instructions),
  * or the vector kernels; either way on the run's threads. */
 static Compute build_compute(int reference, int bf16, int dt_min_clamp, Pool *pool) {
-    keep_freed_memory();
     Compute cx = reference_kernels;
 #if GNA_VECTORS
     if (!reference) {
