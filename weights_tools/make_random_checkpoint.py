@@ -73,6 +73,12 @@ def dt_bias(n, rng):
     return (dt + np.log(-np.expm1(-dt))).astype(np.float32)
 
 
+def llama_mlp(p, D, I):
+    """LlamaMLP's three projections under prefix p (Llama's and Llamba's blocks)"""
+    return [(f"{p}.mlp.gate_proj.weight", (I, D), "normal"), (f"{p}.mlp.up_proj.weight", (I, D), "normal"),
+            (f"{p}.mlp.down_proj.weight", (D, I), "normal")]
+
+
 def tensors(c):
     """(name, shape, how) for every tensor; how is 'normal', 'ones', or a function of rng giving the values"""
     out = []
@@ -90,10 +96,7 @@ def tensors(c):
                     (f"{p}.mixer.z_bias", (di,), "normal"),
                     (f"{p}.mixer.D", (H,), "ones"),
                     (f"{p}.mixer.out_proj.weight", (D, di), "normal"),
-                    (f"{p}.post_attention_layernorm.weight", (D,), "ones"),
-                    (f"{p}.mlp.gate_proj.weight", (I, D), "normal"),
-                    (f"{p}.mlp.up_proj.weight", (I, D), "normal"),
-                    (f"{p}.mlp.down_proj.weight", (D, I), "normal")]
+                    (f"{p}.post_attention_layernorm.weight", (D,), "ones")] + llama_mlp(p, D, I)
         out.append(("backbone.final_layernorm.weight", (D,), "ones"))
         out.append(("lm_head.weight", (c["vocab_size"], D), "normal"))
         return out
@@ -108,10 +111,7 @@ def tensors(c):
                     (f"{p}.self_attn.k_proj.weight", (KV * hd, D), "normal"),
                     (f"{p}.self_attn.v_proj.weight", (KV * hd, D), "normal"),
                     (f"{p}.self_attn.o_proj.weight", (D, H * hd), "normal"),
-                    (f"{p}.post_attention_layernorm.weight", (D,), "ones"),
-                    (f"{p}.mlp.gate_proj.weight", (I, D), "normal"),
-                    (f"{p}.mlp.up_proj.weight", (I, D), "normal"),
-                    (f"{p}.mlp.down_proj.weight", (D, I), "normal")]
+                    (f"{p}.post_attention_layernorm.weight", (D,), "ones")] + llama_mlp(p, D, I)
         out.append(("model.norm.weight", (D,), "ones"))
     elif c["model_type"] in ("mamba", "falcon_mamba"):
         di, N, R, K = c["intermediate_size"], c["state_size"], c["time_step_rank"], c["conv_kernel"]
