@@ -52,6 +52,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -73,6 +74,8 @@ static int report(int status, const char *where, const char *format, ...);
         int status_ = (call);                                                                      \
         if (status_ != GNA_OK) return status_;                                                     \
     } while (0)
+static size_t size_product(size_t a, size_t b);
+static float *float_array(size_t rows, size_t cols);
 static void *checked_malloc(size_t bytes);
 static void *checked_calloc(size_t count, size_t size);
 static char *checked_strdup(const char *text);
@@ -478,7 +481,7 @@ static void linear(const Compute *cx, float *out, const float *in, size_t in_str
 static void add_adapter(const Compute *cx, float *out, const float *in, size_t T, const Weight adapter[2]) {
     if (!adapter[0].data) return;
     size_t rank = adapter[0].rows, width = adapter[1].rows;
-    float *low = checked_malloc(sizeof(float) * T * rank), *added = checked_malloc(sizeof(float) * T * width);
+    float *low = float_array(T, rank), *added = float_array(T, width);
     linear(cx, low, in, adapter[0].cols, T, adapter[0], no_weight);
     linear(cx, added, low, rank, T, adapter[1], no_weight);
     for (size_t i = 0; i < T * width; i++) out[i] += added[i];
@@ -824,10 +827,12 @@ typedef struct Scratch {
     size_t floats[N_SLOTS];
 } Scratch;
 
-static float *scratch(Scratch *s, int slot, size_t floats) {
+/* slot's buffer, room for [rows, cols] floats */
+static float *scratch(Scratch *s, int slot, size_t rows, size_t cols) {
+    size_t floats = size_product(rows, cols);
     if (s->floats[slot] < floats) {
         free(s->data[slot]);
-        s->data[slot] = checked_malloc(sizeof(float) * floats);
+        s->data[slot] = float_array(rows, cols);
         s->floats[slot] = floats;
     }
     return s->data[slot];
@@ -865,8 +870,8 @@ static Cache *cache_new(const Model *m, const LayerPlan *plan, size_t max_tokens
                           : p.layer->kind != MIXER_ATTENTION ? K1 * (c->ssm_inner + 2 * c->n_groups * c->ssm_state) : 0;
         lc->ssm_floats = p.layer->kind != MIXER_ATTENTION ? c->ssm_inner * c->ssm_state : 0;
         if (lc->kv_width) {
-            lc->keys = checked_calloc(max_tokens * lc->kv_width, sizeof(float));
-            lc->values = checked_calloc(max_tokens * lc->kv_width, sizeof(float));
+            lc->keys = checked_calloc(size_product(max_tokens, lc->kv_width), sizeof(float));
+            lc->values = checked_calloc(size_product(max_tokens, lc->kv_width), sizeof(float));
             cache->bounded = 1;
         }
         if (lc->conv_floats) lc->conv_state = checked_calloc(lc->conv_floats, sizeof(float));
@@ -912,6 +917,7 @@ typedef struct {
     const float *q;              /* [T, H*hd], rotated */
     const float *keys, *values;  /* [p0 + T, KV*hd]: the cache, this chunk's rows included */
     float *out;                  /* [T, H*hd]: o_i of head h in columns h hd .. (h+1) hd */
+    float *rows;                 /* [H, p0 + T]: room for one row p_i. of each head */
     size_t T, p0, n_heads, n_kv_heads, head_dim;
     float scale;
     const Hook *hook;
@@ -921,9 +927,9 @@ static void attention_heads(const void *task, size_t begin, size_t end) {
     const AttentionTask *a = task;
     const Compute *cx = a->cx;
     size_t hd = a->head_dim, q_width = a->n_heads * hd, kv_width = a->n_kv_heads * hd, group = a->n_heads / a->n_kv_heads;
-    float *p = checked_malloc(sizeof(float) * (a->p0 + a->T));
     for (size_t h = begin; h < end; h++) {
         const float *keys = a->keys + h / group * hd, *values = a->values + h / group * hd;
+        float *p = a->rows + h * (a->p0 + a->T);
         for (size_t i = 0; i < a->T; i++) {
             size_t n = a->p0 + i + 1;
             cx->scores(p, a->q + i * q_width + h * hd, keys, kv_width, n, hd);
@@ -933,7 +939,6 @@ static void attention_heads(const void *task, size_t begin, size_t end) {
             cx->weighted_sum(a->out + i * q_width + h * hd, p, values, kv_width, n, hd);
         }
     }
-    free(p);
 }
 
 /* LlamaAttention over the chunk (modeling_llama.py: LlamaAttention.forward):
@@ -945,7 +950,7 @@ static void attention_mixer(const Step *s, const Attention *a, LayerCache *lc, c
     const Config *c = s->config;
     const Compute *cx = s->cx;
     size_t T = s->T, hd = c->head_dim, q_width = c->n_heads * hd, kv_width = c->n_kv_heads * hd, in = a->q_proj.cols;
-    float *q = scratch(s->scratch, SLOT_1, T * q_width), *heads_out = scratch(s->scratch, SLOT_2, T * q_width);
+    float *q = scratch(s->scratch, SLOT_1, T, q_width), *heads_out = scratch(s->scratch, SLOT_2, T, q_width);
     float *keys = lc->keys + s->p0 * kv_width, *values = lc->values + s->p0 * kv_width;
     linear(cx, q, x, in, T, a->q_proj, a->q_bias);
     linear(cx, keys, x, in, T, a->k_proj, a->k_bias);
@@ -958,8 +963,8 @@ static void attention_mixer(const Step *s, const Attention *a, LayerCache *lc, c
         cx->run(cx, rope_rows, &rope_task, T);
     }
     Hook hook;
-    AttentionTask task = {cx, q, lc->keys, lc->values, heads_out, T, s->p0, c->n_heads, c->n_kv_heads, hd,
-                          c->attention_scale, layer_hook(s, HEAD_ATTENTION, &hook)};
+    AttentionTask task = {cx, q, lc->keys, lc->values, heads_out, scratch(s->scratch, SLOT_3, c->n_heads, s->p0 + T),
+                          T, s->p0, c->n_heads, c->n_kv_heads, hd, c->attention_scale, layer_hook(s, HEAD_ATTENTION, &hook)};
     cx->run(cx, attention_heads, &task, c->n_heads);
     ablate_heads(s, HEAD_ATTENTION, hd, q_width, heads_out);
     linear(cx, out, heads_out, q_width, T, a->o_proj, a->o_bias);
@@ -970,14 +975,14 @@ static void attention_mixer(const Step *s, const Attention *a, LayerCache *lc, c
 static void mlp(const Step *s, const Mlp *w, const float *x, float *out) {
     const Config *c = s->config;
     size_t T = s->T, I = c->intermediate_size, D = w->down_proj.rows;
-    float *gate = scratch(s->scratch, SLOT_1, T * I);
+    float *gate = scratch(s->scratch, SLOT_1, T, I);
     if (c->mlp_gelu) {
-        float *gate_up = scratch(s->scratch, SLOT_2, T * 2 * I);
+        float *gate_up = scratch(s->scratch, SLOT_2, T, 2 * I);
         linear(s->cx, gate_up, x, D, T, w->gate_proj, w->gate_bias);
         add_adapter(s->cx, gate_up, x, T, w->adapter);
         activate_matrix(s->cx, gate, I, gate_up, 2 * I, T, I, ACT_GELU, gate_up + I, 2 * I);
     } else {
-        float *up = scratch(s->scratch, SLOT_2, T * I);
+        float *up = scratch(s->scratch, SLOT_2, T, I);
         linear(s->cx, gate, x, D, T, w->gate_proj, w->gate_bias);
         linear(s->cx, up, x, D, T, w->up_proj, w->up_bias);
         activate_matrix(s->cx, gate, I, gate, I, T, I, ACT_SILU, up, I);
@@ -1027,6 +1032,7 @@ typedef struct {
     const Compute *cx;
     const Config *config;
     const Mamba1 *w;
+    const float *A;         /* [di, N]: -exp(A_log) */
     float *state;           /* [di, N] */
     const float *u;         /* [T, di] */
     const float *dt;        /* [T, di] */
@@ -1038,9 +1044,8 @@ typedef struct {
 static void mamba1_scan_channels(const void *task, size_t begin, size_t end) {
     const Mamba1Scan *s = task;
     size_t di = s->config->ssm_inner, N = s->config->ssm_state, R = s->config->dt_rank, row = R + 2 * N;
-    float *A = checked_malloc(sizeof(float) * N);
     for (size_t d = begin; d < end; d++) {
-        for (size_t n = 0; n < N; n++) A[n] = -expf(weight_at(s->w->A_log, d * N + n));
+        const float *A = s->A + d * N;
         float D = weight_at(s->w->D, d), *S = s->state + d * N;
         for (size_t t = 0; t < s->T; t++) {
             const float *B = s->dt_B_C + t * row + R, *C = B + N;
@@ -1048,7 +1053,6 @@ static void mamba1_scan_channels(const void *task, size_t begin, size_t end) {
             s->y[t * di + d] = s->cx->mamba1_step(S, A, s->dt[t * di + d], u, B, C, N) + u * D;
         }
     }
-    free(A);
 }
 
 /* Mamba-1 channel d's implicit attention, row t (Ali, Zimerman, Wolf 2024, "The Hidden Attention of Mamba
@@ -1074,9 +1078,10 @@ static void mamba1_mixer(const Step *s, const Mamba1 *w, LayerCache *lc, const f
     const Config *c = s->config;
     const Compute *cx = s->cx;
     size_t T = s->T, di = c->ssm_inner, N = c->ssm_state, R = c->dt_rank, row = R + 2 * N;
-    float *u_z = scratch(s->scratch, SLOT_1, T * 2 * di), *u = scratch(s->scratch, SLOT_2, T * di);
-    float *dt_B_C = scratch(s->scratch, SLOT_3, T * row), *dt = scratch(s->scratch, SLOT_4, T * di);
-    float *y = scratch(s->scratch, SLOT_5, T * di);
+    float *u_z = scratch(s->scratch, SLOT_1, T, 2 * di), *u = scratch(s->scratch, SLOT_2, T, di);
+    float *dt_B_C = scratch(s->scratch, SLOT_3, T, row), *dt = scratch(s->scratch, SLOT_4, T, di);
+    float *y = scratch(s->scratch, SLOT_5, T, di), *A = scratch(s->scratch, SLOT_6, di, N);
+    for (size_t i = 0; i < di * N; i++) A[i] = -expf(weight_at(w->A_log, i));
     linear(cx, u_z, x, c->hidden_size, T, w->in_proj, w->in_bias);
     causal_conv1d(cx, u, u_z, 2 * di, T, di, w->conv_weight, w->conv_bias, lc->conv_state);
     activate_matrix(cx, u, di, u, di, T, di, ACT_SILU, NULL, 0);
@@ -1090,7 +1095,7 @@ static void mamba1_mixer(const Step *s, const Mamba1 *w, LayerCache *lc, const f
         }
     linear(cx, dt, dt_B_C, row, T, w->dt_proj, w->dt_bias);
     activate_matrix(cx, dt, di, dt, di, T, di, ACT_SOFTPLUS, NULL, 0);
-    Mamba1Scan scan = {cx, c, w, lc->ssm_state, u, dt, dt_B_C, T, y};
+    Mamba1Scan scan = {cx, c, w, A, lc->ssm_state, u, dt, dt_B_C, T, y};
     cx->run(cx, mamba1_scan_channels, &scan, di);
     ssm_rows_through_hook(s, mamba1_implicit_row, &scan, di, 1, u, di, w->D, y, di);
     activate_matrix(cx, y, di, u_z + di, 2 * di, T, di, ACT_SILU, y, di); /* y = silu(z) * y */
@@ -1189,9 +1194,9 @@ static void ssd_mixer(const Step *s, const Layer *layer, LayerCache *lc, const f
     int llamba = layer->kind == MIXER_DISCRETE_MAMBA2;
     size_t T = s->T, di = c->ssm_inner, H = c->ssm_heads, G = c->n_groups, conv_dim = di + 2 * G * c->ssm_state;
     size_t width = di + conv_dim + H, xBC_at = llamba ? 0 : di, z_at = llamba ? conv_dim : 0, dt_at = di + conv_dim;
-    float *projected = scratch(s->scratch, SLOT_1, T * width), *xBC = scratch(s->scratch, SLOT_2, T * conv_dim);
-    float *dt = scratch(s->scratch, SLOT_3, T * H), *A = scratch(s->scratch, SLOT_4, H);
-    float *y = scratch(s->scratch, SLOT_5, T * di), *gate = scratch(s->scratch, SLOT_6, T * di);
+    float *projected = scratch(s->scratch, SLOT_1, T, width), *xBC = scratch(s->scratch, SLOT_2, T, conv_dim);
+    float *dt = scratch(s->scratch, SLOT_3, T, H), *A = scratch(s->scratch, SLOT_4, 1, H);
+    float *y = scratch(s->scratch, SLOT_5, T, di), *gate = scratch(s->scratch, SLOT_6, T, di);
     linear(cx, projected, x, c->hidden_size, T, w->in_proj, w->in_bias);
     causal_conv1d(cx, xBC, projected + xBC_at, width, T, conv_dim, w->conv_weight, w->conv_bias, lc->conv_state);
     if (c->conv_silu) activate_matrix(cx, xBC, conv_dim, xBC, conv_dim, T, conv_dim, ACT_SILU, NULL, 0);
@@ -1227,8 +1232,8 @@ static void ssd_mixer(const Step *s, const Layer *layer, LayerCache *lc, const f
 static void shared_visit(const Step *s, const SharedVisit *v, LayerCache *lc, const float *h, const float *embedded, float *t_out) {
     const Config *c = s->config;
     size_t T = s->T, D = c->hidden_size;
-    float *u = scratch(s->scratch, SLOT_VISIT_U, T * 2 * D), *a = scratch(s->scratch, SLOT_VISIT_A, T * D);
-    float *mlp_out = scratch(s->scratch, SLOT_VISIT_MLP, T * D);
+    float *u = scratch(s->scratch, SLOT_VISIT_U, T, 2 * D), *a = scratch(s->scratch, SLOT_VISIT_A, T, D);
+    float *mlp_out = scratch(s->scratch, SLOT_VISIT_MLP, T, D);
     for (size_t t = 0; t < T; t++) {
         memcpy(u + t * 2 * D, h + t * D, sizeof(float) * D);
         memcpy(u + t * 2 * D + D, embedded + t * D, sizeof(float) * D);
@@ -1273,8 +1278,8 @@ static int forward(const Model *m, const Compute *cx, const Intervention *iv, Ca
         if (p0 > 0 || iv->probes[i].length != T)
             return bad_input("probes", "recording attention needs the whole sequence of %zu tokens in one chunk", iv->probes[i].length);
     Scratch *sc = &cache->scratch;
-    float *h = scratch(sc, SLOT_H, T * D), *normed = scratch(sc, SLOT_NORMED, T * D), *mixed = scratch(sc, SLOT_MIXED, T * D);
-    float *embedded = m->shared_blocks ? scratch(sc, SLOT_EMBEDDED, T * D) : NULL;
+    float *h = scratch(sc, SLOT_H, T, D), *normed = scratch(sc, SLOT_NORMED, T, D), *mixed = scratch(sc, SLOT_MIXED, T, D);
+    float *embedded = m->shared_blocks ? scratch(sc, SLOT_EMBEDDED, T, D) : NULL;
     for (size_t t = 0; t < T; t++) widen(m->embeddings, (size_t)tokens[t] * D, D, h + t * D);
     if (embedded) memcpy(embedded, h, sizeof(float) * T * D); /* zamba2's "original_hidden_states" */
     for (size_t l = 0; l < c->n_layers; l++) {
@@ -1750,20 +1755,48 @@ static int report(int status, const char *where, const char *format, ...) {
 }
 #define failure(where, ...) report(GNA_FAILURE, where, __VA_ARGS__)
 
-/* Out of memory is not the user's input: say so and stop (as llama2.c does), never crash. Every
- * allocation goes through unless_out_of_memory; a result is never NULL. */
+/* Out of memory ends the public call that asked (a function of gna.h), which returns GNA_FAILURE with
+ * the line "out of memory: asked for N bytes"; what that call had allocated is not given back. Every
+ * allocation goes through unless_out_of_memory, so a result is never NULL; each entry point catches
+ * the jump with CATCH_OUT_OF_MEMORY (a worker's range catches its own, and the caller jumps after it:
+ * II.2). Sizes that come from files are checked before they get here (bad input, not want of memory). */
+static _Thread_local jmp_buf *out_of_memory_exit;
+static _Thread_local size_t out_of_memory_wanted;
+
 static void *unless_out_of_memory(void *p, size_t bytes) {
-    if (!p) {
-        fprintf(stderr, "gna: error: out of memory (asked for %zu bytes)\n", bytes);
-        exit(GNA_FAILURE);
-    }
-    return p;
+    if (p) return p;
+    out_of_memory_wanted = bytes;
+    report(GNA_FAILURE, "out of memory", "asked for %zu bytes", bytes);
+    if (out_of_memory_exit) longjmp(*out_of_memory_exit, 1);
+    abort(); /* an allocation outside every entry point: a bug of gna's own */
 }
-static void *checked_malloc(size_t bytes) { return unless_out_of_memory(malloc(bytes ? bytes : 1), bytes); }
-static void *checked_realloc(void *p, size_t bytes) { return unless_out_of_memory(realloc(p, bytes ? bytes : 1), bytes); }
+#define CATCH_OUT_OF_MEMORY(call)                                                                  \
+    do {                                                                                           \
+        jmp_buf here, *outer = out_of_memory_exit;                                                 \
+        if (setjmp(here)) {                                                                        \
+            out_of_memory_exit = outer;                                                            \
+            return GNA_FAILURE;                                                                    \
+        }                                                                                          \
+        out_of_memory_exit = &here;                                                                \
+        int status_ = (call);                                                                      \
+        out_of_memory_exit = outer;                                                                \
+        return status_;                                                                            \
+    } while (0)
+/* a x b for a size that comes from a file, an option or a text: SIZE_MAX when it does not fit in
+ * size_t (a 32-bit host, or a file that lies), a size every allocation and every check refuses. Sizes
+ * of more than one dimension are computed here, never by a bare product that could wrap. */
+static size_t size_product(size_t a, size_t b) { return a && b > SIZE_MAX / a ? SIZE_MAX : a * b; }
+
+/* (no object may be larger than PTRDIFF_MAX bytes, so a larger size is not even asked for) */
+static void *checked_malloc(size_t bytes) { return unless_out_of_memory(bytes <= PTRDIFF_MAX ? malloc(bytes ? bytes : 1) : NULL, bytes); }
+static void *checked_realloc(void *p, size_t bytes) {
+    return unless_out_of_memory(bytes <= PTRDIFF_MAX ? realloc(p, bytes ? bytes : 1) : NULL, bytes);
+}
 static void *checked_calloc(size_t count, size_t size) {
-    return unless_out_of_memory(calloc(count ? count : 1, size ? size : 1), size && count > SIZE_MAX / size ? SIZE_MAX : count * size);
+    size_t bytes = size_product(count, size);
+    return unless_out_of_memory(bytes <= PTRDIFF_MAX ? calloc(count ? count : 1, size ? size : 1) : NULL, bytes);
 }
+static float *float_array(size_t rows, size_t cols) { return checked_malloc(size_product(size_product(rows, cols), sizeof(float))); }
 static char *checked_strdup(const char *text) {
     size_t n = strlen(text) + 1;
     return memcpy(checked_malloc(n), text, n);
@@ -1806,10 +1839,8 @@ static char *path_join(const char *dir, const char *name) {
     return path;
 }
 
-/* The whole of a (small) file into memory, NUL-terminated */
-static int read_file(const char *path, char **text, size_t *size) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return bad_input(path, "cannot open (%s)", strerror(errno));
+/* The rest of an open file f (named path) into memory, NUL-terminated */
+static int read_stream(FILE *f, const char *path, char **text, size_t *size) {
     char *buffer = NULL;
     size_t used = 0, capacity = 0;
     for (;;) {
@@ -1821,9 +1852,7 @@ static int read_file(const char *path, char **text, size_t *size) {
         used += n;
         if (n == 0) break;
     }
-    int read_error = ferror(f);
-    fclose(f);
-    if (read_error) {
+    if (ferror(f)) {
         free(buffer);
         return bad_input(path, "read error");
     }
@@ -1831,6 +1860,15 @@ static int read_file(const char *path, char **text, size_t *size) {
     *text = buffer;
     *size = used;
     return GNA_OK;
+}
+
+/* the whole of a (small) file */
+static int read_file(const char *path, char **text, size_t *size) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return bad_input(path, "cannot open (%s)", strerror(errno));
+    int status = read_stream(f, path, text, size);
+    fclose(f);
+    return status;
 }
 
 static void bytes_add(Bytes *b, const void *data, size_t n) {
@@ -1865,7 +1903,8 @@ static void bytes_printf(Bytes *b, const char *format, ...) {
  * pass calls `run` a few hundred times, and starting threads for each costs more than a small range
  * does. Worker i runs range i of each job; the caller runs range 0, then waits for the others. Every
  * range is a contiguous cut of [0, n), so the cut depends only on n and the thread count, and no
- * range shares a sum with another: the bits never depend on it.
+ * range shares a sum with another: the bits never depend on it. A range that runs out of memory ends
+ * there; the caller waits for the others, then takes the jump of II.1 on its own thread.
  */
 enum { MAX_THREADS = 64 };
 
@@ -1880,6 +1919,7 @@ typedef struct {
     int threads;
     unsigned long jobs_posted;            /* a worker runs each job it has not seen, if it has a range in it */
     int n_running;                        /* workers still on the current job */
+    size_t out_of_memory;                 /* bytes a worker's range of it wanted and did not get, or 0 */
     int n_workers, quit;
     pthread_t workers[MAX_THREADS];
     unsigned long jobs_before[MAX_THREADS]; /* jobs_posted when worker i started: those are not its own */
@@ -1887,10 +1927,18 @@ typedef struct {
 } Pool;
 
 #if GNA_THREADS
-/* the i-th of `threads` contiguous ranges that cut [0, n) */
-static void run_range(RangeFn fn, const void *task, size_t n, int threads, int i) {
-    size_t begin = n * (size_t)i / (size_t)threads, end = n * (size_t)(i + 1) / (size_t)threads;
-    if (begin < end) fn(task, begin, end);
+/* the i-th of `threads` contiguous ranges that cut [0, n); the bytes it wanted and did not get, or 0 */
+static size_t run_range(RangeFn fn, const void *task, size_t n, int threads, int i) {
+    size_t begin = n * (size_t)i / (size_t)threads, end = n * (size_t)(i + 1) / (size_t)threads, wanted = 0;
+    jmp_buf here, *outer = out_of_memory_exit;
+    out_of_memory_exit = &here;
+    if (setjmp(here) == 0) {
+        if (begin < end) fn(task, begin, end);
+    } else {
+        wanted = out_of_memory_wanted;
+    }
+    out_of_memory_exit = outer;
+    return wanted;
 }
 
 typedef struct {
@@ -1914,8 +1962,9 @@ static void *pool_worker(void *arg) {
         size_t n = pool->n;
         int threads = pool->threads;
         pthread_mutex_unlock(&pool->lock);
-        run_range(fn, task, n, threads, w.index);
+        size_t wanted = run_range(fn, task, n, threads, w.index);
         pthread_mutex_lock(&pool->lock);
+        if (wanted) pool->out_of_memory = wanted;
         if (--pool->n_running == 0) pthread_cond_signal(&pool->job_finished);
     }
     pthread_mutex_unlock(&pool->lock);
@@ -1961,7 +2010,8 @@ static void run_on_pool(const Compute *cx, RangeFn fn, const void *task, size_t 
         pthread_mutex_lock(&pool->lock);
         while (pool->n_workers < threads - 1) {
             int index = pool->n_workers + 1;
-            Worker *w = checked_malloc(sizeof *w);
+            Worker *w = malloc(sizeof *w); /* not checked_malloc: no jump out of the lock held here */
+            if (!w) break;
             *w = (Worker){pool, index};
             pool->jobs_before[index] = pool->jobs_posted;
             if (pthread_create(&pool->workers[index], NULL, pool_worker, w) != 0) {
@@ -1979,10 +2029,13 @@ static void run_on_pool(const Compute *cx, RangeFn fn, const void *task, size_t 
         pool->jobs_posted++;
         pthread_cond_broadcast(&pool->job_posted);
         pthread_mutex_unlock(&pool->lock);
-        run_range(fn, task, n, threads, 0);
+        size_t wanted = run_range(fn, task, n, threads, 0);
         pthread_mutex_lock(&pool->lock);
         while (pool->n_running > 0) pthread_cond_wait(&pool->job_finished, &pool->lock);
+        if (pool->out_of_memory) wanted = pool->out_of_memory;
+        pool->out_of_memory = 0;
         pthread_mutex_unlock(&pool->lock);
+        if (wanted) unless_out_of_memory(NULL, wanted);
         return;
     }
 #endif
@@ -2311,10 +2364,6 @@ static void matmul_rows_simd(const void *task, size_t begin, size_t end) {
     }
 }
 
-/* 64-byte aligned (a cache line, an AVX-512 vector): large blocks from malloc start 16 bytes into a
- * page, so that every 64-byte load from them would straddle two cache lines */
-static void *checked_aligned_malloc(size_t bytes) { return unless_out_of_memory(aligned_alloc(64, (bytes + 63) / 64 * 64), bytes); }
-
 /* For many tokens (prefill): register tiles, in the manner of BLIS (Van Zee & van de Geijn 2015) and
  * llamafile's tinyBLAS. The output is cut into tiles of TILE_TOKENS tokens x TILE_ROWS weight rows, held
  * in TILE_TOKENS x TILE_VECS vector registers while the sum runs along k:
@@ -2400,6 +2449,10 @@ static void matmul_tile(const float *const in_rows[TILE_TOKENS], const float *pa
         UNROLL for (int v = 0; v < TILE_VECS; v++) vec_store(c + (size_t)i * c_stride + v * VEC, acc[i][v]);
 }
 
+/* 64-byte aligned (a cache line, an AVX-512 vector): large blocks from malloc start 16 bytes into a
+ * page, so that every 64-byte load from them would straddle two cache lines */
+static void *checked_aligned_malloc(size_t bytes) { return unless_out_of_memory(aligned_alloc(64, (bytes + 63) / 64 * 64), bytes); }
+
 /* panels [begin, end) of TILE_ROWS weight rows each, PANELS at a time */
 static void matmul_tiles(const void *task, size_t begin, size_t end) {
     const Matmul *m = task;
@@ -2444,7 +2497,7 @@ static void matmul_simd(const Compute *cx, const Matmul *m) {
     float *rounded = NULL;
     if (m->bf16) {
         size_t K = m->w.cols;
-        rounded = checked_malloc(sizeof(float) * m->T * K);
+        rounded = float_array(m->T, K);
         for (size_t t = 0; t < m->T; t++)
             for (size_t k = 0; k < K; k++) rounded[t * K + k] = round_to_bf16(m->in[t * m->in_stride + k]);
         task.in = rounded;
@@ -2695,7 +2748,7 @@ static int build_run(gna_run *r, const Model *m, int n_options, const char *cons
     return GNA_OK;
 }
 
-int gna_run_new(const gna_model *model, int n_options, const char *const *options, gna_run **run) {
+static int new_run(const gna_model *model, int n_options, const char *const *options, gna_run **run) {
     gna_run *r = checked_calloc(1, sizeof *r);
     int status = build_run(r, model, n_options, options);
     if (status != GNA_OK) {
@@ -2705,6 +2758,11 @@ int gna_run_new(const gna_model *model, int n_options, const char *const *option
     }
     *run = r;
     return status;
+}
+
+int gna_run_new(const gna_model *model, int n_options, const char *const *options, gna_run **run) {
+    *run = NULL;
+    CATCH_OUT_OF_MEMORY(new_run(model, n_options, options, run));
 }
 
 void gna_run_free(gna_run *run) {
@@ -2738,7 +2796,7 @@ static int set_probes(gna_run *r, const char *option, const char *spec, size_t *
     return status;
 }
 
-int gna_count_heads(const gna_run *run, const char *heads, int *n_heads) {
+static int count_heads(const gna_run *run, const char *heads, int *n_heads) {
     MaskItem *items;
     size_t n;
     TRY(parse_mask(run->model, run->plan, "heads", heads, &items, &n));
@@ -2747,7 +2805,9 @@ int gna_count_heads(const gna_run *run, const char *heads, int *n_heads) {
     return GNA_OK;
 }
 
-int gna_run_record(gna_run *run, const char *heads, const int *rows, int n_rows, int n_tokens, float *matrices) {
+int gna_count_heads(const gna_run *run, const char *heads, int *n_heads) { CATCH_OUT_OF_MEMORY(count_heads(run, heads, n_heads)); }
+
+static int run_record(gna_run *run, const char *heads, const int *rows, int n_rows, int n_tokens, float *matrices) {
     if (n_tokens < 1) return bad_input("n_tokens", "must be at least 1");
     size_t *positions = checked_malloc(sizeof(size_t) * (size_t)(rows ? n_rows : n_tokens));
     for (int i = 0; i < (rows ? n_rows : n_tokens); i++) {
@@ -2760,11 +2820,19 @@ int gna_run_record(gna_run *run, const char *heads, const int *rows, int n_rows,
     return set_probes(run, "heads", heads, positions, (size_t)(rows ? n_rows : n_tokens), (size_t)n_tokens, matrices);
 }
 
-int gna_cache_new(const gna_run *run, int max_tokens, gna_cache **cache) {
-    *cache = NULL;
+int gna_run_record(gna_run *run, const char *heads, const int *rows, int n_rows, int n_tokens, float *matrices) {
+    CATCH_OUT_OF_MEMORY(run_record(run, heads, rows, n_rows, n_tokens, matrices));
+}
+
+static int cache_new_checked(const gna_run *run, int max_tokens, gna_cache **cache) {
     if (max_tokens < 1) return bad_input("cache", "max_tokens must be at least 1");
     *cache = cache_new(run->model, run->plan, (size_t)max_tokens);
     return GNA_OK;
+}
+
+int gna_cache_new(const gna_run *run, int max_tokens, gna_cache **cache) {
+    *cache = NULL;
+    CATCH_OUT_OF_MEMORY(cache_new_checked(run, max_tokens, cache));
 }
 
 void gna_cache_free(gna_cache *cache) { cache_free(cache); }
@@ -2773,7 +2841,7 @@ int gna_cache_length(const gna_cache *cache) { return (int)cache->n_tokens; }
 
 int gna_forward(gna_run *run, gna_cache *cache, const int *tokens, int n_tokens, float *logits) {
     if (n_tokens < 1) return bad_input("tokens", "nothing to run: no tokens");
-    return forward(run->model, &run->cx, &run->iv, cache, tokens, (size_t)n_tokens, logits, 0);
+    CATCH_OUT_OF_MEMORY(forward(run->model, &run->cx, &run->iv, cache, tokens, (size_t)n_tokens, logits, 0));
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -3032,10 +3100,14 @@ static int json_value(JsonParser *p, JsonValue **out) {
 }
 
 /* Parse text[0..size) as one JSON document; `where` names it in errors. */
+static size_t utf8_valid_prefix(const char *text, size_t n); /* II.8 */
+
 static int parse_json(JsonDocument *doc, const char *text, size_t size, const char *where) {
     JsonParser p = {text, where, size, 0, 0, doc};
     doc->root = NULL;
     doc->arena = NULL;
+    size_t valid = utf8_valid_prefix(text, size); /* JSON text is UTF-8 (RFC 8259, 8.1): no string may hold other bytes */
+    if (valid < size) return bad_input(where, "not valid UTF-8 at byte %zu (0x%02X); JSON text is UTF-8", valid, (unsigned char)text[valid]);
     int status = json_value(&p, &doc->root);
     if (status == GNA_OK) {
         json_skip_space(&p);
@@ -3165,15 +3237,16 @@ static int open_safetensors(Checkpoint *ck, const char *path) {
             }
         if (!element_bytes) return bad_input(path, "tensor %s has unknown dtype \"%s\"", t->name, dtype->string);
         if (shape->length > 8) return bad_input(path, "tensor %s has %zu dimensions (at most 8)", t->name, shape->length);
-        int64_t elements = 1;
+        double product = 1; /* in double, exact up to 2^53: the shape's numbers are JSON's */
         for (const JsonValue *d = shape->first; d; d = d->next) {
             if (d->type != JSON_NUMBER || d->number < 0 || d->number > 1e15 || d->number != floor(d->number))
                 return bad_input(path, "tensor %s: shape must hold non-negative integers", t->name);
             t->shape[t->ndim++] = (int64_t)d->number;
-            if (d->number > 0 && elements > ((int64_t)1 << 50) / (int64_t)d->number) /* checked before the product wraps */
-                return bad_input(path, "tensor %s: shape is impossibly large", t->name);
-            elements *= (int64_t)d->number;
+            product *= d->number;
         }
+        if (product > 0x1p50 || product * element_bytes > (double)SIZE_MAX)
+            return bad_input(path, "tensor %s: shape is impossibly large%s", t->name, product > 0x1p50 ? "" : " for this 32-bit host");
+        int64_t elements = (int64_t)product;
         const JsonValue *b = offsets->first, *e = b->next;
         if (b->type != JSON_NUMBER || e->type != JSON_NUMBER || b->number < 0 || e->number < b->number ||
             b->number != floor(b->number) || e->number != floor(e->number) || e->number > 1e18)
@@ -3222,6 +3295,7 @@ static void free_checkpoint(Checkpoint *ck) {
 /* dir/model.safetensors, or the shards named by dir/model.safetensors.index.json */
 static int build_checkpoint(Checkpoint *ck, const char *dir) {
     memset(ck, 0, sizeof *ck);
+    ck->tensors = checked_malloc(sizeof(Tensor)); /* never NULL, even with no tensors: qsort and bsearch take no NULL */
     char *index_path = path_join(dir, "model.safetensors.index.json");
     if (access(index_path, F_OK) != 0) {
         free(index_path);
@@ -3237,7 +3311,7 @@ static int build_checkpoint(Checkpoint *ck, const char *dir) {
         const JsonValue *map = json_get(index.root, "weight_map");
         if (!map || map->type != JSON_OBJECT || map->length == 0) {
             free_json(&index);
-            status = bad_input(index_path, "no \"weight_map\" object");
+            status = bad_input(index_path, "no \"weight_map\" object (or an empty one)");
             free(index_path);
             return status;
         }
@@ -3317,11 +3391,17 @@ static int config_number(const ConfigFile *c, const JsonValue *object, const cha
     return GNA_OK;
 }
 
-/* a positive integer, at most 1e9; fallback 0 means required */
+/* Sizes in config.json are at most CONFIG_LIMIT, and so are the widths made of them (config_widths),
+ * 64 times what the largest models have (a vocab of 256K, MLP width 53K): with it no product of a few
+ * sizes wraps, on 32-bit hosts either. */
+#define CONFIG_LIMIT ((size_t)1 << 24)
+
+/* a positive integer, at most CONFIG_LIMIT; fallback 0 means required */
 static int config_int(const ConfigFile *c, const JsonValue *object, const char *key, size_t fallback, size_t *out) {
     double v;
     TRY(config_number(c, object, key, fallback > 0 ? (double)fallback : NAN, &v));
-    if (!(v >= 1 && v <= 1e9 && v == floor(v))) return bad_input(c->path, "\"%s\" must be a positive integer", key);
+    if (!(v >= 1 && v <= (double)CONFIG_LIMIT && v == floor(v)))
+        return bad_input(c->path, "\"%s\" must be a positive integer up to %zu", key, CONFIG_LIMIT);
     *out = (size_t)v;
     return GNA_OK;
 }
@@ -3381,10 +3461,26 @@ static int read_rope_config(const ConfigFile *c, Config *cfg) {
     return GNA_OK;
 }
 
-/* the inner width expand x D of an SSM: a positive number whose product with D stays below 1e9 */
+/* the inner width expand x D of an SSM: a positive number whose product with D is a width */
 static int config_expand(const ConfigFile *c, const char *key, double expand, size_t hidden_size) {
-    if (!(expand > 0 && expand * (double)hidden_size >= 1 && expand * (double)hidden_size <= 1e9))
-        return bad_input(c->path, "\"%s\" x hidden_size must be a width from 1 to 1e9", key);
+    if (!(expand > 0 && expand * (double)hidden_size >= 1 && expand * (double)hidden_size <= (double)CONFIG_LIMIT))
+        return bad_input(c->path, "\"%s\" x hidden_size must be a width from 1 to %zu", key, CONFIG_LIMIT);
+    return GNA_OK;
+}
+
+/* the widths the forward pass makes of the sizes, each at most CONFIG_LIMIT */
+static int config_widths(const ConfigFile *c, const Config *cfg) {
+    const struct { const char *what; size_t width; } widths[] = {
+        {"attention heads x head_dim", size_product(cfg->n_heads, cfg->head_dim)},
+        {"key-value heads x head_dim", size_product(cfg->n_kv_heads, cfg->head_dim)},
+        {"2 x intermediate_size", size_product(2, cfg->intermediate_size)},
+        {"SSM heads x head_dim", size_product(cfg->ssm_heads, cfg->ssm_head_dim)},
+        {"2 x the SSM's inner width + 2 x groups x state", size_product(2, cfg->ssm_inner) + size_product(size_product(2, cfg->n_groups), cfg->ssm_state)},
+        {"the SSM's state (inner width x state)", size_product(cfg->ssm_inner, cfg->ssm_state)},
+    };
+    for (size_t i = 0; i < sizeof widths / sizeof *widths; i++)
+        if (widths[i].width > CONFIG_LIMIT)
+            return bad_input(c->path, "%s is past %zu: no model is this wide", widths[i].what, CONFIG_LIMIT);
     return GNA_OK;
 }
 
@@ -3492,9 +3588,9 @@ static int read_config(const char *path, Config *cfg) {
         CHECK(config_bool(&c, doc.root, "rms_norm", 1, &rms_norm));
         if (!rms_norm) CHECK(bad_input(path, "\"rms_norm\": false is not supported (no checkpoint uses it)"));
         cfg->ssm_inner = (size_t)(expand * (double)cfg->hidden_size); /* HF: int(config.expand * hidden_size) */
-        if (cfg->ssm_inner != cfg->ssm_heads * cfg->ssm_head_dim)
+        if (cfg->ssm_inner != size_product(cfg->ssm_heads, cfg->ssm_head_dim))
             CHECK(bad_input(path, "expand x hidden_size = %zu but num_heads x head_dim = %zu", cfg->ssm_inner,
-                            cfg->ssm_heads * cfg->ssm_head_dim));
+                            size_product(cfg->ssm_heads, cfg->ssm_head_dim)));
         if (cfg->ssm_heads % cfg->n_groups)
             CHECK(bad_input(path, "num_heads %zu is not a multiple of n_groups %zu", cfg->ssm_heads, cfg->n_groups));
         CHECK(read_time_step_limit(&c, cfg));
@@ -3591,6 +3687,7 @@ static int read_config(const char *path, Config *cfg) {
             CHECK(bad_input(path, "ssm_cfg: n_v_heads %zu must divide expand x d_model = %zu and be a multiple of n_qk_heads %zu",
                             n_v, cfg->ssm_inner, cfg->n_groups));
     }
+    CHECK(config_widths(&c, cfg));
     if (!(eps > 0 && eps < 1)) CHECK(bad_input(path, "the RMSNorm epsilon must be in (0, 1)"));
     cfg->norm_eps = (float)eps;
     if (!is_llamba) cfg->final_norm_eps = cfg->norm_eps;
@@ -3864,6 +3961,12 @@ static int build_model(Model *m, const char *dir) {
     else TRY(load_weight_any(m, &m->lm_head, V, D, lm_head_names));
     if (c->lm_head_bias) TRY(load_weight_any(m, &m->lm_head_bias, V, 0, lm_head_bias_names));
 
+    /* every layer and shared block has tensors of its own: a count past the tensors is a config.json that lies
+     * (refused before it is allocated) */
+    if (c->n_layers + c->n_shared_blocks > (size_t)m->checkpoint->n_tensors)
+        return bad_input(dir, "config.json gives %zu layers (\"%s\")%s, but the checkpoint holds only %d tensors", c->n_layers,
+                         c->family == FAMILY_LLAMBA ? "n_layer" : "num_hidden_layers", c->n_shared_blocks ? " and shared blocks" : "",
+                         m->checkpoint->n_tensors);
     if (c->family == FAMILY_ZAMBA2) TRY(load_zamba2_blocks(m));
     m->layers = checked_calloc(c->n_layers, sizeof(Layer));
     for (size_t l = 0; l < c->n_layers; l++) {
@@ -3892,7 +3995,7 @@ static void free_model(Model *m) {
     memset(m, 0, sizeof *m);
 }
 
-int gna_load(const char *dir, gna_model **model) {
+static int load_model(const char *dir, gna_model **model) {
     Model *m = checked_calloc(1, sizeof(Model));
     int status = build_model(m, dir);
     if (status != GNA_OK) {
@@ -3902,6 +4005,11 @@ int gna_load(const char *dir, gna_model **model) {
     }
     *model = m;
     return status;
+}
+
+int gna_load(const char *dir, gna_model **model) {
+    *model = NULL;
+    CATCH_OUT_OF_MEMORY(load_model(dir, model));
 }
 
 void gna_free(gna_model *model) {
@@ -4161,11 +4269,18 @@ typedef struct {
     int special, normalized, lstrip, rstrip;
 } AddedToken;
 
-/* The added tokens of one kind ("normalized" false or true), ready for leftmost-longest matching:
- * indices into Tokenizer.added sorted by first byte, longest first. */
+/* The added tokens of one kind ("normalized" false or true) in a byte trie, for leftmost-longest
+ * matching: one walk down from a place in the text finds the longest token that starts there, in at
+ * most the longest token's length of steps, however many tokens share its first bytes. */
 typedef struct {
-    int *order;
-    int start[257]; /* the tokens starting with byte b are order[start[b] .. start[b + 1]) */
+    unsigned char byte;
+    int child, sibling; /* the first child and the next sibling: node indices, 0 for none (0 is the root) */
+    int token;          /* the index into Tokenizer.added of the token that ends here, or -1 */
+} TrieNode;
+
+typedef struct {
+    TrieNode *nodes; /* [n_nodes], the root first */
+    size_t n_nodes, capacity;
 } AddedMatcher;
 
 struct gna_tokenizer {
@@ -4298,7 +4413,7 @@ static int tj_behavior(const Tokenizer *t, const JsonValue *object, const char *
 /* The model: {"type": "BPE", "vocab": {text: id}, "merges": ["a b", ...] or [["a", "b"], ...], ...}, as
  * BPEVisitor (models/bpe/serialization.rs) and BpeBuilder::build read it. A merge's rank is its place
  * in the list; when a pair is listed twice the later rank stands (the list is collected into a map). */
-static int read_bpe(Tokenizer *t, const JsonValue *model) {
+static int read_bpe(Tokenizer *t, const JsonValue *model, size_t n_added_listed) {
     const char *what = "model";
     const char *type = json_type_name(model);
     if (!model || model->type != JSON_OBJECT) return bad_input(t->path, "\"model\" must be an object");
@@ -4326,9 +4441,15 @@ static int read_bpe(Tokenizer *t, const JsonValue *model) {
     if (!merges || merges->type != JSON_ARRAY) return bad_input(t->path, "model: \"merges\" must be an array");
     text_map_init(&t->vocab, vocab->length);
     int largest = -1;
+    /* ids number the tokens: gna refuses ids past twice the count of the vocab's and the added tokens
+     * (and 1024 more), so that memory follows what the file holds, never a number written in it */
+    double id_limit = 2 * ((double)vocab->length + (double)n_added_listed) + 1024;
     for (const JsonValue *m = vocab->first; m; m = m->next) {
         if (m->type != JSON_NUMBER || m->number < 0 || m->number > INT_MAX - 1 || m->number != floor(m->number))
             return bad_input(t->path, "model.vocab: the id of \"%.80s\" must be a whole number from 0", m->key);
+        if (m->number >= id_limit)
+            return bad_input(t->path, "model.vocab: the id of \"%.80s\", %.0f, is over %.0f, the largest for the tokens the file holds",
+                             m->key, m->number, id_limit - 1);
         int id = (int)m->number;
         const char *key = arena_text(&t->store, m->key, strlen(m->key));
         if (text_map_put(&t->vocab, key, strlen(key), id) < 0) t->vocab_size++;
@@ -4622,34 +4743,33 @@ static int read_decoder(Tokenizer *t, const JsonValue *d) {
 
 static void normalize_text(const Tokenizer *t, const char *text, size_t n, Bytes *out);
 
-typedef struct {
-    unsigned char first;
-    size_t length;
-    int index;
-} AddedOrder;
-
-static int compare_added_order(const void *a, const void *b) {
-    const AddedOrder *x = a, *y = b;
-    if (x->first != y->first) return x->first < y->first ? -1 : 1;
-    if (x->length != y->length) return x->length > y->length ? -1 : 1; /* longest first */
-    return x->index - y->index;
+static int trie_child(const AddedMatcher *m, int node, unsigned char byte) {
+    for (int c = m->nodes[node].child; c; c = m->nodes[c].sibling)
+        if (m->nodes[c].byte == byte) return c;
+    return 0;
 }
 
 static void build_added_matcher(const Tokenizer *t, AddedMatcher *m, int normalized) {
-    AddedOrder *order = checked_malloc(sizeof(AddedOrder) * (size_t)(t->n_added + 1));
-    int n = 0;
-    for (int i = 0; i < t->n_added; i++)
-        if (t->added[i].normalized == normalized && t->added[i].length > 0)
-            order[n++] = (AddedOrder){(unsigned char)t->added[i].content[0], t->added[i].length, i};
-    qsort(order, (size_t)n, sizeof *order, compare_added_order);
-    m->order = checked_malloc(sizeof(int) * (size_t)(n + 1));
-    memset(m->start, 0, sizeof m->start);
-    for (int i = 0; i < n; i++) {
-        m->order[i] = order[i].index;
-        m->start[order[i].first + 1]++;
+    m->nodes = checked_malloc(sizeof(TrieNode));
+    m->nodes[0] = (TrieNode){0, 0, 0, -1};
+    m->n_nodes = m->capacity = 1;
+    for (int i = 0; i < t->n_added; i++) {
+        const AddedToken *a = &t->added[i];
+        if (a->normalized != normalized) continue;
+        int node = 0;
+        for (size_t k = 0; k < a->length; k++) {
+            unsigned char byte = (unsigned char)a->content[k];
+            int next = trie_child(m, node, byte);
+            if (!next) {
+                m->nodes = grow_array(m->nodes, m->n_nodes, &m->capacity, sizeof(TrieNode));
+                next = (int)m->n_nodes++;
+                m->nodes[next] = (TrieNode){byte, 0, m->nodes[node].child, -1};
+                m->nodes[node].child = next;
+            }
+            node = next;
+        }
+        if (node && m->nodes[node].token < 0) m->nodes[node].token = i; /* the same text twice: the first */
     }
-    for (int b = 0; b < 256; b++) m->start[b + 1] += m->start[b];
-    free(order);
 }
 
 /* "added_tokens": [{"id", "content", "special", "normalized", "lstrip", "rstrip", "single_word"}], added as
@@ -4733,8 +4853,8 @@ static void free_tokenizer(Tokenizer *t) {
     free(t->vocab.slots);
     free(t->merges.slots);
     free(t->added);
-    free(t->raw_added.order);
-    free(t->normalized_added.order);
+    free(t->raw_added.nodes);
+    free(t->normalized_added.nodes);
     free(t->special_contents.slots);
     free(t->id_text);
     free(t->id_length);
@@ -4756,9 +4876,10 @@ static int read_tokenizer(Tokenizer *t, const JsonValue *root) {
     if ((v = json_get(root, "padding")) && v->type != JSON_NULL)
         return bad_input(t->path, "\"padding\" is set; gna does not pad (set it to null)");
     if (!json_get(root, "model")) return bad_input(t->path, "not a tokenizer.json: \"model\" is missing");
-    TRY(read_bpe(t, json_get(root, "model")));
+    const JsonValue *added = json_get(root, "added_tokens");
+    TRY(read_bpe(t, json_get(root, "model"), added && added->type == JSON_ARRAY ? added->length : 0));
     if ((v = json_get(root, "normalizer")) && v->type != JSON_NULL) TRY(read_normalizer(t, v));
-    TRY(read_added_tokens(t, json_get(root, "added_tokens")));
+    TRY(read_added_tokens(t, added));
     if ((v = json_get(root, "pre_tokenizer")) && v->type != JSON_NULL) TRY(read_pre_tokenizer(t, v));
     if ((v = json_get(root, "post_processor")) && v->type != JSON_NULL) TRY(read_post_processor(t, v));
     if ((v = json_get(root, "decoder")) && v->type != JSON_NULL) {
@@ -4885,17 +5006,15 @@ static size_t white_space_after(const char *text, size_t start, size_t n) {
 static void cut_added(const Tokenizer *t, const AddedMatcher *m, const Piece *piece, Pieces *out) {
     const char *s = piece->text;
     size_t n = piece->length, done = 0;
-    if (m->start[256] == 0) {
+    if (m->nodes[0].child == 0) {
         pieces_add(out, s, n, -1, piece->at_start);
         return;
     }
     for (size_t at = 0; at < n;) {
-        const AddedToken *found = NULL;
-        unsigned char b = (unsigned char)s[at];
-        for (int k = m->start[b]; k < m->start[b + 1] && !found; k++) {
-            const AddedToken *a = &t->added[m->order[k]];
-            if (a->length <= n - at && memcmp(s + at, a->content, a->length) == 0) found = a;
-        }
+        const AddedToken *found = NULL; /* the last token ending on the walk down: the longest */
+        size_t k = at;
+        for (int node = trie_child(m, 0, (unsigned char)s[k]); node; node = ++k < n ? trie_child(m, node, (unsigned char)s[k]) : 0)
+            if (m->nodes[node].token >= 0) found = &t->added[m->nodes[node].token];
         if (!found) {
             at++;
             continue;
@@ -5606,7 +5725,7 @@ static int decode(const Tokenizer *t, Work *w, const char *where, const int *ids
 
 /* ---- the public API */
 
-int gna_tokenizer_load(const char *path, gna_tokenizer **tokenizer) {
+static int load_tokenizer_file(const char *path, gna_tokenizer **tokenizer) {
     Tokenizer *t = checked_malloc(sizeof *t);
     int status = build_tokenizer(t, path);
     if (status != GNA_OK) {
@@ -5618,13 +5737,18 @@ int gna_tokenizer_load(const char *path, gna_tokenizer **tokenizer) {
     return GNA_OK;
 }
 
+int gna_tokenizer_load(const char *path, gna_tokenizer **tokenizer) {
+    *tokenizer = NULL;
+    CATCH_OUT_OF_MEMORY(load_tokenizer_file(path, tokenizer));
+}
+
 void gna_tokenizer_free(gna_tokenizer *tokenizer) {
     if (!tokenizer) return;
     free_tokenizer(tokenizer);
     free(tokenizer);
 }
 
-int gna_tokenize(const gna_tokenizer *tokenizer, const char *text, size_t length, int add_special, int **ids, int *n_ids) {
+static int tokenize_text(const gna_tokenizer *tokenizer, const char *text, size_t length, int add_special, int **ids, int *n_ids) {
     Work w;
     memset(&w, 0, sizeof w);
     int status = encode(tokenizer, &w, "text", text, length, add_special);
@@ -5637,7 +5761,11 @@ int gna_tokenize(const gna_tokenizer *tokenizer, const char *text, size_t length
     return status;
 }
 
-int gna_detokenize(const gna_tokenizer *tokenizer, const int *ids, int n_ids, int skip_special, char **text, size_t *length) {
+int gna_tokenize(const gna_tokenizer *tokenizer, const char *text, size_t length, int add_special, int **ids, int *n_ids) {
+    CATCH_OUT_OF_MEMORY(tokenize_text(tokenizer, text, length, add_special, ids, n_ids));
+}
+
+static int detokenize_ids(const gna_tokenizer *tokenizer, const int *ids, int n_ids, int skip_special, char **text, size_t *length) {
     Work w;
     memset(&w, 0, sizeof w);
     Bytes out = {0};
@@ -5650,6 +5778,10 @@ int gna_detokenize(const gna_tokenizer *tokenizer, const int *ids, int n_ids, in
     *text = out.data;
     *length = out.length;
     return GNA_OK;
+}
+
+int gna_detokenize(const gna_tokenizer *tokenizer, const int *ids, int n_ids, int skip_special, char **text, size_t *length) {
+    CATCH_OUT_OF_MEMORY(detokenize_ids(tokenizer, ids, n_ids, skip_special, text, length));
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -5949,10 +6081,10 @@ static const char *const kv_default_keys[N_KV_KEYS];
 
 /* -- MMLU's files: the original CSV tree or JSONL. Part I's mmlu_questions builds the prompts. */
 enum { N_MMLU_SUBJECTS = 57 };
-static const char *const mmlu_categories[] = {"stem", "humanities", "social_sciences", "other"};
+static const char *const mmlu_groups[] = {"mmlu_stem", "mmlu_humanities", "mmlu_social_sciences", "mmlu_other"};
 typedef struct {
     const char *subject;
-    int category;            /* index into mmlu_categories */
+    int category;            /* index into mmlu_groups */
 } MmluSubject;
 static const MmluSubject mmlu_subjects[N_MMLU_SUBJECTS]; /* lm-eval's 57 subjects, in name order (the appendix) */
 
@@ -6284,7 +6416,7 @@ static void ensure_capacity(Scorer *s, size_t positions) {
 static float *logit_rows(Scorer *s, size_t rows) {
     if (rows > s->logit_rows) {
         free(s->logits);
-        s->logits = checked_malloc(sizeof(float) * rows * s->model->config.vocab_size);
+        s->logits = float_array(rows, s->model->config.vocab_size);
         s->logit_rows = rows;
     }
     return s->logits;
@@ -6498,7 +6630,7 @@ static int sample_outcome(const char *path, int line, const JsonValue *v, int ne
  * subjects, and mmlu over all the subjects (consolidate_group_results gives a group its leaf tasks,
  * not its subgroups' aggregates). */
 typedef struct {
-    char name[320];
+    const char *name;        /* the outcomes' task (they outlive the scores), or a group's name */
     int n;
     double acc, acc_stderr, acc_norm, acc_norm_stderr; /* stderrs: NAN for "N/A"; acc_norm NAN when absent */
     int level;               /* 0: top group, 1: category, 2: a subject or a task */
@@ -6575,7 +6707,7 @@ static void summarise(const Outcomes *o, int is_mmlu, Scores *out) {
         tasks.items = grow_array(tasks.items, tasks.n, &tasks.capacity, sizeof(Score));
         Score *s = &tasks.items[tasks.n++];
         memset(s, 0, sizeof *s);
-        snprintf(s->name, sizeof s->name, "%s", sorted[i]->task);
+        s->name = sorted[i]->task;
         s->level = is_mmlu ? 2 : 1;
         task_score(s, sorted + i, (int)(j - i));
         i = j;
@@ -6592,11 +6724,11 @@ static void summarise(const Outcomes *o, int is_mmlu, Scores *out) {
         Score *members = checked_malloc(sizeof(Score) * (size_t)(tasks.n + 1));
         int n = 0;
         for (int t = 0; t < tasks.n; t++)
-            if (mmlu_category(tasks.items[t].name + 5) == k) members[n++] = tasks.items[t];
+            if (mmlu_category(tasks.items[t].name + strlen("mmlu_")) == k) members[n++] = tasks.items[t];
         if (n > 0) {
             Score *g = &categories[n_categories];
             memset(g, 0, sizeof *g);
-            snprintf(g->name, sizeof g->name, "mmlu_%s", mmlu_categories[k]);
+            g->name = mmlu_groups[k];
             g->level = 1;
             group_score(g, members, n);
             category_of[n_categories++] = k;
@@ -6605,14 +6737,14 @@ static void summarise(const Outcomes *o, int is_mmlu, Scores *out) {
     }
     Score top;
     memset(&top, 0, sizeof top);
-    snprintf(top.name, sizeof top.name, "mmlu");
+    top.name = "mmlu";
     group_score(&top, tasks.items, tasks.n);
     out->items = checked_malloc(sizeof(Score) * (size_t)(1 + n_categories + tasks.n));
     out->items[out->n++] = top;
     for (int g = 0; g < n_categories; g++) {
         out->items[out->n++] = categories[g];
         for (int t = 0; t < tasks.n; t++)
-            if (mmlu_category(tasks.items[t].name + 5) == category_of[g]) out->items[out->n++] = tasks.items[t];
+            if (mmlu_category(tasks.items[t].name + strlen("mmlu_")) == category_of[g]) out->items[out->n++] = tasks.items[t];
     }
     free(tasks.items);
     free(sorted);
@@ -6651,12 +6783,12 @@ static void results_json(Bytes *b, const Scores *s, const char *settings) {
         const Score *x = &s->items[i];
         bytes_add_text(b, i ? ",\n    " : "\n    ");
         json_add_text(b, x->name);
-        char alias[340];
-        const char *shown = x->level == 2 && strncmp(x->name, "mmlu_", 5) == 0 ? x->name + 5 : x->name;
-        if (x->level == 1 && strncmp(x->name, "mmlu_", 5) == 0) shown = x->name + 5;
-        snprintf(alias, sizeof alias, "%s%s", x->level == 2 ? "  - " : x->level == 1 && s->items[0].level == 0 ? " - " : "", shown);
+        Bytes alias = {0};
+        const char *shown = x->level >= 1 && strncmp(x->name, "mmlu_", 5) == 0 ? x->name + 5 : x->name;
+        bytes_printf(&alias, "%s%s", x->level == 2 ? "  - " : x->level == 1 && s->items[0].level == 0 ? " - " : "", shown);
         bytes_add_text(b, ": {\"alias\": ");
-        json_add_text(b, alias);
+        json_add_text(b, alias.data);
+        free(alias.data);
         json_add_metric(b, "acc", x->acc, x->acc_stderr);
         if (!isnan(x->acc_norm)) json_add_metric(b, "acc_norm", x->acc_norm, x->acc_norm_stderr);
         bytes_add_text(b, "}");
@@ -6713,16 +6845,33 @@ static int same_request(const Question *q, const JsonValue *arguments, const Jso
     return 1;
 }
 
+/* The log, opened to read and to append, and locked: two runs given one --log would interleave their
+ * lines. A POSIX record lock, which ends with the process however it ends; the lock is lost when any
+ * descriptor of the file closes, so the log is read through this one stream alone. */
+static int open_log(const char *path, FILE **log) {
+    if (!(*log = fopen(path, "a+b"))) return bad_input(path, "cannot write (%s)", strerror(errno));
+    struct flock whole_file = {.l_type = F_WRLCK, .l_whence = SEEK_SET}; /* l_start 0, l_len 0: all of it */
+    if (fcntl(fileno(*log), F_SETLK, &whole_file) == 0) return GNA_OK;
+    int error = errno;
+    fclose(*log);
+    *log = NULL;
+    if (error == EACCES || error == EAGAIN)
+        return bad_input(path, "is the log of another gna run now (it is locked): wait for that run, or give another --log");
+    return failure(path, "cannot lock it (%s)", strerror(error));
+}
+
 /* Read an existing log: check its first line is this run's, take the outcomes of its samples, and
  * cut off a last line that a kill left unfinished. done[i]: question i of `mine` has an outcome. */
-static int resume_log(const HarnessRun *r, const Harness *h, const int *mine, int n_mine, const char *header, int *done,
+static int resume_log(const HarnessRun *r, const Harness *h, FILE *log, const int *mine, int n_mine, const char *header, int *done,
                       Outcomes *outcomes, int *exists) {
     char *text;
     size_t size;
-    struct stat st;
-    *exists = stat(r->log_path, &st) == 0 && st.st_size > 0;
-    if (!*exists) return GNA_OK;
-    TRY(read_file(r->log_path, &text, &size));
+    rewind(log);
+    TRY(read_stream(log, r->log_path, &text, &size));
+    if (!(*exists = size > 0)) {
+        free(text);
+        return GNA_OK;
+    }
     int status = GNA_OK, line = 0;
     size_t complete = 0; /* bytes of whole lines */
     TextMap map;
@@ -6769,7 +6918,7 @@ static int resume_log(const HarnessRun *r, const Harness *h, const int *mine, in
         at += length + 1;
         complete = at;
     }
-    if (status == GNA_OK && complete < size && truncate(r->log_path, (off_t)complete) != 0)
+    if (status == GNA_OK && complete < size && ftruncate(fileno(log), (off_t)complete) != 0)
         status = failure(r->log_path, "cannot cut off its unfinished last line (%s)", strerror(errno));
     if (status == GNA_OK && line == 0) *exists = 0; /* only an unfinished first line: start afresh */
     for (int i = 0; i < n_mine; i++) free(keys[i]);
@@ -6788,9 +6937,11 @@ static int run_harness(const HarnessRun *r, const Harness *h, Scorer *s, Outcome
     log_header(&header, r->command, r->settings, r->shard, r->n_shards, n_mine);
     FILE *log = NULL;
     if (r->log_path) {
-        status = resume_log(r, h, mine, n_mine, header.data, done, outcomes, &exists);
-        if (status == GNA_OK && !(log = fopen(r->log_path, exists ? "ab" : "wb")))
-            status = bad_input(r->log_path, "cannot write (%s)", strerror(errno));
+        status = open_log(r->log_path, &log);
+        if (status == GNA_OK) status = resume_log(r, h, log, mine, n_mine, header.data, done, outcomes, &exists);
+        if (status == GNA_OK && !exists && ftruncate(fileno(log), 0) != 0) /* an unfinished first line at most */
+            status = failure(r->log_path, "cannot empty it (%s)", strerror(errno));
+        if (status == GNA_OK && fseek(log, 0, SEEK_END) != 0) status = failure(r->log_path, "cannot seek (%s)", strerror(errno));
         if (status == GNA_OK && !exists && (fwrite(header.data, 1, header.length, log) != header.length || fflush(log)))
             status = failure(r->log_path, "write failed");
     }
@@ -6983,7 +7134,7 @@ static int score_heads(const Scorer *s, const Harness *h, size_t n, const MaskIt
         for (size_t j = 0; j < m; j++) rows[j] = ends[j] - 1; /* the summary tokens, then the final position */
         rows[m] = T - 1;
         Probe *probes = checked_calloc(n_heads, sizeof(Probe));
-        float *matrices = checked_calloc(n_heads * (m + 1) * T, sizeof(float));
+        float *matrices = checked_calloc(size_product(n_heads * (m + 1), T), sizeof(float));
         for (size_t i = 0; i < n_heads; i++)
             probes[i] = (Probe){heads[i].layer, heads[i].kind, heads[i].head, m + 1, rows, T, matrices + i * (m + 1) * T};
         Intervention iv = {0, NULL, n_heads, probes, s->plain->plan};
@@ -7686,7 +7837,7 @@ static int command_logits(gna_run *run, const Options *o, const int *tokens, siz
             return status;
         }
     }
-    float *logits = checked_malloc(sizeof(float) * T * V);
+    float *logits = float_array(T, V);
     double start = seconds_now();
     int status = forward(m, &run->cx, &run->iv, cache, tokens, T, logits, 0);
     if (status == GNA_OK && !o->quiet) fprintf(stderr, "gna: %zu tokens in %.3f s\n", T, seconds_now() - start);
@@ -7817,7 +7968,7 @@ static int command_attn(gna_run *run, const Options *o, const int *tokens, size_
         return status;
     }
     free(heads);
-    float *matrices = checked_calloc(n_heads * n_rows * T, sizeof(float));
+    float *matrices = checked_calloc(size_product(n_heads * n_rows, T), sizeof(float));
     if ((status = set_probes(run, "--heads", o->heads_spec, rows, n_rows, T, matrices)) != GNA_OK) {
         free(matrices);
         return status;
@@ -8231,7 +8382,7 @@ static int command_heads(gna_run *run, const Options *o, const Tokenizer *t) {
                                                                    found >= 0 ? pairs[found].aggregate : by_aggregate[0]};
         size_t *rows = checked_malloc(sizeof(size_t) * (T + 1));
         for (size_t r = 0; r < T; r++) rows[r] = r;
-        float *matrices = checked_calloc(2 * T * T + 1, sizeof(float));
+        float *matrices = checked_calloc(size_product(2 * T, T), sizeof(float));
         Probe probes[2];
         char names[2][96];
         const char *name_pointers[2] = {names[0], names[1]};
@@ -8340,8 +8491,10 @@ static int run_command(int argc, char **argv) {
     return status;
 }
 
+static int catch_run_command(int argc, char **argv) { CATCH_OUT_OF_MEMORY(run_command(argc, argv)); }
+
 int gna_main(int argc, char **argv) {
-    int status = run_command(argc, argv);
+    int status = catch_run_command(argc, argv);
     if (status != GNA_OK) fprintf(stderr, "gna: error: %s\n", error_message);
     return status;
 }

@@ -3,7 +3,9 @@
  * gna.c is the whole implementation; compile it with -DGNA_NO_MAIN to use it as a library from C,
  * C++ or Python's ctypes. Every call that can fail returns a status: GNA_OK, GNA_FAILURE (something
  * went wrong while running) or GNA_BAD_INPUT (a file or argument is wrong); gna_error() then holds one
- * line, "<file or option>: <what is wrong>", for the thread that made the call.
+ * line, "<file or option>: <what is wrong>", for the thread that made the call. gna never ends the
+ * process: out of memory is GNA_FAILURE ("out of memory: asked for N bytes"), and what the failed call
+ * had allocated is then not given back.
  *
  *     gna_model *model; gna_run *run; gna_cache *cache;
  *     const char *options[] = {"--mask", "L17H24"};          // the command line's own options

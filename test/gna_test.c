@@ -165,7 +165,7 @@ static int command_compare(const char *ref_path, const char *out_path) {
 }
 
 /* ---- one chunk = several chunks = token by token, for every thread count, in both modes */
-static gna_run *new_run(const Model *m, int reference, int threads, const char *mask) {
+static gna_run *new_test_run(const Model *m, int reference, int threads, const char *mask) {
     char thread_text[16];
     snprintf(thread_text, sizeof thread_text, "%d", threads);
     const char *options[6] = {"--threads", thread_text};
@@ -181,7 +181,7 @@ static gna_run *new_run(const Model *m, int reference, int threads, const char *
 
 static float *run_in_chunks(const Model *m, const int *tokens, int T, const int *chunk_sizes, int threads, int reference) {
     size_t V = m->config.vocab_size;
-    gna_run *run = new_run(m, reference, threads, NULL);
+    gna_run *run = new_test_run(m, reference, threads, NULL);
     gna_cache *cache;
     if (!run || gna_cache_new(run, T, &cache) != GNA_OK) {
         gna_run_free(run);
@@ -292,7 +292,7 @@ static int command_pair(const char *dir_a, const char *dir_b) {
 
 /* ---- properties of the interventions: on a fixture with T tokens in `tokens.txt`, in both modes */
 static float *run_masked(const Model *m, const int *tokens, int T, const char *spec, int reference) {
-    gna_run *run = new_run(m, reference, 2, spec);
+    gna_run *run = new_test_run(m, reference, 2, spec);
     gna_cache *cache;
     if (!run || gna_cache_new(run, T, &cache) != GNA_OK) {
         gna_run_free(run);
@@ -571,6 +571,54 @@ static int encodes_to(const Tokenizer *t, const char *text, int add_special, con
     if (!ok) printf("     %s: got %s, expected %s\n", text, ids_text(ids, n), expected);
     free(ids);
     return ok;
+}
+
+/* Added tokens are cut leftmost-longest (a byte trie since issue 25: the cost of a place no longer grows
+ * with the number of tokens sharing its first byte): 81 tokens all starting with '<', against a naive
+ * search of every token at every place */
+static void test_added_token_matching(const char *tmp) {
+    enum { N_ADDED = 81, TEXT = 3000 };
+    char contents[N_ADDED][48];
+    Bytes json = {0};
+    bytes_add_text(&json, "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"<unk>\": 0, \"x\": 1}, \"merges\": []}, \"added_tokens\": [");
+    for (int i = 0; i < N_ADDED; i++) { /* "<", "<a", "<ab", "<aa", "<aab", ... "a", "b": every place matches one */
+        int k = i / 2;
+        memset(contents[i], 0, sizeof contents[i]);
+        if (i == N_ADDED - 1) strcpy(contents[i], "a");
+        else {
+            contents[i][0] = '<';
+            memset(contents[i] + 1, 'a', (size_t)k);
+            if (i % 2) contents[i][1 + k] = 'b';
+        }
+        bytes_printf(&json, "%s{\"id\": %d, \"content\": \"%s\", \"special\": true}", i ? ", " : "", 2 + i, contents[i]);
+    }
+    bytes_add_text(&json, ", {\"id\": 83, \"content\": \"b\", \"special\": true}]}");
+    Tokenizer *t = tokenizer_from(tmp, json.data);
+    free(json.data);
+    check(t != NULL, "tokenizer: 82 added tokens sharing a first byte load", "%s", gna_error());
+    if (!t) return;
+    uint64_t state = 11;
+    char text[TEXT + 1];
+    for (int i = 0; i < TEXT; i++) text[i] = "<<aaaaab"[random_next(&state) % 8];
+    text[TEXT] = 0;
+    int *ids, n, expected[TEXT], n_expected = 0;
+    for (size_t at = 0; at < TEXT;) { /* naive leftmost-longest */
+        int best = -1;
+        size_t best_length = 0;
+        for (int i = 0; i < N_ADDED; i++) {
+            size_t length = strlen(contents[i]);
+            if (length > best_length && at + length <= TEXT && memcmp(text + at, contents[i], length) == 0) best = i, best_length = length;
+        }
+        if (best < 0) { best = N_ADDED; best_length = 1; } /* "b" */
+        expected[n_expected++] = 2 + best;
+        at += best_length;
+    }
+    int status = gna_tokenize(t, text, TEXT, 0, &ids, &n);
+    int ok = status == GNA_OK && n == n_expected && memcmp(ids, expected, sizeof(int) * (size_t)n) == 0;
+    check(ok, "tokenizer: added tokens cut leftmost-longest, as a search of every token at every place", "status %d (%s), %d ids, expected %d: %s",
+          status, status == GNA_OK ? "" : gna_error(), status == GNA_OK ? n : -1, n_expected, status == GNA_OK ? ids_text(ids, n < 20 ? n : 20) : "");
+    if (status == GNA_OK) free(ids);
+    gna_tokenizer_free(t);
 }
 
 static void test_unicode(void) {
@@ -1183,8 +1231,11 @@ static void test_scans(void) {
     }
     /* Mamba-1: each channel's implicit attention rows against the scan */
     enum { DI = 6, R = 2, N1 = 4 };
-    float A_log[DI * N1], D1[DI], u[T * DI], dt1[T * DI], dt_B_C[T * (R + 2 * N1)], state1[DI * N1] = {0}, y1[T * DI];
-    for (size_t i = 0; i < DI * N1; i++) A_log[i] = random_float(&state);
+    float A_log[DI * N1], A1[DI * N1], D1[DI], u[T * DI], dt1[T * DI], dt_B_C[T * (R + 2 * N1)], state1[DI * N1] = {0}, y1[T * DI];
+    for (size_t i = 0; i < DI * N1; i++) {
+        A_log[i] = random_float(&state);
+        A1[i] = -expf(A_log[i]); /* as mamba1_mixer gives the scan */
+    }
     for (size_t i = 0; i < DI; i++) D1[i] = 1 + random_float(&state);
     for (size_t i = 0; i < T * DI; i++) {
         u[i] = random_float(&state);
@@ -1193,7 +1244,7 @@ static void test_scans(void) {
     for (size_t i = 0; i < T * (R + 2 * N1); i++) dt_B_C[i] = random_float(&state);
     Config c1 = {.family = FAMILY_MAMBA, .ssm_inner = DI, .ssm_state = N1, .dt_rank = R};
     Mamba1 w = {.A_log = {A_log, DTYPE_F32, DI, N1}, .D = {D1, DTYPE_F32, 1, DI}};
-    Mamba1Scan scan1 = {&reference_kernels, &c1, &w, state1, u, dt1, dt_B_C, T, y1};
+    Mamba1Scan scan1 = {&reference_kernels, &c1, &w, A1, state1, u, dt1, dt_B_C, T, y1};
     mamba1_scan_channels(&scan1, 0, DI);
     double worst = 0, scale = 1;
     float row[T];
@@ -1431,6 +1482,32 @@ static int command_heads_json(const char *expected_path, const char *got_path) {
     return n_failed ? 1 : 0;
 }
 
+/* Out of memory is the caller's to handle (issue 25). Run under `ulimit -v`: a cache too large for the
+ * limit makes gna_cache_new return GNA_FAILURE with one line, the process goes on, and so does the
+ * library (what the failed call had allocated is not given back, so this runs without LeakSanitizer). */
+static int command_out_of_memory(const char *dir) {
+    gna_model *m;
+    gna_run *run;
+    gna_cache *huge = NULL, *small = NULL;
+    if (gna_load(dir, &m) != GNA_OK || gna_run_new(m, 0, NULL, &run) != GNA_OK) {
+        check(0, dir, "load: %s", gna_error());
+        return 1;
+    }
+    int status = gna_cache_new(run, INT_MAX, &huge);
+    check(status == GNA_FAILURE && !huge && strncmp(gna_error(), "out of memory: asked for ", 25) == 0,
+          "out of memory: gna_cache_new returns GNA_FAILURE with one line, and the process goes on", "status %d: %s", status,
+          gna_error());
+    int tokens[] = {1, 2};
+    status = gna_cache_new(run, 2, &small);
+    if (status == GNA_OK) status = gna_forward(run, small, tokens, 2, NULL);
+    check(status == GNA_OK && gna_cache_length(small) == 2, "out of memory: the library then runs a sequence as before",
+          "status %d: %s", status, gna_error());
+    gna_cache_free(small);
+    gna_run_free(run);
+    gna_free(m);
+    return n_failed ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
     if (argc == 3 && strcmp(argv[1], "unit") == 0) {
         test_json();
@@ -1442,6 +1519,7 @@ int main(int argc, char **argv) {
         test_unicode();
         test_nfc();
         test_tokenizer(argv[2]);
+        test_added_token_matching(argv[2]);
         test_bf16_rounding();
         test_matmul();
         test_matmul_identity();
@@ -1462,6 +1540,7 @@ int main(int argc, char **argv) {
     if (argc == 4 && strcmp(argv[1], "results") == 0) return command_results(argv[2], argv[3]);
     if (argc == 4 && strcmp(argv[1], "heads") == 0) return command_heads_json(argv[2], argv[3]);
     if (argc > 4 && strcmp(argv[1], "reuse") == 0) return command_reuse(argc - 3, argv + 3, argv[2]);
+    if (argc == 3 && strcmp(argv[1], "oom") == 0) return command_out_of_memory(argv[2]);
     fprintf(stderr, "usage: gna_test unit TMPDIR | compare REF.npy OUT.npy [--bf16 DIR] | chunks DIR | pair DIR DIR | properties DIR LAYER"
                     " | tokenizer JSON EXPECTED.jsonl\n");
     return 2;

@@ -265,6 +265,31 @@ if cmp -s "$TMP/one.jsonl" "$TMP/killed.jsonl" && cmp -s "$TMP/one.json" "$TMP/k
 else
     fail "kv: a run killed (SIGKILL) resumes into the same log and results" "$(cat "$TMP/err")"
 fi
+# two runs given one --log: the second is refused while the first holds it (exit 2, one line), and the
+# log, resumed after the first is killed, gives what one run gives
+long="kv -q -m $H/mamba2_tiny --keys $H/data/keys.txt --pairs 3,6,9 --samples 200 --seed 3"
+rm -f "$TMP/shared.jsonl"
+# shellcheck disable=SC2086
+$RUN "$GNA" $long --log "$TMP/shared.jsonl" >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1 100); do
+    [ "$(wc -l <"$TMP/shared.jsonl" 2>/dev/null || echo 0)" -ge 2 ] && break
+    sleep 0.1
+done
+# shellcheck disable=SC2086
+$RUN "$GNA" $long --log "$TMP/shared.jsonl" >/dev/null 2>"$TMP/err"
+rc=$?
+kill -9 $pid 2>/dev/null
+wait $pid 2>/dev/null
+# shellcheck disable=SC2086
+$RUN "$GNA" $long --log "$TMP/shared.jsonl" --json "$TMP/shared.json" >/dev/null 2>>"$TMP/err" &&
+    $RUN "$GNA" $long --json "$TMP/whole.json" >/dev/null 2>>"$TMP/err"
+if [ $rc -eq 2 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "shared.jsonl: is the log of another gna run now" "$TMP/err" &&
+    [ -s "$TMP/whole.json" ] && cmp -s "$TMP/shared.json" "$TMP/whole.json" && [ "$(wc -l <"$TMP/shared.jsonl")" -eq 601 ]; then
+    pass "kv: a second run on a log in use is refused (exit 2), and the log resumes without loss"
+else
+    fail "kv: a second run on a log in use is refused (exit 2), and the log resumes without loss" "status $rc: $(cat "$TMP/err")"
+fi
 mmlu="mmlu -q -m $H/mamba2_tiny --data $H/data/mmlu --shots 2"
 # shellcheck disable=SC2086
 $RUN "$GNA" $mmlu --json "$TMP/m1.json" >/dev/null 2>"$TMP/err" &&
@@ -275,6 +300,17 @@ if [ -s "$TMP/m.json" ] && cmp -s "$TMP/m1.json" "$TMP/m.json"; then
     pass "mmlu: 2 shards merged = one run"
 else
     fail "mmlu: 2 shards merged = one run" "$(cat "$TMP/err")"
+fi
+# subject names of any length stay whole: two that share their first 300 bytes are two tasks
+long=$(printf 's%.0s' $(seq 1 300))
+for x in a b; do
+    printf '{"subject": "%s%s", "question": "Q?", "choices": ["1", "2", "3", "4"], "answer": 0}\n' "$long" "$x"
+done >"$TMP/long.jsonl"
+$RUN "$GNA" mmlu -q -m test/bad/good_llama_tokenizer --data "$TMP/long.jsonl" --json "$TMP/long.json" >/dev/null 2>"$TMP/err"
+if [ "$(grep -c "\"mmlu_${long}[ab]\"" "$TMP/long.json")" -eq 4 ]; then
+    pass "mmlu: subjects with 300-byte names that differ after them stay two tasks"
+else
+    fail "mmlu: subjects with 300-byte names that differ after them stay two tasks" "$(cat "$TMP/err" "$TMP/long.json")"
 fi
 rm -f "$TMP"/*.jsonl "$TMP"/*.json
 
@@ -344,13 +380,16 @@ if [ -z "$RUN" ] && [ -z "$LABEL" ]; then
     (ulimit -v 12000 && exec "$GNA" logits -m test/fixtures/llama_gqa_llama3 --tokens "$ids" --threads 1 -o "$TMP/oom.npy") >"$TMP/out" 2>"$TMP/err"
     rc=$?
     leftover=$(ls "$TMP"/*.npy "$TMP"/*.tmp-* 2>/dev/null)
-    if [ $rc -eq 1 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q '^gna: error: out of memory (asked for [0-9]* bytes)$' "$TMP/err" &&
+    if [ $rc -eq 1 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q '^gna: error: out of memory: asked for [0-9]* bytes$' "$TMP/err" &&
         [ -z "$leftover" ]; then
         pass "out of memory -> $(cat "$TMP/err"), nothing left behind"
     else
         fail "out of memory: status 1, one line, nothing left behind" "got status $rc: $(cat "$TMP/err")${leftover:+
 left behind: $leftover}"
     fi
+    # through the library: GNA_FAILURE, and the caller goes on (gna.c has no exit())
+    (ulimit -v 400000 && exec "$GNA_TEST" oom test/fixtures/llama_gqa_llama3) >"$TMP/oom.txt" 2>&1
+    count_c_checks "out of memory through the library" $? "$TMP/oom.txt"
 fi
 
 # 5c. Interrupted (SIGTERM once the temporary output exists, in a run that would take about 10 s):

@@ -479,6 +479,37 @@ def main():
            edit(lambda h: h["model.norm.weight"].update(shape=[1 << 32, 1 << 32], data_offsets=[
                h["model.norm.weight"]["data_offsets"][0]] * 2)))
 
+    # the other findings of issue 25, one case each
+    broken_tokenizer("tokenizer_added_not_utf8", "tokenizer.json: not valid UTF-8 at byte",  # read past its end under NFC
+                     data=tokenizer(lambda t: t["added_tokens"].append(
+                         {"id": 16, "content": "@INVALID@", "special": False, "normalized": True, "lstrip": False,
+                          "rstrip": False, "single_word": False})).replace(b"@INVALID@", b"a\xcc"))
+    broken("config_not_utf8", "config.json: not valid UTF-8 at byte 18 (0xFF)", good)
+    with open(os.path.join(root, "config_not_utf8", "config.json"), "wb") as f:
+        f.write(json.dumps(LLAMA_CONFIG).replace('"llama"', '"ll@"').encode().replace(b"@", b"\xff"))
+    folder(root, "header_not_utf8", LLAMA_CONFIG, {"model.safetensors": edit(
+        lambda h: h["model.norm.weight"].update(dtype="F@@"))})
+    with open(os.path.join(root, "header_not_utf8", "model.safetensors"), "r+b") as f:
+        data = f.read().replace(b'"F@@"', b'"F\xc0\x80"')
+        f.seek(0)
+        f.write(data)
+    case("header_not_utf8", "model.safetensors: not valid UTF-8 at byte", "logits -q -m $BAD/header_not_utf8 --tokens 1,2 -o $TMP/out.npy")
+    broken("config_expand_nan", "\"expand\" x hidden_size must be a width from 1 to 16777216", good,
+           config=json.dumps({**MAMBA_CONFIG, "expand": float("nan")}))
+    broken("config_expand_huge", "\"expand\" x hidden_size must be a width from 1 to 16777216", good,
+           config={**MAMBA_CONFIG, "expand": 1e300})
+    broken("config_heads_huge", "\"num_attention_heads\" must be a positive integer up to 16777216", good,
+           config={**LLAMA_CONFIG, "num_attention_heads": 1 << 62, "num_key_value_heads": 1})
+    broken("config_layers_past_tensors", "config.json gives 10000000 layers (\"num_hidden_layers\"), but the checkpoint "
+           "holds only 12 tensors", good, config={**LLAMA_CONFIG, "num_hidden_layers": 10000000})
+    broken_tokenizer("tokenizer_id_huge", "model.vocab: the id of \"o\", 134217728, is over 1057, the largest for the tokens the file holds",
+                     lambda t: t["model"]["vocab"].update(o=1 << 27))
+    broken("index_opens_no_shard", "no \"weight_map\" object (or an empty one)", files={
+        "model.safetensors.index.json": b'{"weight_map": {}}'})
+    case("drop_number_cut_short", "--drop: layer 9 is out of range", "logits -m $BAD/good_llama --tokens 1 --drop 0000000000000009")
+    case("heads_layer_out_of_range", "--heads: \"L5H0\": layer 5 is out of range",
+         "attn -m $BAD/good_llama --tokens 1,2 --heads L5H0 -o $TMP/a.npy")
+
     with open(os.path.join(root, "cases.tsv"), "w") as f:
         f.write("\n".join(cases) + "\n")
     print(f"{len(cases)} cases in {root}")
