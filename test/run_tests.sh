@@ -272,8 +272,8 @@ rm -f "$TMP/shared.jsonl"
 # shellcheck disable=SC2086
 $RUN "$GNA" $long --log "$TMP/shared.jsonl" >/dev/null 2>&1 &
 pid=$!
-for _ in $(seq 1 100); do
-    [ "$(wc -l <"$TMP/shared.jsonl" 2>/dev/null || echo 0)" -ge 2 ] && break
+for _ in $(seq 1 600); do
+    [ -f "$TMP/shared.jsonl" ] && [ "$(wc -l <"$TMP/shared.jsonl")" -ge 2 ] && break
     sleep 0.1
 done
 # shellcheck disable=SC2086
