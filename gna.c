@@ -2776,14 +2776,18 @@ void gna_run_free(gna_run *run) {
 static int set_probes(gna_run *r, const char *option, const char *spec, size_t *rows, size_t n_rows, size_t length, float *matrices) {
     MaskItem *heads;
     size_t n;
-    free(r->probe_rows);
-    r->probe_rows = rows;
     int parsed = parse_mask(r->model, r->plan, option, spec, &heads, &n);
-    if (parsed != GNA_OK) return parsed;
+    if (parsed != GNA_OK) {
+        free(rows); /* a failed call leaves the run's probes as they were */
+        return parsed;
+    }
     int status = n == 0 ? bad_input(option, "\"%s\" names no heads of this model", spec) : GNA_OK;
     for (size_t i = 0; i < n && status == GNA_OK; i++)
         if (heads[i].has_queries) status = bad_input(option, "\"%s\": %s takes heads only (no @ or :); masks go in --mask", heads[i].text, option);
+    if (status != GNA_OK) free(rows);
     if (status == GNA_OK) {
+        free(r->probe_rows);
+        r->probe_rows = rows;
         free(r->probes);
         r->probes = checked_calloc(n, sizeof(Probe));
         for (size_t i = 0; i < n; i++)
@@ -2808,6 +2812,15 @@ static int count_heads(const gna_run *run, const char *heads, int *n_heads) {
 int gna_count_heads(const gna_run *run, const char *heads, int *n_heads) { CATCH_OUT_OF_MEMORY(count_heads(run, heads, n_heads)); }
 
 static int run_record(gna_run *run, const char *heads, const int *rows, int n_rows, int n_tokens, float *matrices) {
+    if (!heads) { /* record nothing from now on */
+        free(run->probes);
+        free(run->probe_rows);
+        run->probes = NULL;
+        run->probe_rows = NULL;
+        run->n_probes = run->iv.n_probes = 0;
+        run->iv.probes = NULL;
+        return GNA_OK;
+    }
     if (n_tokens < 1) return bad_input("n_tokens", "must be at least 1");
     size_t *positions = checked_malloc(sizeof(size_t) * (size_t)(rows ? n_rows : n_tokens));
     for (int i = 0; i < (rows ? n_rows : n_tokens); i++) {

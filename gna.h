@@ -62,7 +62,8 @@ int gna_count_heads(const gna_run *run, const char *heads, int *n_heads);
  * `rows` (query positions; NULL: all n_tokens of them) - softmax probabilities, or the implicit
  * attention of an SSM head - during the run's next gna_forward, which must take a whole sequence of
  * n_tokens tokens in one call. matrices: the caller's [n_heads, n_rows, n_tokens] floats, which must
- * stay valid while the run records into them; each call replaces the last one's heads. */
+ * stay valid while the run records into them; each call replaces the last one's heads, a failed call
+ * leaves them as they were, and heads NULL records nothing from then on. */
 int gna_run_record(gna_run *run, const char *heads, const int *rows, int n_rows, int n_tokens, float *matrices);
 
 /* A cache for one sequence of at most max_tokens tokens, shaped for the run's layers. */
