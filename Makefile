@@ -4,6 +4,7 @@
 #   make test       build and run the whole test suite twice: plain, and under AddressSanitizer and
 #                   UndefinedBehaviorSanitizer; the last line is "N passed, N failed"
 #   make san        the suite under the sanitizers only
+#   make lib        build/libgna.so, gna.c as a shared library (weights_tools/gna.py binds it from Python)
 #   make test-arm   cross-build gna and the tests for aarch64 (NEON kernels) and run the whole suite
 #                   under qemu-user (Debian: gcc-aarch64-linux-gnu, qemu-user)
 #   make bench      gna beside PyTorch (python3 with torch and numpy) on random checkpoints in
@@ -35,7 +36,7 @@ ALL_CFLAGS = -std=c11 $(CFLAGS) $(WARNINGS) $(ARCH) $(THREAD_FLAGS)
 SAN_CFLAGS = -std=c11 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all \
              $(WARNINGS) $(ARCH) $(THREAD_FLAGS)
 
-.PHONY: FORCE all run test san test-arm bench clean tokenizer-cache bench-tokenize
+.PHONY: FORCE all run test san test-arm bench clean tokenizer-cache bench-tokenize lib
 
 all: gna
 
@@ -65,13 +66,19 @@ build/example.c: README.md
 build/example: build/example.c gna.c gna.h build/flags
 	$(CC) $(ALL_CFLAGS) -I. -DGNA_NO_MAIN build/example.c gna.c -lm -o $@
 
+# gna.c as a shared library, with the flags of ./gna, so that the Python binding gives its numbers bit for bit
+lib: build/libgna.so
+build/libgna.so: gna.c gna.h build/flags
+	@mkdir -p build
+	$(CC) $(ALL_CFLAGS) -fPIC -shared -DGNA_NO_MAIN gna.c -lm -o $@
+
 # The demo: G&A heads found and ablated in the two bundled models (test/demo.sh says what it does)
 run: gna
 	@sh test/demo.sh
 
 SAN_ENV = ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-test: gna build/gna_test build/example build/san/gna build/san/gna_test build/san/example
+test: gna build/gna_test build/example build/libgna.so build/san/gna build/san/gna_test build/san/example
 	@$(SAN_ENV) sh test/run_tests.sh ./gna build/gna_test build/san/gna build/san/gna_test
 
 build/san/gna: gna.c gna.h build/flags

@@ -371,6 +371,25 @@ left behind: $leftover}"
     fi
 done <"$BAD/cases.tsv"
 
+# 5a. The Python binding (weights_tools/gna.py over build/libgna.so, which `make test` builds with the
+#     flags of ./gna): its numbers equal the program's bit for bit. The plain build on this machine only.
+if [ -z "$RUN" ] && [ -z "$LABEL" ]; then
+    python=""
+    for p in python3 /usr/bin/python3; do
+        if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import numpy' 2>/dev/null; then python=$p; break; fi
+    done
+    if [ -z "$python" ]; then
+        fail "the Python binding" "needs python3 with numpy (Debian: python3-numpy)"
+    elif [ ! -f build/libgna.so ]; then
+        fail "the Python binding" "build/libgna.so is missing (make lib)"
+    else
+        "$python" test/test_python.py "$GNA" >"$TMP/python_all.txt" 2>&1
+        rc=$?
+        grep -v ' passed, .* failed$' "$TMP/python_all.txt" >"$TMP/python.txt"
+        count_c_checks "the Python binding" $rc "$TMP/python.txt"
+    fi
+fi
+
 # 5b. Out of memory (a 12 MB address-space limit; the run needs about 30): one line, status 1, and no
 #     file left behind, neither the output nor its temporary (open by then, and removed on the way
 #     out). The plain build on this machine only: the sanitizers and qemu need more address space.

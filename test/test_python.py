@@ -1,0 +1,404 @@
+#!/usr/bin/env python3
+"""The Python binding (weights_tools/gna.py) against the gna program.
+
+    python3 test/test_python.py GNA        GNA: the gna program, built with the compiler flags of
+                                           build/libgna.so (or the library at $GNA_LIB)
+
+Needs numpy. Prints one line per check, "ok   ..." or "FAIL ...", then "N passed, N failed"; exits 1
+if anything failed. What it checks: the binding's logits and attention maps equal the program's .npy
+files bit for bit on the fixtures (plain, --reference, masks, layer surgery, threads), its harness
+results equal the program's --json, its tokenizer equals gna tokenize / detokenize, bad arguments
+raise gna.Error with gna's own message, and README-style use on the demo Llama.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import traceback
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "weights_tools"))
+import gna  # noqa: E402
+
+if len(sys.argv) != 2:
+    sys.exit("usage: python3 test/test_python.py GNA")
+GNA = os.path.abspath(sys.argv[1])
+os.chdir(ROOT)  # the paths below, and the model paths the harnesses' JSON records, are relative to it
+TMP = tempfile.mkdtemp(prefix="gna-python-test-")
+FIXTURES = "test/fixtures"
+LLAMA_DEMO, MAMBA2_DEMO = "test/models/llama_demo", "test/models/mamba2_demo"
+passed = failed = 0
+
+
+def report(ok, what, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+        print(f"ok   {what}")
+    else:
+        failed += 1
+        print(f"FAIL {what}")
+        for line in str(detail).rstrip().splitlines():
+            print(f"     {line}")
+    sys.stdout.flush()
+
+
+def check(what, function):
+    """Runs function(), which returns (ok, detail) or raises; an exception is a failure."""
+    try:
+        ok, detail = function()
+    except Exception:
+        ok, detail = False, traceback.format_exc()
+    report(ok, what, detail)
+
+
+def cli(*arguments):
+    """Runs gna; returns (status, stdout bytes, stderr text)."""
+    done = subprocess.run([GNA, *arguments], capture_output=True)
+    return done.returncode, done.stdout, done.stderr.decode("utf-8", "replace")
+
+
+def cli_npy(command, directory, tokens, options):
+    out = os.path.join(TMP, "out.npy")
+    if os.path.exists(out):
+        os.remove(out)
+    status, _, err = cli(command, "-q", "-m", directory, "--tokens", tokens, *options, "-o", out)
+    if status != 0:
+        raise RuntimeError(f"gna {command} {' '.join(options)}: status {status}: {err}")
+    return np.load(out)
+
+
+def same_bits(a, b):
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False, f"shape/dtype {a.shape} {a.dtype} != {b.shape} {b.dtype}"
+    if not np.array_equal(a.view(np.uint32), b.view(np.uint32)):
+        return False, f"max |difference| {np.nanmax(np.abs(a.astype(np.float64) - b)):.3g}"
+    return True, ""
+
+
+def cli_error(*arguments):
+    """The message of a failing gna run: its one stderr line without "gna: error: "."""
+    status, _, err = cli(*arguments)
+    assert status != 0 and err.startswith("gna: error: "), f"status {status}: {err}"
+    return status, err[len("gna: error: "):].rstrip("\n")
+
+
+def raises(function, exception=gna.Error):
+    try:
+        function()
+    except exception as e:
+        return e
+    raise AssertionError(f"no {exception.__name__} raised")
+
+
+def cases(name):
+    """A fixture's intervention cases (kind, spec) from interventions/cases.tsv"""
+    path = f"{FIXTURES}/{name}/interventions/cases.tsv"
+    rows = [line.rstrip("\n").split("\t") for line in open(path, encoding="utf-8") if line.strip()]
+    return [(kind, spec) for kind, spec, _ in rows]
+
+
+def surgery_keywords(spec):
+    """'--drop 0' -> {'drop': 0}; '--layers 0-0' -> {'layers': '0-0'}"""
+    words = spec.split()
+    keywords = {}
+    for option, value in zip(words[::2], words[1::2]):
+        if option == "--drop":
+            keywords.setdefault("drop", []).append(int(value))
+        elif option == "--layers":
+            keywords["layers"] = value
+        elif option == "--replace":
+            keywords.setdefault("replace", []).append(value)
+        else:
+            raise ValueError(spec)
+    return keywords
+
+
+# 1. Logits: the binding equals `gna logits -o OUT.npy` bit for bit
+for name in ["llama_gqa_llama3", "mamba2_f32", "zamba2_f32", "falcon_mamba_f32", "llamba_f32"]:
+    directory = f"{FIXTURES}/{name}"
+    tokens = open(f"{directory}/tokens.txt", encoding="utf-8").read().strip()
+    ids = [int(t) for t in tokens.split(",")]
+    modes = [("", {}, []), (" --reference", {"reference": True}, ["--reference"])]
+    if name.startswith("zamba2"):
+        modes.append((" --dt-min-clamp", {"dt_min_clamp": True}, ["--dt-min-clamp"]))
+    for label, model_keywords, model_options in modes:
+        with gna.Model(directory, **model_keywords) as m:
+            def plain_logits():
+                ok, detail = same_bits(m.logits(ids), cli_npy("logits", directory, tokens, model_options))
+                return ok, detail + ("\n(were the library and GNA compiled with the same flags? -march=native "
+                                     "changes the vector kernels, and with them the bits)" if not ok and not label else "")
+            check(f"{name}{label}: logits equal gna logits", plain_logits)
+            for kind, spec in cases(name):
+                if kind == "logits":
+                    check(f"{name}{label}: logits with mask {spec} equal gna logits --mask",
+                          lambda: same_bits(m.logits(ids, mask=spec),
+                                            cli_npy("logits", directory, tokens, model_options + ["--mask", spec])))
+                elif kind == "surgery":
+                    check(f"{name}{label}: logits with {spec} equal gna logits {spec}",
+                          lambda: same_bits(m.logits(ids, **surgery_keywords(spec)),
+                                            cli_npy("logits", directory, tokens, model_options + spec.split())))
+    mask = next(spec for kind, spec in cases(name) if kind == "logits")
+
+    def threads_equal():
+        with gna.Model(directory, threads=1) as one, gna.Model(directory, threads=2) as two:
+            for options in ({}, {"mask": mask}):
+                ok, detail = same_bits(one.logits(ids, **options), two.logits(ids, **options))
+                if not ok:
+                    return False, f"{options}: {detail}"
+        return True, ""
+    check(f"{name}: threads=1 and threads=2 give the same bits (plain, mask {mask})", threads_equal)
+
+with gna.Model(f"{FIXTURES}/llama_gqa_llama3") as m:
+    tokens = open(f"{FIXTURES}/llama_gqa_llama3/tokens.txt", encoding="utf-8").read().strip()
+    ids = [int(t) for t in tokens.split(",")]
+    check("llama_gqa_llama3: replace={1: DIR} and replace='1=DIR' equal gna logits --replace",
+          lambda: same_bits(m.logits(ids, replace={1: f"{FIXTURES}/llama_sharded"}),
+                            cli_npy("logits", f"{FIXTURES}/llama_gqa_llama3", tokens,
+                                    ["--replace", f"1={FIXTURES}/llama_sharded"]))
+          if same_bits(m.logits(ids, replace={1: f"{FIXTURES}/llama_sharded"}),
+                       m.logits(ids, replace=f"1={FIXTURES}/llama_sharded"))[0] else (False, "dict and text differ"))
+    check("llama_gqa_llama3: drop=[0], a mask and a numpy int32 array equal gna logits --drop 0 --mask",
+          lambda: same_bits(m.logits(np.array(ids, dtype=np.int32), drop=[0], mask="L1H0@-1"),
+                            cli_npy("logits", f"{FIXTURES}/llama_gqa_llama3", tokens, ["--drop", "0", "--mask", "L1H0@-1"])))
+    check("runs are cached per option set, and a repeated call gives the same bits",
+          lambda: (same_bits(m.logits(ids, mask="L1H2"), m.logits(ids, mask="L1H2"))[0] and len(m._runs) >= 4,
+                   f"{len(m._runs)} runs"))
+
+# 2. Attention maps: the binding equals `gna attn --heads SPEC -o OUT.npy` bit for bit
+for name in ["llama_gqa_llama3", "mamba2_f32", "zamba2_f32", "falcon_mamba_f32", "llamba_f32"]:
+    directory = f"{FIXTURES}/{name}"
+    tokens = open(f"{directory}/tokens.txt", encoding="utf-8").read().strip()
+    ids = [int(t) for t in tokens.split(",")]
+    mask = next(spec for kind, spec in cases(name) if kind == "logits")
+    with gna.Model(directory) as m:
+        for kind, spec in cases(name):
+            if kind != "attn":
+                continue
+            check(f"{name}: attention {spec} equals gna attn --heads",
+                  lambda: same_bits(m.attention(ids, heads=spec), cli_npy("attn", directory, tokens, ["--heads", spec])))
+            check(f"{name}: attention {spec}, rows '0,-3--1', mask {mask} equals gna attn --rows --mask",
+                  lambda: same_bits(m.attention(ids, heads=spec, rows="0,-3--1", mask=mask),
+                                    cli_npy("attn", directory, tokens, ["--heads", spec, "--rows", "0,-3--1", "--mask", mask])))
+        with gna.Model(directory, reference=True) as r:
+            spec = next(spec for kind, spec in cases(name) if kind == "attn")
+            check(f"{name} --reference: attention {spec} equals gna attn --reference",
+                  lambda: same_bits(r.attention(ids, heads=spec),
+                                    cli_npy("attn", directory, tokens, ["--reference", "--heads", spec])))
+
+with gna.Model(f"{FIXTURES}/llama_gqa_llama3") as m:
+    ids = [int(t) for t in open(f"{FIXTURES}/llama_gqa_llama3/tokens.txt").read().split(",")]
+
+    def rows_as_list():
+        a = m.attention(ids, "L1H3", rows=[0, -3, -2, -1])
+        b = m.attention(ids, "L1H3", rows="0,-3--1")
+        c = m.attention(ids, "L1H3")
+        return (same_bits(a, b)[0] and same_bits(a[0], c[0, [0, len(ids) - 3, len(ids) - 2, len(ids) - 1]])[0]
+                and np.allclose(c.sum(-1), 1, atol=1e-5)), f"{a.shape}"
+    check("attention: rows=[0, -3, -2, -1] = rows='0,-3--1' = the full map's rows, each a distribution", rows_as_list)
+    check("attention after logits with the same mask leaves logits unchanged (recording runs are separate)",
+          lambda: (same_bits(m.logits(ids, mask="L1H2"),
+                             (m.attention(ids, "L0H0", mask="L1H2"), m.logits(ids, mask="L1H2"))[1])[0], ""))
+
+# 3. Harnesses: the binding's dict equals gna's --json
+with gna.Model(LLAMA_DEMO) as m:
+    def same_json(command, options, binding):
+        out = os.path.join(TMP, "results.json")
+        status, _, err = cli(command, "-q", "-m", LLAMA_DEMO, *options, "--json", out)
+        if status != 0:
+            return False, err
+        expected = json.load(open(out, encoding="utf-8"))
+        got = binding()
+        return got == expected, f"binding: {json.dumps(got)[:600]}\ngna:     {json.dumps(expected)[:600]}"
+    check("kv(pairs=[10, 20], samples=8, seed=3, mask='L1H5,L2H0') equals gna kv --json",
+          lambda: same_json("kv", ["--pairs", "10,20", "--samples", "8", "--seed", "3", "--mask", "L1H5,L2H0"],
+                            lambda: m.kv(pairs=[10, 20], samples=8, seed=3, mask="L1H5,L2H0", quiet=True)))
+    check("kv(pairs=10, samples=4, no_reuse=True, layers='0-3') equals gna kv --json",
+          lambda: same_json("kv", ["--pairs", "10", "--samples", "4", "--no-reuse", "--layers", "0-3"],
+                            lambda: m.kv(pairs=10, samples=4, no_reuse=True, layers="0-3", quiet=True)))
+    check("mmlu(data=..., limit=3, shots=1, mask='L0H2') equals gna mmlu --json",
+          lambda: same_json("mmlu", ["--data", "test/models/demo_data/mmlu", "--limit", "3", "--shots", "1", "--mask", "L0H2"],
+                            lambda: m.mmlu("test/models/demo_data/mmlu", limit=3, shots=1, mask="L0H2", quiet=True)))
+    check("heads(task='kv', pairs=10, samples=3, top=2) equals gna heads --json",
+          lambda: same_json("heads", ["--task", "kv", "--pairs", "10", "--samples", "3", "--top", "2"],
+                            lambda: m.heads("kv", pairs=10, samples=3, top=2, quiet=True)))
+    check("mc(data=cloze.jsonl, limit=10) equals gna mc --json",
+          lambda: same_json("mc", ["--data", "test/models/demo_data/cloze.jsonl", "--limit", "10"],
+                            lambda: m.mc("test/models/demo_data/cloze.jsonl", limit=10, quiet=True)))
+
+    def table_printed():
+        # not quiet: gna_main's table goes to file descriptor 1, flushed before the call returns
+        code = ("import sys; sys.path.insert(0, 'weights_tools'); import gna; "
+                f"print('before'); gna.Model({LLAMA_DEMO!r}).kv(pairs=[10], samples=2); print('after')")
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        lines = done.stdout.splitlines()
+        return (done.returncode == 0 and lines[0] == "before" and lines[-1] == "after" and "pairs" in lines[1],
+                done.stdout + done.stderr)
+    check("kv() without quiet prints gna's table in its place on stdout", table_printed)
+
+    def ctrl_c_after_harness():
+        # gna_main's output files install C handlers for SIGINT; the binding gives Python its own back
+        import signal
+        m.kv(pairs=[10], samples=1, quiet=True)
+        return signal.getsignal(signal.SIGINT) is signal.default_int_handler, str(signal.getsignal(signal.SIGINT))
+    check("after a harness, SIGINT is Python's KeyboardInterrupt again", ctrl_c_after_harness)
+
+    def ctrl_c_really():
+        code = ("import os, signal, sys; sys.path.insert(0, 'weights_tools'); import gna; "
+                f"gna.Model({LLAMA_DEMO!r}).kv(pairs=[10], samples=1, quiet=True)\n"
+                "try:\n    os.kill(os.getpid(), signal.SIGINT); import time; time.sleep(1); print('no interrupt')\n"
+                "except KeyboardInterrupt:\n    print('KeyboardInterrupt')")
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        return done.stdout.strip() == "KeyboardInterrupt", f"status {done.returncode}: {done.stdout}{done.stderr}"
+    check("after a harness, a real SIGINT raises KeyboardInterrupt (the process is not killed)", ctrl_c_really)
+
+# 4. Tokenizer: the binding equals gna tokenize / gna detokenize
+texts = ["Memorize the following dictionary:\napple:42\ncastle:7\n", "The value of the key 'castle' is",
+         "  spaces,\ttabs and ünïcödé — 日本語 🙂", "<|endoftext|>special written in the text", ""]
+for directory in [LLAMA_DEMO, MAMBA2_DEMO, "test/bad/good_llama_tokenizer"]:
+    with gna.Model(directory) as m:
+        def tokenize_equal():
+            for text in texts:
+                for special in (True, False):
+                    status, out, err = cli("tokenize", "-m", directory, "-p", text, *([] if special else ["--no-special"]))
+                    expected = [int(t) for t in out.split()]
+                    got = m.tokenize(text, special=special)
+                    if status != 0 or got != expected:
+                        return False, f"{text!r} special={special}: {got} != {expected} {err}"
+            return True, ""
+        check(f"{directory}: tokenize equals gna tokenize (special and --no-special, {len(texts)} texts)", tokenize_equal)
+
+        def detokenize_equal():
+            for text in texts[:-1]:
+                ids = m.tokenize(text)
+                for skip in (False, True):
+                    status, out, err = cli("detokenize", "-m", directory, "--tokens", ",".join(map(str, ids)),
+                                           *(["--skip-special"] if skip else []))
+                    got = m.detokenize(ids, skip_special=skip)
+                    if status != 0 or got != out.decode("utf-8"):
+                        return False, f"{ids} skip={skip}: {got!r} != {out!r} {err}"
+            return m.detokenize([]) == "", "detokenize([])"
+        check(f"{directory}: detokenize equals gna detokenize (with and without --skip-special)", detokenize_equal)
+
+with gna.Model("test/bad/good_llama_tokenizer") as m:
+    check("tokenize adds the BOS unless special=False; detokenize(skip_special=True) drops it",
+          lambda: (m.tokenize("hello")[1:] == m.tokenize("hello", special=False) and
+                   m.detokenize(m.tokenize("hello"), skip_special=True) == m.detokenize(m.tokenize("hello", special=False)),
+                   f"{m.tokenize('hello')} {m.tokenize('hello', special=False)}"))
+
+# 5. Bad arguments raise gna.Error with gna's message (or TypeError), and never crash
+with gna.Model(LLAMA_DEMO) as m:
+    def bad_mask():
+        status, expected = cli_error("logits", "-m", LLAMA_DEMO, "--tokens", "1,2", "--mask", "L99H0")
+        e = raises(lambda: m.logits([1, 2], mask="L99H0"))
+        return str(e) == expected and e.status == status == gna.GNA_BAD_INPUT, f"{e!s} (status {e.status}) != {expected}"
+    check("bad mask L99H0: gna.Error with gna logits' message and status", bad_mask)
+
+    def bad_folder():
+        status, expected = cli_error("logits", "-m", "test/no_such_model", "--tokens", "1")
+        e = raises(lambda: gna.Model("test/no_such_model"))
+        return str(e) == expected and e.status == status, f"{e!s} (status {e.status}) != {expected}"
+    check("missing folder: gna.Error with gna's message and status", bad_folder)
+
+    def bad_id():
+        V = m.vocab_size
+        messages = [str(raises(lambda: m.logits([1, V]))), str(raises(lambda: m.attention([V, 1], "L0H0"))),
+                    str(raises(lambda: m.logits([-1]))), str(raises(lambda: m.logits([2**40])))]
+        expected = f"tokens: token id {V} is out of range for vocab_size {V}"
+        return messages[0] == messages[1] == expected and "-1" in messages[2] and str(2**40) in messages[3], messages
+    check("ids >= vocab, negative or beyond C's int: gna.Error, as gna_forward words it", bad_id)
+
+    def empty():
+        messages = [str(raises(lambda: m.logits([]))), str(raises(lambda: m.attention([], "L0H0")))]
+        return all(message == "tokens: nothing to run: no tokens" for message in messages), messages
+    check("empty ids: gna.Error 'tokens: nothing to run: no tokens'", empty)
+
+    def bad_heads():
+        out = []
+        for heads, cli_heads in [("L9H0", "L9H0"), ("L0H0@-1", "L0H0@-1"), ("", None)]:
+            e = raises(lambda: m.attention([1, 2, 3], heads))
+            if cli_heads:  # gna attn names the option --heads; the library calls it heads
+                _, expected = cli_error("attn", "-m", LLAMA_DEMO, "--tokens", "1,2,3", "--heads", cli_heads, "-o", f"{TMP}/x.npy")
+                if str(e) != expected.replace("--heads", "heads"):
+                    return False, f"{e} != {expected}"
+            out.append(str(e))
+        out.append(str(raises(lambda: m.attention([1, 2, 3], "L0H0", rows=[3]))))
+        out.append(str(raises(lambda: m.attention([1, 2, 3], "L0H0", rows="1-0"))))
+        return True, out
+    check("bad heads and rows for attention: gna.Error with gna attn's message", bad_heads)
+
+    def bad_harness():
+        status, expected = cli_error("kv", "-m", LLAMA_DEMO, "--samples", "1", "--mask", "L99H0")
+        e1 = raises(lambda: m.kv(samples=1, mask="L99H0", quiet=True))
+        status2, expected2 = cli_error("mmlu", "-m", LLAMA_DEMO, "--data", "test/no_such_data")
+        e2 = raises(lambda: m.mmlu("test/no_such_data", quiet=True))
+        return (str(e1) == expected and str(e2) == expected2 and e2.status == status2,
+                f"{e1} | {expected}\n{e2} | {expected2}")
+    check("harness errors: gna.Error with the program's message", bad_harness)
+
+    def wrong_types():
+        errors = [raises(lambda: m.logits("1,2,3"), TypeError), raises(lambda: m.logits([1.5]), TypeError),
+                  raises(lambda: m.logits([True]), TypeError), raises(lambda: m.logits(np.array([1.0])), TypeError),
+                  raises(lambda: m.logits(np.array([[1, 2]])), TypeError), raises(lambda: m.logits(7), TypeError),
+                  raises(lambda: m.logits([1], mask=17), TypeError), raises(lambda: m.logits([1], drop="x"), TypeError),
+                  raises(lambda: m.tokenize(42), TypeError), raises(lambda: m.kv(sample=3), TypeError),
+                  raises(lambda: m.logits([1], mask="L0H0\0junk")), raises(lambda: gna.Model(LLAMA_DEMO, threads=0)),
+                  raises(lambda: gna.Model(LLAMA_DEMO, threads="2"), TypeError),
+                  raises(lambda: m.detokenize([10**6])), raises(lambda: m.tokenize(b"\xff\xfe"))]
+        return True, "; ".join(str(e) for e in errors)
+    check("wrong types raise TypeError before C; NULs, threads=0, unknown ids and bad UTF-8 raise gna.Error", wrong_types)
+
+    def no_tokenizer():
+        with gna.Model(f"{FIXTURES}/llama_gqa_llama3") as f:
+            e = raises(lambda: f.tokenize("x"))
+        return "tokenizer.json" in str(e), str(e)
+    check("a folder without tokenizer.json: tokenize raises gna.Error naming it", no_tokenizer)
+
+    def still_usable():  # after all those errors the model and its runs work
+        return same_bits(m.logits([1, 2, 3]), cli_npy("logits", LLAMA_DEMO, "1,2,3", []))
+    check("after the errors the model still gives gna's logits", still_usable)
+
+def closed():
+    m = gna.Model(LLAMA_DEMO)
+    m.close()
+    m.close()
+    raises(lambda: m.logits([1]), ValueError)
+    raises(lambda: m.tokenize("x"), ValueError)
+    return True, ""
+check("a closed model raises ValueError; close() twice is harmless", closed)
+
+# 6. README-style: the demo Llama's G&A pair (README.md's demo section: gna heads finds gather L1H5 and
+#    aggregate L2H0; ablating them takes KV retrieval from 1.00 to 0.00-0.10)
+def readme_snippet():
+    with gna.Model(LLAMA_DEMO) as m:
+        results = m.kv(pairs=[10, 30], samples=20, mask="L1H5,L2H0", quiet=True)["results"]
+        lines = []
+        for pairs in (10, 30):
+            before = results[f"kv_pairs_{pairs}"]["acc,none"]
+            after = results[f"kv_pairs_{pairs}_masked"]["acc,none"]
+            lines.append(f"KV retrieval, {pairs} pairs: {before:.2f} -> {after:.2f} without L1H5 + L2H0")
+        ok = all(results[f"kv_pairs_{p}"]["acc,none"] - results[f"kv_pairs_{p}_masked"]["acc,none"] >= 0.5 for p in (10, 30))
+        # README.md's C example in Python: the logit of the answer with the aggregate head and without
+        prompt = "Memorize the following dictionary:\napple:42\ncastle:7\nriver:19\nThe value of the key 'castle' is"
+        ids, answer = m.tokenize(prompt), m.tokenize("7", special=False)[0]
+        plain, ablated = m.logits(ids)[-1, answer], m.logits(ids, mask="L2H0")[-1, answer]
+        lines.append(f'logit of "7" after the prompt: {plain:.4f}; L2H0 ablated: {ablated:.4f}')
+        readme = open("README.md", encoding="utf-8").read()
+        documented = [float(x) for x in re.findall(r'logit of "7" after the prompt(?:, L2H0 ablated)?: (-?[0-9.]+)', readme)]
+        ok = ok and len(documented) == 2 and abs(plain - documented[0]) < 1e-3 and abs(ablated - documented[1]) < 1e-3
+        return ok, "\n".join(lines) + f"\nREADME: {documented}"
+try:
+    ok, detail = readme_snippet()
+except Exception:
+    ok, detail = False, traceback.format_exc()
+report(ok, "README-style: kv with and without the demo Llama's G&A pair, and the C example's logits"
+       + (": " + "; ".join(detail.splitlines()[:3]) if ok else ""), "" if ok else detail)
+
+shutil.rmtree(TMP, ignore_errors=True)
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
