@@ -2595,7 +2595,8 @@ static const char *parse_positions(const char *p, long *first, long *last) {
 }
 
 /* A spec's items for the model as the plan runs it; `option` names the spec in messages */
-static int parse_mask(const Model *m, const LayerPlan *plan, const char *option, const char *spec, MaskItem **items, size_t *n_items) {
+static int parse_mask_items(const Model *m, const LayerPlan *plan, const char *option, const char *spec, MaskItem **items,
+                            size_t *n_items) {
     const Config *c = &m->config;
     size_t capacity = 0;
     *items = NULL;
@@ -2659,6 +2660,17 @@ static int parse_mask(const Model *m, const LayerPlan *plan, const char *option,
         if (*p == ',') p++;
     }
     return GNA_OK;
+}
+
+/* the items of a spec; on a failure, none (those parsed before it are freed) */
+static int parse_mask(const Model *m, const LayerPlan *plan, const char *option, const char *spec, MaskItem **items, size_t *n_items) {
+    int status = parse_mask_items(m, plan, option, spec, items, n_items);
+    if (status != GNA_OK) {
+        free(*items);
+        *items = NULL;
+        *n_items = 0;
+    }
+    return status;
 }
 
 /* Does the mask name query positions (@...)? They count from the end of each request. */
@@ -2901,8 +2913,9 @@ enum { JSON_MAX_DEPTH = 128 };
 static void *arena_alloc(JsonDocument *doc, size_t bytes) {
     bytes = (bytes + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
     ArenaBlock *b = doc->arena;
-    if (!b || b->capacity - b->used < bytes) {
-        size_t capacity = bytes > (1u << 20) ? bytes : (1u << 20);
+    if (!b || b->capacity - b->used < bytes) { /* blocks from 4 KiB, doubling up to 1 MiB: small documents stay small */
+        size_t grown = b ? (b->capacity < (1u << 19) ? 2 * b->capacity : (1u << 20)) : 4096;
+        size_t capacity = bytes > grown ? bytes : grown;
         b = checked_malloc(sizeof(ArenaBlock) + capacity);
         b->previous = doc->arena;
         b->used = 0;

@@ -509,6 +509,9 @@ def main():
     case("drop_number_cut_short", "--drop: layer 9 is out of range", "logits -m $BAD/good_llama --tokens 1 --drop 0000000000000009")
     case("heads_layer_out_of_range", "--heads: \"L5H0\": layer 5 is out of range",
          "attn -m $BAD/good_llama --tokens 1,2 --heads L5H0 -o $TMP/a.npy")
+    # found by fuzzing (test/fuzz): a spec whose second item fails leaked the first (LeakSanitizer)
+    case("heads_second_item_fails", "--heads: \"-11\": expected L<layer>H<head>",
+         "attn -m $BAD/good_mamba --tokens 1,2 --heads L0H*,-11 -o $TMP/a.npy")
 
     with open(os.path.join(root, "cases.tsv"), "w") as f:
         f.write("\n".join(cases) + "\n")
