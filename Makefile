@@ -7,6 +7,8 @@
 #   make lib        build/libgna.so, gna.c as a shared library (weights_tools/gna.py binds it from Python)
 #   make test-arm   cross-build gna and the tests for aarch64 (NEON kernels) and run the whole suite
 #                   under qemu-user (Debian: gcc-aarch64-linux-gnu, qemu-user)
+#   make fuzz       the libFuzzer harnesses of test/fuzz (clang, ASan + UBSan): each target fuzzed for
+#                   FUZZ_SECONDS (default 20), then every committed corpus and past finding replayed
 #   make bench      gna beside PyTorch (python3 with torch and numpy) on random checkpoints in
 #                   Llama-3.2-1B, Mamba-790m and Mamba2-780m shapes (made on first use under
 #                   build/bench/, about 5 GB); prints only (test/bench.sh has its knobs)
@@ -36,7 +38,7 @@ ALL_CFLAGS = -std=c11 $(CFLAGS) $(WARNINGS) $(ARCH) $(THREAD_FLAGS)
 SAN_CFLAGS = -std=c11 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all \
              $(WARNINGS) $(ARCH) $(THREAD_FLAGS)
 
-.PHONY: FORCE all run test san test-arm bench clean tokenizer-cache bench-tokenize lib
+.PHONY: FORCE all run test san test-arm bench clean tokenizer-cache bench-tokenize lib fuzz
 
 all: gna
 
@@ -121,6 +123,10 @@ build/gna_bench: test/gna_bench.c gna.c gna.h build/flags
 
 bench: build/gna_bench
 	@sh test/bench.sh build/gna_bench build/bench
+
+FUZZ_SECONDS ?= 20
+fuzz:
+	@sh test/fuzz/run.sh build && sh test/fuzz/run.sh fuzz $(FUZZ_SECONDS) && sh test/fuzz/run.sh replay
 
 tokenizer-cache:
 	sh test/fetch_tokenizers.sh
