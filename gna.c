@@ -49,6 +49,7 @@
  * gna.c -lm -o gna. MIT license.
  */
 #define _POSIX_C_SOURCE 200809L
+#define _FILE_OFFSET_BITS 64 /* 32-bit hosts: stat and mmap of files over 2 GB (II.6 checks they fit) */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -3166,7 +3167,8 @@ static const JsonValue *json_get(const JsonValue *object, const char *key) {
  * File layout: u64 little-endian N | N bytes of JSON header | data. The header maps each tensor name
  * to {"dtype", "shape", "data_offsets": [begin, end]}, offsets relative to the start of the data.
  * A sharded checkpoint adds model.safetensors.index.json, whose "weight_map" names the file of each
- * tensor; it is the authority. Weights stay in the mapping in their stored dtype, never copied.
+ * tensor; it is the authority. Weights stay in the mapping in their stored dtype, never copied (a
+ * big-endian host swaps them in place in its private mapping; GNA_NO_MMAP reads the file into memory).
  */
 typedef struct {
     const char *name;       /* as in the header */
@@ -3181,7 +3183,8 @@ typedef struct {
 
 typedef struct {
     char *path;
-    void *map;        /* the whole file, PROT_READ */
+    void *map;        /* the whole file: mapped (PROT_READ; PROT_WRITE too, private, on a big-endian
+                         host), or read into memory under GNA_NO_MMAP */
     size_t size;
     JsonDocument header;
 } SafetensorsFile;
@@ -3212,21 +3215,64 @@ static int compare_tensor_offsets(const void *a, const void *b) {
     return x->offset_begin < y->offset_begin ? -1 : x->offset_begin > y->offset_begin;
 }
 
+/* safetensors stores little-endian numbers; a big-endian host swaps each tensor's elements in place */
+static int host_is_big_endian(void) {
+    const uint16_t one = 1;
+    unsigned char first;
+    memcpy(&first, &one, 1);
+    return first == 0;
+}
+static void swap_elements(void *data, size_t count, int element_bytes) {
+    unsigned char *b = data;
+    for (size_t i = 0; i < count; i++, b += element_bytes)
+        for (int j = 0; j < element_bytes / 2; j++) {
+            unsigned char t = b[j];
+            b[j] = b[element_bytes - 1 - j];
+            b[element_bytes - 1 - j] = t;
+        }
+}
+
+/* The whole file into f->map and f->size: mapped, or (GNA_NO_MMAP) read with stdio */
+static int load_safetensors_bytes(SafetensorsFile *f, const char *path) {
+#ifndef GNA_NO_MMAP
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return bad_input(path, "cannot open (%s)", strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) { close(fd); return bad_input(path, "not a regular file"); }
+    if ((uintmax_t)st.st_size > SIZE_MAX) {
+        close(fd);
+        return bad_input(path, "%jd bytes: more than this build's address space", (intmax_t)st.st_size);
+    }
+    f->size = (size_t)st.st_size;
+    if (f->size < 8) { close(fd); return bad_input(path, "truncated: %zu bytes, not even a header length", f->size); }
+    /* private and writable on a big-endian host: the pages it swaps become its own copy */
+    f->map = mmap(NULL, f->size, host_is_big_endian() ? PROT_READ | PROT_WRITE : PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (f->map == MAP_FAILED) { f->map = NULL; return failure(path, "mmap failed (%s)", strerror(errno)); }
+    return GNA_OK;
+#else
+    FILE *file = fopen(path, "rb");
+    if (!file) return bad_input(path, "cannot open (%s)", strerror(errno));
+    long length = fseek(file, 0, SEEK_END) == 0 ? ftell(file) : -1;
+    if (length < 0 || fseek(file, 0, SEEK_SET) != 0) { fclose(file); return bad_input(path, "not a regular file"); }
+    if ((unsigned long)length > SIZE_MAX) { fclose(file); return bad_input(path, "%ld bytes: more than this build's address space", length); }
+    f->size = (size_t)length;
+    if (f->size < 8) { fclose(file); return bad_input(path, "truncated: %zu bytes, not even a header length", f->size); }
+    f->map = checked_malloc(f->size);
+    size_t got = fread(f->map, 1, f->size, file);
+    fclose(file);
+    if (got != f->size) return bad_input(path, "read %zu of its %zu bytes (not a regular file?)", got, f->size);
+    return GNA_OK;
+#endif
+}
+
 /* Map one file, parse and check its header, append its tensors to ck->tensors. */
 static int open_safetensors(Checkpoint *ck, const char *path) {
     SafetensorsFile *f = &ck->files[ck->n_files++];
     memset(f, 0, sizeof *f);
     f->path = checked_malloc(strlen(path) + 1);
     strcpy(f->path, path);
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) return bad_input(path, "cannot open (%s)", strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) { close(fd); return bad_input(path, "not a regular file"); }
-    f->size = (size_t)st.st_size;
-    if (f->size < 8) { close(fd); return bad_input(path, "truncated: %zu bytes, not even a header length", f->size); }
-    f->map = mmap(NULL, f->size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (f->map == MAP_FAILED) { f->map = NULL; return failure(path, "mmap failed (%s)", strerror(errno)); }
+    TRY(load_safetensors_bytes(f, path));
 
     const unsigned char *bytes = f->map;
     uint64_t header_length = 0;
@@ -3238,7 +3284,7 @@ static int open_safetensors(Checkpoint *ck, const char *path) {
                          (unsigned long long)header_length, f->size);
     TRY(parse_json(&f->header, (const char *)bytes + 8, (size_t)header_length, path));
     if (f->header.root->type != JSON_OBJECT) return bad_input(path, "header is not a JSON object");
-    const unsigned char *data = bytes + 8 + header_length;
+    unsigned char *data = (unsigned char *)f->map + 8 + header_length;
     int64_t data_size = (int64_t)(f->size - 8 - header_length);
 
     int first = ck->n_tensors;
@@ -3303,13 +3349,25 @@ static int open_safetensors(Checkpoint *ck, const char *path) {
             return status;
         }
     free(by_offset);
+    if (host_is_big_endian())
+        for (int i = first; i < ck->n_tensors; i++) {
+            Tensor *t = &ck->tensors[i];
+            int element_bytes = 1;
+            for (size_t j = 0; j < sizeof safetensors_dtypes / sizeof *safetensors_dtypes; j++)
+                if (strcmp(t->dtype_name, safetensors_dtypes[j].name) == 0) element_bytes = safetensors_dtypes[j].bytes;
+            swap_elements(data + t->offset_begin, (size_t)(t->offset_end - t->offset_begin) / (size_t)element_bytes, element_bytes);
+        }
     return GNA_OK;
 }
 
 static void free_checkpoint(Checkpoint *ck) {
     for (int i = 0; i < ck->n_files; i++) {
         SafetensorsFile *f = &ck->files[i];
+#ifndef GNA_NO_MMAP
         if (f->map) munmap(f->map, f->size);
+#else
+        free(f->map);
+#endif
         free_json(&f->header);
         free(f->path);
     }
@@ -5894,7 +5952,16 @@ static void write_npy(FILE *file, const float *data, int ndim, const int64_t *sh
     unsigned char preamble[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(n & 0xFF), (unsigned char)(n >> 8)};
     fwrite(preamble, 1, 10, file);
     fwrite(header, 1, (size_t)n, file);
-    fwrite(data, sizeof(float), count, file);
+    if (!host_is_big_endian()) {
+        fwrite(data, sizeof(float), count, file);
+        return;
+    }
+    for (size_t i = 0; i < count; i++) { /* little-endian on a big-endian host too */
+        unsigned char b[4];
+        memcpy(b, &data[i], 4);
+        unsigned char le[4] = {b[3], b[2], b[1], b[0]};
+        fwrite(le, 1, 4, file);
+    }
 }
 
 /* A token's label for the SVG: its text as the tokenizer decodes it alone (spaces shown as
