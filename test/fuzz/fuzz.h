@@ -36,9 +36,10 @@ static void fuzz_setup(void) {
         if (slash) *slash = 0;
         else strcpy(fuzz_repo, ".");
     }
+    if (getenv("GNA_FUZZ_REPO")) snprintf(fuzz_repo, sizeof fuzz_repo, "%s", getenv("GNA_FUZZ_REPO")); /* a binary moved elsewhere */
     /* under $GNA_FUZZ_TMP when run.sh gives one (it removes it, with what killed processes left) */
     const char *parent = getenv("GNA_FUZZ_TMP");
-    if (!parent || strncmp(parent, "/tmp/", 5) != 0 || strlen(parent) > 200) parent = "/tmp";
+    if (!parent || (strncmp(parent, "/tmp/", 5) != 0 && strncmp(parent, "/dev/shm/", 9) != 0) || strlen(parent) > 200) parent = "/tmp";
     snprintf(fuzz_tmp, sizeof fuzz_tmp, "%s/gna-fuzz-XXXXXX", parent);
     if (!mkdtemp(fuzz_tmp)) { perror("mkdtemp"); abort(); }
     atexit(fuzz_cleanup);

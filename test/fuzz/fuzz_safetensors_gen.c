@@ -53,8 +53,8 @@ static int fuzz_safetensors_gen(const uint8_t *data, size_t size) {
     bytes_add_text(&header, "}");
     while (header.length % 8) bytes_add_text(&header, " ");
     uint64_t length = header.length + (flags % 32 == 1 ? (int)next(&r) % 16 - 8 : 0);
-    size_t file_size = 8 + header.length + (size_t)offset - (flags % 32 == 2 ? next(&r) % 64 : 0);
-    if (file_size < 8 + header.length) file_size = 8 + header.length;
+    size_t cut = flags % 32 == 2 ? next(&r) % 64 : 0; /* the file cut short by up to 63 bytes of data */
+    size_t file_size = 8 + header.length + ((size_t)offset > cut ? (size_t)offset - cut : 0);
     uint8_t *file = calloc(1, file_size);
     for (int i = 0; i < 8; i++) file[i] = (uint8_t)(length >> (8 * i));
     memcpy(file + 8, header.data, header.length);

@@ -17,7 +17,8 @@ targets=${FUZZ_TARGETS:-$(cd "$here" && ls fuzz_*.c | sed 's/^fuzz_//; s/\.c$//'
 fuzzer=$out/fuzz
 jobs=${FUZZ_JOBS:-1}
 mkdir -p "$out"
-GNA_FUZZ_TMP=$(mktemp -d /tmp/gna-fuzz-run.XXXXXX) || exit 1 # the harnesses' scratch folders go in here
+scratch=/tmp; [ -d /dev/shm ] && [ -w /dev/shm ] && scratch=/dev/shm # in memory where there is a tmpfs: harnesses write files
+GNA_FUZZ_TMP=$(mktemp -d $scratch/gna-fuzz-run.XXXXXX) || exit 1 # the harnesses' scratch folders go in here
 export GNA_FUZZ_TMP
 trap 'rm -rf "$GNA_FUZZ_TMP"' EXIT
 trap 'exit 130' INT TERM
