@@ -1701,12 +1701,34 @@ static void head_scores(const Probe *probe, const size_t *starts, const size_t *
  *   SIMD          from the compiler's own macros, i.e. from -march: AVX-512 (__AVX512F__), AVX2
  *                 (__AVX2__ with __FMA__ and __F16C__), NEON (aarch64); with none of them, or with
  *                 GNA_NO_SIMD, Part I's kernels alone. */
+/*   GNA_NO_MMAP   read the safetensors files into memory with stdio instead of mapping them; the
+ *                 default where there is no POSIX mmap (WASI, bare metal: no __unix__ nor __APPLE__).
+ *   GNA_NO_SIGNALS  no SIGINT/SIGTERM cleanup of unfinished output files; the default where there is
+ *                 no POSIX signal(), as for GNA_NO_MMAP. Threads are off there too unless GNA_THREADS
+ *                 says otherwise.
+ * On a big-endian host the tensors are byte-swapped once, as they are loaded (II.6), and .npy files are
+ * written little-endian (II.9), so Part I reads native numbers and the files are the same everywhere. */
+#if defined(__wasi__) || !(defined(__unix__) || defined(__APPLE__))
+#ifndef GNA_NO_MMAP
+#define GNA_NO_MMAP 1
+#endif
+#ifndef GNA_NO_SIGNALS
+#define GNA_NO_SIGNALS 1
+#endif
+#ifndef GNA_THREADS
+#define GNA_THREADS 0
+#endif
+#endif
 #ifndef GNA_THREADS
 #define GNA_THREADS 1
 #endif
+#ifndef GNA_NO_MMAP
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/mman.h>
+#endif
+#ifndef GNA_NO_SIGNALS
+#include <signal.h>
+#endif
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -1739,7 +1761,11 @@ static void head_scores(const Probe *probe, const size_t *starts, const size_t *
  * GNA_FAILURE or GNA_BAD_INPUT and leaves one line, per thread of the caller, for gna_error(). Structs
  * are built by build_* functions that may fail half-way; their free_* partners accept such halves.
  */
+#if GNA_THREADS || defined(__unix__) || defined(__APPLE__)
 static _Thread_local char error_message[1024];
+#else /* bare metal: one thread, and no thread-local storage to be had */
+static char error_message[1024];
+#endif
 
 const char *gna_error(void) { return error_message; }
 
@@ -1817,9 +1843,13 @@ static void *grow_array(void *items, size_t n, size_t *capacity, size_t size) {
 }
 
 static double seconds_now(void) {
+#ifdef CLOCK_MONOTONIC
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+#else /* newlib on bare metal: processor time, which is all the time there is */
+    return (double)clock() / CLOCKS_PER_SEC;
+#endif
 }
 
 /* splitmix64 (Steele, Lea, Flood 2014): a small, well-mixed generator; the same seed, the same samples */
@@ -1975,10 +2005,12 @@ static void *pool_worker(void *arg) {
 
 static void build_pool(Pool *pool, int n_threads) {
     memset(pool, 0, sizeof *pool);
+#if GNA_THREADS
     if (n_threads <= 0) { /* all cores */
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         n_threads = cores > 0 ? (int)(cores < MAX_THREADS ? cores : MAX_THREADS) : 1;
     }
+#endif
     pool->n_threads = GNA_THREADS ? n_threads : 1;
 #if GNA_THREADS
     pthread_mutex_init(&pool->lock, NULL);
@@ -4022,7 +4054,9 @@ static int build_model(Model *m, const char *dir) {
     m->dir = checked_strdup(dir);
     struct stat st;
     if (stat(dir, &st) != 0) return bad_input(dir, "no such folder");
+#if defined(__unix__) || defined(__APPLE__) || defined(__wasi__) /* semihosting's stat opens the path as a file */
     if (!S_ISDIR(st.st_mode)) return bad_input(dir, "not a folder");
+#endif
     char *config_path = path_join(dir, "config.json");
     int status = read_config(config_path, &m->config);
     free(config_path);
@@ -5888,23 +5922,31 @@ static void remove_unfinished(void) {
         if (unfinished[i]) unlink(unfinished[i]); /* unlink, not remove: a signal handler may call it */
 }
 
+#ifndef GNA_NO_SIGNALS
 static void remove_unfinished_and_die(int signal_number) {
     remove_unfinished();
     signal(signal_number, SIG_DFL);
     raise(signal_number);
 }
+#endif
 
 static int open_output(OutputFile *o, const char *path) {
     static int cleanup_registered = 0;
     if (!cleanup_registered) {
         cleanup_registered = 1;
         atexit(remove_unfinished);
+#ifndef GNA_NO_SIGNALS
         signal(SIGINT, remove_unfinished_and_die);
         signal(SIGTERM, remove_unfinished_and_die);
+#endif
     }
     o->path = path;
     o->temporary_path = checked_malloc(strlen(path) + 32);
+#if defined(__wasi__) /* no process ids */
+    sprintf(o->temporary_path, "%s.tmp-%ld", path, 0L);
+#else
     sprintf(o->temporary_path, "%s.tmp-%ld", path, (long)getpid());
+#endif
     o->file = fopen(o->temporary_path, "wb");
     if (!o->file) {
         int status = bad_input(path, "cannot write (%s)", strerror(errno));
