@@ -76,11 +76,15 @@ static int read_npy(const char *path, Array *a) {
     if (10 + header_length + a->count * element != size) { free(text); return 0; }
     a->values = checked_malloc(sizeof(double) * (a->count ? a->count : 1));
     const char *data = text + 10 + header_length;
-    for (size_t i = 0; i < a->count; i++) {
-        if (is_f8) memcpy(&a->values[i], data + 8 * i, 8);
+    for (size_t i = 0; i < a->count; i++) { /* little-endian ('<'), whatever the host's byte order */
+        const unsigned char *e = (const unsigned char *)data + element * i;
+        uint64_t bits = 0;
+        for (size_t j = element; j-- > 0;) bits = bits << 8 | e[j];
+        if (is_f8) memcpy(&a->values[i], &bits, 8);
         else {
+            uint32_t bits32 = (uint32_t)bits;
             float f;
-            memcpy(&f, data + 4 * i, 4);
+            memcpy(&f, &bits32, 4);
             a->values[i] = f;
         }
     }
@@ -466,8 +470,12 @@ static void write_unit_safetensors(const char *path, int pad) {
     fwrite(header, 1, (size_t)n, f);
     float a[2] = {1.5f, -2.0f};
     uint16_t b[2] = {0x3F80, 0xC000};
-    fwrite(a, 4, 2, f);
-    fwrite(b, 2, 2, f);
+    for (int i = 0; i < 2; i++) { /* little-endian, as safetensors stores them */
+        uint32_t bits;
+        memcpy(&bits, &a[i], 4);
+        for (int j = 0; j < 4; j++) fputc((int)(bits >> (8 * j)) & 0xFF, f);
+    }
+    for (int i = 0; i < 2; i++) fputc(b[i] & 0xFF, f), fputc(b[i] >> 8, f);
     fclose(f);
 }
 
