@@ -9,6 +9,8 @@
 #                   under qemu-user (Debian: gcc-aarch64-linux-gnu, qemu-user)
 #   make fuzz       the libFuzzer harnesses of test/fuzz (clang, ASan + UBSan): each target fuzzed for
 #                   FUZZ_SECONDS (default 20), then every committed corpus and past finding replayed
+#   make test-cross CROSS=<triple> QEMU=qemu-<arch>   any other Linux target, static, under qemu-user
+#   make test-wasm  wasm32-wasi under node's WASI;  make run-m55  bare-metal Cortex-M55 under qemu-system-arm
 #   make bench      gna beside PyTorch (python3 with torch and numpy) on random checkpoints in
 #                   Llama-3.2-1B, Mamba-790m and Mamba2-780m shapes (made on first use under
 #                   build/bench/, about 5 GB); prints only (test/bench.sh has its knobs)
@@ -38,7 +40,7 @@ ALL_CFLAGS = -std=c11 $(CFLAGS) $(WARNINGS) $(ARCH) $(THREAD_FLAGS)
 SAN_CFLAGS = -std=c11 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all \
              $(WARNINGS) $(ARCH) $(THREAD_FLAGS)
 
-.PHONY: FORCE all run test san test-arm bench clean tokenizer-cache bench-tokenize lib fuzz
+.PHONY: FORCE all run test san test-arm test-cross test-wasm run-m55 bench clean tokenizer-cache bench-tokenize lib fuzz
 
 all: gna
 
@@ -116,6 +118,68 @@ build/arm/example: build/example.c gna.c gna.h
 
 test-arm: build/arm/gna build/arm/gna_test build/arm/example
 	@QEMU_LD_PREFIX=/usr/aarch64-linux-gnu RUN=qemu-aarch64 sh test/run_tests.sh build/arm/gna build/arm/gna_test
+
+# Any other Linux target under qemu-user, linked statically (no QEMU_LD_PREFIX): for example
+#   make test-cross CROSS=s390x-linux-gnu QEMU=qemu-s390x        (big-endian)
+#   make test-cross CROSS=arm-linux-gnueabihf QEMU=qemu-arm       (32-bit)
+#   make test-cross CROSS=i686-linux-gnu QEMU=qemu-i386 CROSS_CFLAGS=-msse2\ -mfpmath=sse
+#   make test-cross CROSS=riscv64-linux-gnu QEMU=qemu-riscv64
+# (Debian: gcc-<triple> libc6-dev-<arch>-cross qemu-user)
+CROSS ?= s390x-linux-gnu
+QEMU ?= qemu-s390x
+CROSS_CFLAGS ?=
+CROSS_BUILD = -std=c11 -O2 $(WARNINGS) -ffp-contract=off $(CROSS_CFLAGS) -static -pthread
+
+build/$(CROSS)/gna: gna.c gna.h
+	@mkdir -p build/$(CROSS)
+	$(CROSS)-gcc $(CROSS_BUILD) gna.c -lm -o $@
+
+build/$(CROSS)/gna_test: test/gna_test.c gna.c gna.h
+	@mkdir -p build/$(CROSS)
+	$(CROSS)-gcc $(CROSS_BUILD) test/gna_test.c -lm -o $@
+
+build/$(CROSS)/example: build/example.c gna.c gna.h
+	@mkdir -p build/$(CROSS)
+	$(CROSS)-gcc $(CROSS_BUILD) -I. -DGNA_NO_MAIN build/example.c gna.c -lm -o $@
+
+test-cross: build/$(CROSS)/gna build/$(CROSS)/gna_test build/$(CROSS)/example
+	@RUN=$(QEMU) sh test/run_tests.sh build/$(CROSS)/gna build/$(CROSS)/gna_test
+
+# wasm32-wasi, run by node's WASI (test/wasi_run.mjs); Debian: clang lld wasi-libc libclang-rt-14-dev-wasm32.
+# No threads, mmap or signals (gna.c picks GNA_NO_MMAP and GNA_NO_SIGNALS itself). The initial memory
+# of 512 MB works around node 20's crash (V8 fatal error in GC) when a WASI module grows its memory.
+WASM_CC = clang --target=wasm32-wasi
+WASM_BUILD = -std=c11 -O2 $(WARNINGS) -ffp-contract=off -DGNA_NO_SIMD -Wl,--initial-memory=536870912
+
+build/wasm/gna.wasm: gna.c gna.h test/wasi_cwd.c
+	@mkdir -p build/wasm
+	$(WASM_CC) $(WASM_BUILD) gna.c test/wasi_cwd.c -lm -o $@
+
+build/wasm/gna_test.wasm: test/gna_test.c gna.c gna.h test/wasi_cwd.c
+	@mkdir -p build/wasm
+	$(WASM_CC) $(WASM_BUILD) test/gna_test.c test/wasi_cwd.c -lm -o $@
+
+build/wasm/example: build/example.c gna.c gna.h test/wasi_cwd.c
+	@mkdir -p build/wasm
+	$(WASM_CC) $(WASM_BUILD) -I. -DGNA_NO_MAIN build/example.c gna.c test/wasi_cwd.c -lm -o $@
+
+test-wasm: build/wasm/gna.wasm build/wasm/gna_test.wasm build/wasm/example
+	@RUN="node --no-warnings test/wasi_run.mjs" sh test/run_tests.sh build/wasm/gna.wasm build/wasm/gna_test.wasm
+
+# Bare metal: Cortex-M55 on qemu-system-arm -M mps3-an547 (2 GB DDR), newlib with semihosting for the
+# files (test/baremetal/; Debian: gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm).
+# make run-m55 prints the demo Llama's next tokens and checks its --reference logits against this
+# machine's, bit for bit.
+M55_CC = arm-none-eabi-gcc -mcpu=cortex-m55 -mthumb -mfloat-abi=hard --specs=rdimon.specs
+M55_WRAP = -Wl,--wrap=printf,--wrap=fprintf,--wrap=sprintf,--wrap=snprintf,--wrap=vprintf,--wrap=vfprintf,--wrap=vsprintf,--wrap=vsnprintf
+
+build/m55/gna.elf: gna.c gna.h test/baremetal/startup.c test/baremetal/c99_formats.c test/baremetal/an547.ld
+	@mkdir -p build/m55
+	$(M55_CC) -std=c11 -O2 $(WARNINGS) -ffp-contract=off -T test/baremetal/an547.ld test/baremetal/startup.c \
+	    test/baremetal/c99_formats.c $(M55_WRAP) gna.c -lm -o $@
+
+run-m55: build/m55/gna.elf
+	@sh test/baremetal/run.sh build/m55/gna.elf
 
 build/gna_bench: test/gna_bench.c gna.c gna.h build/flags
 	@mkdir -p build
