@@ -128,7 +128,11 @@ test-arm: build/arm/gna build/arm/gna_test build/arm/example
 CROSS ?= s390x-linux-gnu
 QEMU ?= qemu-s390x
 CROSS_CFLAGS ?=
-CROSS_BUILD = -std=c11 -O2 $(WARNINGS) -ffp-contract=off $(CROSS_CFLAGS) -static -pthread
+# -ffp-contract=off: no fused multiply-adds (riscv64, s390x, aarch64 have them); -fexcess-precision=fast:
+# float arithmetic in float on s390x, whose -std=c11 default is FLT_EVAL_METHOD 1 (float in double);
+# i686 needs -msse2 -mfpmath=sse besides (FLT_EVAL_METHOD 2, x87). Then --reference differs from x86-64's
+# only where the C library's erff, log1pf, exp, log, cosf, sinf do.
+CROSS_BUILD = -std=c11 -O2 $(WARNINGS) -ffp-contract=off -fexcess-precision=fast $(CROSS_CFLAGS) -static -pthread
 
 build/$(CROSS)/gna: gna.c gna.h
 	@mkdir -p build/$(CROSS)

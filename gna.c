@@ -3449,6 +3449,11 @@ static int build_checkpoint(Checkpoint *ck, const char *dir) {
             free(path);
         }
         qsort(ck->tensors, (size_t)ck->n_tensors, sizeof(Tensor), compare_tensor_names);
+        /* a tensor stored twice first: which of the two bsearch finds below depends on the C library's qsort */
+        for (int i = 1; i < ck->n_tensors && status == GNA_OK; i++)
+            if (strcmp(ck->tensors[i].name, ck->tensors[i - 1].name) == 0)
+                status = bad_input(ck->tensors[i].file, "tensor %s is stored twice (also in %s)", ck->tensors[i].name,
+                                   ck->tensors[i - 1].file);
         /* the index is the authority: each tensor it names must be in the file it names */
         for (const JsonValue *m = map->first; m && status == GNA_OK; m = m->next) {
             Tensor key = {.name = m->key};
