@@ -53,7 +53,9 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#ifndef __wasi__ /* WASI has no setjmp (wasm cannot unwind the stack): out of memory aborts there (II.1) */
 #include <setjmp.h>
+#endif
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -1700,15 +1702,17 @@ static void head_scores(const Probe *probe, const size_t *starts, const size_t *
  *   GNA_NO_MAIN   leave out main(), to use gna.c as a library (gna.h) or from the tests.
  *   SIMD          from the compiler's own macros, i.e. from -march: AVX-512 (__AVX512F__), AVX2
  *                 (__AVX2__ with __FMA__ and __F16C__), NEON (aarch64); with none of them, or with
- *                 GNA_NO_SIMD, Part I's kernels alone. */
-/*   GNA_NO_MMAP   read the safetensors files into memory with stdio instead of mapping them; the
- *                 default where there is no POSIX mmap (WASI, bare metal: no __unix__ nor __APPLE__).
- *   GNA_NO_SIGNALS  no SIGINT/SIGTERM cleanup of unfinished output files; the default where there is
- *                 no POSIX signal(), as for GNA_NO_MMAP. Threads are off there too unless GNA_THREADS
- *                 says otherwise.
- * On a big-endian host the tensors are byte-swapped once, as they are loaded (II.6), and .npy files are
- * written little-endian (II.9), so Part I reads native numbers and the files are the same everywhere. */
-#if defined(__wasi__) || !(defined(__unix__) || defined(__APPLE__))
+ *                 GNA_NO_SIMD, Part I's kernels alone.
+ *   GNA_NO_MMAP   read the safetensors files into memory with stdio instead of mapping them.
+ *   GNA_NO_SIGNALS  no SIGINT/SIGTERM cleanup of unfinished output files.
+ * Where POSIX is not to be had (WASI, bare metal: no __unix__ nor __APPLE__) those two and GNA_THREADS 0
+ * are the defaults, and harness logs are not locked (II.10). On a big-endian host the tensors are
+ * byte-swapped once, as they are loaded (II.6), and .npy files are written little-endian (II.9), so
+ * Part I reads native numbers and the files are the same everywhere. */
+#if (defined(__unix__) || defined(__APPLE__)) && !defined(__wasi__)
+#define GNA_POSIX 1
+#else
+#define GNA_POSIX 0
 #ifndef GNA_NO_MMAP
 #define GNA_NO_MMAP 1
 #endif
@@ -1722,8 +1726,10 @@ static void head_scores(const Probe *probe, const size_t *starts, const size_t *
 #ifndef GNA_THREADS
 #define GNA_THREADS 1
 #endif
-#ifndef GNA_NO_MMAP
+#if GNA_POSIX
 #include <fcntl.h>
+#endif
+#ifndef GNA_NO_MMAP
 #include <sys/mman.h>
 #endif
 #ifndef GNA_NO_SIGNALS
@@ -1761,11 +1767,12 @@ static void head_scores(const Probe *probe, const size_t *starts, const size_t *
  * GNA_FAILURE or GNA_BAD_INPUT and leaves one line, per thread of the caller, for gna_error(). Structs
  * are built by build_* functions that may fail half-way; their free_* partners accept such halves.
  */
-#if GNA_THREADS || defined(__unix__) || defined(__APPLE__)
-static _Thread_local char error_message[1024];
+#if GNA_THREADS || GNA_POSIX
+#define THREAD_LOCAL _Thread_local
 #else /* bare metal: one thread, and no thread-local storage to be had */
-static char error_message[1024];
+#define THREAD_LOCAL
 #endif
+static THREAD_LOCAL char error_message[1024];
 
 const char *gna_error(void) { return error_message; }
 
@@ -1786,9 +1793,18 @@ static int report(int status, const char *where, const char *format, ...) {
  * the line "out of memory: asked for N bytes"; what that call had allocated is not given back. Every
  * allocation goes through unless_out_of_memory, so a result is never NULL; each entry point catches
  * the jump with CATCH_OUT_OF_MEMORY (a worker's range catches its own, and the caller jumps after it:
- * II.2). Sizes that come from files are checked before they get here (bad input, not want of memory). */
-static _Thread_local jmp_buf *out_of_memory_exit;
-static _Thread_local size_t out_of_memory_wanted;
+ * II.2). Sizes that come from files are checked before they get here (bad input, not want of memory).
+ * WASI has no setjmp: there, out of memory prints the line and aborts. */
+#ifdef __wasi__
+static void *unless_out_of_memory(void *p, size_t bytes) {
+    if (p) return p;
+    fprintf(stderr, "gna: error: out of memory: asked for %zu bytes\n", bytes);
+    abort();
+}
+#define CATCH_OUT_OF_MEMORY(call) return (call)
+#else
+static THREAD_LOCAL jmp_buf *out_of_memory_exit;
+static THREAD_LOCAL size_t out_of_memory_wanted;
 
 static void *unless_out_of_memory(void *p, size_t bytes) {
     if (p) return p;
@@ -1809,6 +1825,7 @@ static void *unless_out_of_memory(void *p, size_t bytes) {
         out_of_memory_exit = outer;                                                                \
         return status_;                                                                            \
     } while (0)
+#endif
 /* a x b for a size that comes from a file, an option or a text: SIZE_MAX when it does not fit in
  * size_t (a 32-bit host, or a file that lies), a size every allocation and every check refuses. Sizes
  * of more than one dimension are computed here, never by a bare product that could wrap. */
@@ -6990,14 +7007,18 @@ static int same_request(const Question *q, const JsonValue *arguments, const Jso
  * descriptor of the file closes, so the log is read through this one stream alone. */
 static int open_log(const char *path, FILE **log) {
     if (!(*log = fopen(path, "a+b"))) return bad_input(path, "cannot write (%s)", strerror(errno));
+#if GNA_POSIX
     struct flock whole_file = {.l_type = F_WRLCK, .l_whence = SEEK_SET}; /* l_start 0, l_len 0: all of it */
-    if (fcntl(fileno(*log), F_SETLK, &whole_file) == 0) return GNA_OK;
-    int error = errno;
-    fclose(*log);
-    *log = NULL;
-    if (error == EACCES || error == EAGAIN)
-        return bad_input(path, "is the log of another gna run now (it is locked): wait for that run, or give another --log");
-    return failure(path, "cannot lock it (%s)", strerror(error));
+    if (fcntl(fileno(*log), F_SETLK, &whole_file) != 0) {
+        int error = errno;
+        fclose(*log);
+        *log = NULL;
+        if (error == EACCES || error == EAGAIN)
+            return bad_input(path, "is the log of another gna run now (it is locked): wait for that run, or give another --log");
+        return failure(path, "cannot lock it (%s)", strerror(error));
+    }
+#endif /* (no record locks on WASI or bare metal: one process at a time there) */
+    return GNA_OK;
 }
 
 /* Read an existing log: check its first line is this run's, take the outcomes of its samples, and
@@ -8334,7 +8355,10 @@ static int command_merge(int n_logs, char **logs, const char *json_path) {
                 const char *task;
                 int doc_id;
                 double acc, acc_norm;
-                if ((status = sample_outcome(logs[f], line, doc.root, strcmp(command, "mc") == 0, &task, &doc_id, &acc, &acc_norm)) == GNA_OK) {
+                if ((status = sample_outcome(logs[f], line, doc.root, strcmp(command, "mc") == 0, &task, &doc_id, &acc, &acc_norm)) == GNA_OK &&
+                    strcmp(command, "mmlu") == 0 && strncmp(task, "mmlu_", 5) != 0) /* summarise reads the subject after it */
+                    status = bad_input(logs[f], "line %d: task \"%.80s\" is not an MMLU subject (mmlu_<subject>)", line, task);
+                if (status == GNA_OK) {
                     add_outcome(&outcomes, task, doc_id, acc, acc_norm);
                     found++;
                 }

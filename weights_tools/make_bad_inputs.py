@@ -423,6 +423,7 @@ def main():
     jsonl["shard1_of_2_crlf.jsonl"] = (header % ("1/2", 1) + sample % 0).replace("\n", "\r\n").encode()
     jsonl["shard1_of_2_acc_5.jsonl"] = (header % ("1/2", 1) + (sample % 0).replace('"acc": 1.0', '"acc": 5')).encode()
     jsonl["shard_negative.jsonl"] = (header % ("1/-2", 1)).encode()
+    jsonl["mmlu_log_task_not_mmlu.jsonl"] = (header.replace('"kv"', '"mmlu"') % ("1/1", 1) + sample % 0).encode()
     folder(H, "files", None, jsonl)
     F = "$BAD/harness/files"
     case("mc_good", "", f"mc -q -m $BAD/good_llama_tokenizer --data {F}/mc_good.jsonl --json $TMP/good.npy", status=0)
@@ -512,6 +513,8 @@ def main():
     # found by fuzzing (test/fuzz): a spec whose second item fails leaked the first (LeakSanitizer)
     case("heads_second_item_fails", "--heads: \"-11\": expected L<layer>H<head>",
          "attn -m $BAD/good_mamba --tokens 1,2 --heads L0H*,-11 -o $TMP/a.npy")
+    case("merge_mmlu_task_not_mmlu", "mmlu_log_task_not_mmlu.jsonl: line 2: task \"kv_pairs_2\" is not an MMLU subject",
+         f"merge {F}/mmlu_log_task_not_mmlu.jsonl")  # read past the task's end (found by fuzzing)
 
     with open(os.path.join(root, "cases.tsv"), "w") as f:
         f.write("\n".join(cases) + "\n")
