@@ -11,6 +11,7 @@
 #                   FUZZ_SECONDS (default 20), then every committed corpus and past finding replayed
 #   make test-cross CROSS=<triple> QEMU=qemu-<arch>   any other Linux target, static, under qemu-user
 #   make test-wasm  wasm32-wasi under node's WASI;  make run-m55  bare-metal Cortex-M55 under qemu-system-arm
+#   make test-portable   the suite built with no SIMD, no threads and no mmap, together
 #   make bench      gna beside PyTorch (python3 with torch and numpy) on random checkpoints in
 #                   Llama-3.2-1B, Mamba-790m and Mamba2-780m shapes (made on first use under
 #                   build/bench/, about 5 GB); prints only (test/bench.sh has its knobs)
@@ -40,7 +41,7 @@ ALL_CFLAGS = -std=c11 $(CFLAGS) $(WARNINGS) $(ARCH) $(THREAD_FLAGS)
 SAN_CFLAGS = -std=c11 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all \
              $(WARNINGS) $(ARCH) $(THREAD_FLAGS)
 
-.PHONY: FORCE all run test san test-arm test-cross test-wasm run-m55 bench clean tokenizer-cache bench-tokenize lib fuzz
+.PHONY: FORCE all run test san test-arm test-cross test-portable test-wasm run-m55 bench clean tokenizer-cache bench-tokenize lib fuzz
 
 all: gna
 
@@ -149,6 +150,25 @@ build/$(CROSS)/example: build/example.c gna.c gna.h
 test-cross: build/$(CROSS)/gna build/$(CROSS)/gna_test build/$(CROSS)/example
 	@RUN=$(QEMU) sh test/run_tests.sh build/$(CROSS)/gna build/$(CROSS)/gna_test
 
+# The porting starting point, tested together: no SIMD, no threads, no mmap (the plain suite; RUN=env
+# only keeps run_tests.sh from the parts that hold ./gna's own build, the Python binding and ulimit)
+PORTABLE_BUILD = -std=c11 -O2 $(WARNINGS) -DGNA_NO_SIMD -DGNA_THREADS=0 -DGNA_NO_MMAP
+
+build/portable/gna: gna.c gna.h
+	@mkdir -p build/portable
+	$(CC) $(PORTABLE_BUILD) gna.c -lm -o $@
+
+build/portable/gna_test: test/gna_test.c gna.c gna.h
+	@mkdir -p build/portable
+	$(CC) $(PORTABLE_BUILD) test/gna_test.c -lm -o $@
+
+build/portable/example: build/example.c gna.c gna.h
+	@mkdir -p build/portable
+	$(CC) $(PORTABLE_BUILD) -I. -DGNA_NO_MAIN build/example.c gna.c -lm -o $@
+
+test-portable: build/portable/gna build/portable/gna_test build/portable/example
+	@RUN=env sh test/run_tests.sh build/portable/gna build/portable/gna_test
+
 # wasm32-wasi, run by node's WASI (test/wasi_run.mjs); Debian: clang lld wasi-libc libclang-rt-14-dev-wasm32.
 # No threads, mmap or signals (gna.c picks GNA_NO_MMAP and GNA_NO_SIGNALS itself). The initial memory
 # of 512 MB works around node 20's crash (V8 fatal error in GC) when a WASI module grows its memory.
@@ -182,7 +202,7 @@ build/m55/gna.elf: gna.c gna.h test/baremetal/startup.c test/baremetal/c99_forma
 	$(M55_CC) -std=c11 -O2 $(WARNINGS) -ffp-contract=off -T test/baremetal/an547.ld test/baremetal/startup.c \
 	    test/baremetal/c99_formats.c $(M55_WRAP) gna.c -lm -o $@
 
-run-m55: build/m55/gna.elf
+run-m55: build/m55/gna.elf gna build/gna_test
 	@sh test/baremetal/run.sh build/m55/gna.elf
 
 build/gna_bench: test/gna_bench.c gna.c gna.h build/flags

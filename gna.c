@@ -7105,9 +7105,9 @@ static int run_harness(const HarnessRun *r, const Harness *h, Scorer *s, Outcome
     if (r->log_path) {
         status = open_log(r->log_path, &log);
         if (status == GNA_OK) status = resume_log(r, h, log, mine, n_mine, header.data, done, outcomes, &exists);
-        if (status == GNA_OK && !exists && ftruncate(fileno(log), 0) != 0) /* an unfinished first line at most */
-            status = failure(r->log_path, "cannot empty it (%s)", strerror(errno));
         if (status == GNA_OK && fseek(log, 0, SEEK_END) != 0) status = failure(r->log_path, "cannot seek (%s)", strerror(errno));
+        if (status == GNA_OK && !exists && ftell(log) > 0 && ftruncate(fileno(log), 0) != 0) /* an unfinished first line */
+            status = failure(r->log_path, "cannot empty it (%s)", strerror(errno));
         if (status == GNA_OK && !exists && (fwrite(header.data, 1, header.length, log) != header.length || fflush(log)))
             status = failure(r->log_path, "write failed");
     }

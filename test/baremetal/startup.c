@@ -21,6 +21,7 @@ __attribute__((section(".vectors"), used)) static void (*const vectors[16])(void
 #include <errno.h>
 #include <stddef.h>
 extern char end[], __heap_limit[];
+static char *heap_peak = end;
 void *_sbrk(ptrdiff_t increment) {
     static char *top = end;
     if (increment > __heap_limit - top) {
@@ -29,7 +30,14 @@ void *_sbrk(ptrdiff_t increment) {
     }
     char *previous = top;
     top += increment;
+    if (top > heap_peak) heap_peak = top;
     return previous;
+}
+
+/* the heap's high-water mark, said on the way out (README, Porting: the demo's footprint) */
+#include <stdio.h>
+__attribute__((destructor)) static void say_heap_peak(void) {
+    fprintf(stderr, "m55: heap high-water mark %ld bytes\n", (long)(heap_peak - end));
 }
 
 /* rename(): newlib's goes through link() and unlink(), which rdimon lacks (ENOSYS); semihosting has
