@@ -12,6 +12,7 @@
 #   make test-cross CROSS=<triple> QEMU=qemu-<arch>   any other Linux target, static, under qemu-user
 #   make test-wasm  wasm32-wasi under node's WASI;  make run-m55  bare-metal Cortex-M55 under qemu-system-arm
 #   make test-portable   the suite built with no SIMD, no threads and no mmap, together
+#   make test-bits  --reference's logits, masked logits and KV log on every target = x86-64's, bit for bit
 #   make bench      gna beside PyTorch (python3 with torch and numpy) on random checkpoints in
 #                   Llama-3.2-1B, Mamba-790m and Mamba2-780m shapes (made on first use under
 #                   build/bench/, about 5 GB); prints only (test/bench.sh has its knobs)
@@ -41,7 +42,7 @@ ALL_CFLAGS = -std=c11 $(CFLAGS) $(WARNINGS) $(ARCH) $(THREAD_FLAGS)
 SAN_CFLAGS = -std=c11 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all \
              $(WARNINGS) $(ARCH) $(THREAD_FLAGS)
 
-.PHONY: FORCE all run test san test-arm test-cross test-portable test-wasm run-m55 bench clean tokenizer-cache bench-tokenize lib fuzz
+.PHONY: FORCE all run test san test-arm test-cross test-portable test-bits test-wasm run-m55 bench clean tokenizer-cache bench-tokenize lib fuzz
 
 all: gna
 
@@ -149,6 +150,10 @@ build/$(CROSS)/example: build/example.c gna.c gna.h
 
 test-cross: build/$(CROSS)/gna build/$(CROSS)/gna_test build/$(CROSS)/example
 	@RUN=$(QEMU) sh test/run_tests.sh build/$(CROSS)/gna build/$(CROSS)/gna_test
+
+# --reference gives the same bits on every target whose compiler is installed (test/cross_bits.sh)
+test-bits:
+	@sh test/cross_bits.sh
 
 # The porting starting point, tested together: no SIMD, no threads, no mmap (the plain suite; RUN=env
 # only keeps run_tests.sh from the parts that hold ./gna's own build, the Python binding and ulimit)
