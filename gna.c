@@ -3302,7 +3302,11 @@ static int load_safetensors_bytes(SafetensorsFile *f, const char *path) {
     /* private and writable on a big-endian host: the pages it swaps become its own copy */
     f->map = mmap(NULL, f->size, host_is_big_endian() ? PROT_READ | PROT_WRITE : PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
-    if (f->map == MAP_FAILED) { f->map = NULL; return failure(path, "mmap failed (%s)", strerror(errno)); }
+    if (f->map == MAP_FAILED) { /* ENOMEM: the file does not fit in what is left of the address space (32-bit hosts) */
+        f->map = NULL;
+        if (errno == ENOMEM) return bad_input(path, "%zu bytes: too large to map in this host's address space", f->size);
+        return failure(path, "mmap failed (%s)", strerror(errno));
+    }
     return GNA_OK;
 #else
     FILE *file = fopen(path, "rb");

@@ -371,6 +371,20 @@ left behind: $leftover}"
     fi
 done <"$BAD/cases.tsv"
 
+# A checkpoint past the address space (a sparse 5 GB file: no disk used): a 64-bit host maps it and
+# runs; a 32-bit one (or wasm32) refuses it in one line, exit 2, never with a wrapped size
+mkdir -p "$TMP/big" && cp test/bad/good_llama/config.json test/bad/good_llama/model.safetensors "$TMP/big/" &&
+    truncate -s 5G "$TMP/big/model.safetensors"
+$RUN "$GNA" logits -q -m "$TMP/big" --tokens 1,2 -o "$TMP/big/out.npy" >/dev/null 2>"$TMP/err"
+rc=$?
+if { [ $rc -eq 0 ] && [ -s "$TMP/big/out.npy" ]; } ||
+    { [ $rc -eq 2 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "address space" "$TMP/err"; }; then
+    pass "a 5 GB checkpoint: status $rc ($( [ $rc -eq 0 ] && echo "mapped and run" || cat "$TMP/err"))"
+else
+    fail "a 5 GB checkpoint: runs (64-bit) or exit 2 in one line (32-bit)" "status $rc: $(cat "$TMP/err")"
+fi
+rm -rf "$TMP/big"
+
 # 5a. The Python binding (weights_tools/gna.py over build/libgna.so, which `make test` builds with the
 #     flags of ./gna): its numbers equal the program's bit for bit. The plain build on this machine only.
 if [ -z "$RUN" ] && [ -z "$LABEL" ]; then
