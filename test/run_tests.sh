@@ -508,7 +508,7 @@ LLAMA2=test/.cache/llama2/tokenizer.json
 sh test/fetch_tokenizers.sh || echo "(the tokenizer tests that need test/.cache will fail)"
 
 while [ $# -ge 2 ]; do
-    case "$1" in *san*) LABEL="[asan+ubsan] " ;; *arm*) LABEL="[aarch64] " ;; *) LABEL="" ;; esac
+    case "$1" in *san*) LABEL="[asan+ubsan] " ;; build/arm/*) LABEL="[aarch64] " ;; build/*-*/*) LABEL="[${1#build/}] "; LABEL="${LABEL%/gna] }] " ;; *) LABEL="" ;; esac
     run_suite "$1" "$2"
     shift 2
 done

@@ -399,6 +399,25 @@ except Exception:
 report(ok, "README-style: kv with and without the demo Llama's G&A pair, and the C example's logits"
        + (": " + "; ".join(detail.splitlines()[:3]) if ok else ""), "" if ok else detail)
 
+# 7. README.md's "From Python" snippet itself, as written there
+def readme_python():
+    readme = open("README.md", encoding="utf-8").read()
+    blocks = re.findall(r"```python\n(.*?)```", readme, re.S)
+    if len(blocks) != 1:
+        return False, f"README.md has {len(blocks)} python blocks, expected 1"
+    scope = {}
+    exec(compile(blocks[0], "README.md", "exec"), scope)
+    ok = (scope["logits"].shape == scope["ablated"].shape and scope["logits"].shape[1] == 2048 and
+          scope["maps"].shape == (2, len(scope["ids"]), len(scope["ids"])) and
+          set(scope["kv"]["results"]) == {"kv_pairs_10", "kv_pairs_10_masked"} and
+          not np.array_equal(scope["logits"], scope["ablated"]))
+    return ok, f"logits {scope['logits'].shape}, maps {scope['maps'].shape}, kv {sorted(scope['kv']['results'])}"
+try:
+    ok, detail = readme_python()
+except Exception:
+    ok, detail = False, traceback.format_exc()
+report(ok, "README.md's From Python snippet runs as written" + (": " + detail if ok else ""), "" if ok else detail)
+
 shutil.rmtree(TMP, ignore_errors=True)
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
