@@ -106,17 +106,22 @@ san: build/san/gna build/san/gna_test build/san/example
 ARM_CC = aarch64-linux-gnu-gcc
 ARM_CFLAGS = -std=c11 -O2 $(WARNINGS) -pthread
 
-build/arm/gna: gna.c gna.h
-	@mkdir -p build/arm
-	$(ARM_CC) $(ARM_CFLAGS) gna.c -lm -o $@
+# gna, the test program and README's C example of one build: $(1) its folder under build/, $(2) the
+# compiler with its flags (the aarch64, cross and portable builds below)
+define THREE_PROGRAMS
+build/$(1)/gna: gna.c gna.h
+	@mkdir -p build/$(1)
+	$(2) gna.c -lm -o $$@
 
-build/arm/gna_test: test/gna_test.c gna.c gna.h
-	@mkdir -p build/arm
-	$(ARM_CC) $(ARM_CFLAGS) test/gna_test.c -lm -o $@
+build/$(1)/gna_test: test/gna_test.c gna.c gna.h
+	@mkdir -p build/$(1)
+	$(2) test/gna_test.c -lm -o $$@
 
-build/arm/example: build/example.c gna.c gna.h
-	@mkdir -p build/arm
-	$(ARM_CC) $(ARM_CFLAGS) -I. -DGNA_NO_MAIN build/example.c gna.c -lm -o $@
+build/$(1)/example: build/example.c gna.c gna.h
+	@mkdir -p build/$(1)
+	$(2) -I. -DGNA_NO_MAIN build/example.c gna.c -lm -o $$@
+endef
+$(eval $(call THREE_PROGRAMS,arm,$(ARM_CC) $(ARM_CFLAGS)))
 
 test-arm: build/arm/gna build/arm/gna_test build/arm/example
 	@QEMU_LD_PREFIX=/usr/aarch64-linux-gnu RUN=qemu-aarch64 sh test/run_tests.sh build/arm/gna build/arm/gna_test
@@ -132,21 +137,11 @@ QEMU ?= qemu-s390x
 CROSS_CFLAGS ?=
 # -ffp-contract=off: no fused multiply-adds (riscv64, s390x, aarch64 have them); -fexcess-precision=fast:
 # float arithmetic in float on s390x, whose -std=c11 default is FLT_EVAL_METHOD 1 (float in double);
-# i686 needs -msse2 -mfpmath=sse besides (FLT_EVAL_METHOD 2, x87). Then --reference differs from x86-64's
-# only where the C library's erff, log1pf, exp, log, cosf, sinf do.
+# i686 needs -msse2 -mfpmath=sse besides (FLT_EVAL_METHOD 2, x87). Then --reference gives x86-64's bits
+# (make test-bits), Part I's elementary functions being gna's own (II.12).
 CROSS_BUILD = -std=c11 -O2 $(WARNINGS) -ffp-contract=off -fexcess-precision=fast $(CROSS_CFLAGS) -static -pthread
 
-build/$(CROSS)/gna: gna.c gna.h
-	@mkdir -p build/$(CROSS)
-	$(CROSS)-gcc $(CROSS_BUILD) gna.c -lm -o $@
-
-build/$(CROSS)/gna_test: test/gna_test.c gna.c gna.h
-	@mkdir -p build/$(CROSS)
-	$(CROSS)-gcc $(CROSS_BUILD) test/gna_test.c -lm -o $@
-
-build/$(CROSS)/example: build/example.c gna.c gna.h
-	@mkdir -p build/$(CROSS)
-	$(CROSS)-gcc $(CROSS_BUILD) -I. -DGNA_NO_MAIN build/example.c gna.c -lm -o $@
+$(eval $(call THREE_PROGRAMS,$(CROSS),$(CROSS)-gcc $(CROSS_BUILD)))
 
 test-cross: build/$(CROSS)/gna build/$(CROSS)/gna_test build/$(CROSS)/example
 	@RUN=$(QEMU) sh test/run_tests.sh build/$(CROSS)/gna build/$(CROSS)/gna_test
@@ -159,17 +154,7 @@ test-bits:
 # only keeps run_tests.sh from the parts that hold ./gna's own build, the Python binding and ulimit)
 PORTABLE_BUILD = -std=c11 -O2 $(WARNINGS) -DGNA_NO_SIMD -DGNA_THREADS=0 -DGNA_NO_MMAP
 
-build/portable/gna: gna.c gna.h
-	@mkdir -p build/portable
-	$(CC) $(PORTABLE_BUILD) gna.c -lm -o $@
-
-build/portable/gna_test: test/gna_test.c gna.c gna.h
-	@mkdir -p build/portable
-	$(CC) $(PORTABLE_BUILD) test/gna_test.c -lm -o $@
-
-build/portable/example: build/example.c gna.c gna.h
-	@mkdir -p build/portable
-	$(CC) $(PORTABLE_BUILD) -I. -DGNA_NO_MAIN build/example.c gna.c -lm -o $@
+$(eval $(call THREE_PROGRAMS,portable,$(CC) $(PORTABLE_BUILD)))
 
 test-portable: build/portable/gna build/portable/gna_test build/portable/example
 	@RUN=env sh test/run_tests.sh build/portable/gna build/portable/gna_test
