@@ -29,6 +29,10 @@
  *                                                              mamba1_implicit_row (Mamba-1, Falcon-Mamba:
  *                                                              a channel), ssd_implicit_row (Mamba-2,
  *                                                              Zamba2, Llamba), ssm_rows_through_hook
+ *   capture and patch (activation patching) of a head's output or the residual stream after a layer;
+ *     an SSM layer's state between two chunks; the logit lens; gna.h's gna_run_tap, gna_cache_state,
+ *     gna_unembed, and gna lens                                tap_sites (from ablate_heads and
+ *                                                              forward), tap_state, unembed
  *   the minimal model (--layers 0-17), a layer left out (--drop), a layer from another model
  *     (--replace 17=DIR, the paper's Llama layer in Llamba)    keep_layers, drop_layer, replace_layer
  *   the KV-retrieval prompt and its choices                    kv_question
@@ -633,6 +637,9 @@ static void causal_conv1d(const Compute *cx, float *out, const float *in, size_t
  *                 entries of an SSM head's implicit attention matrix, from those queries to those keys
  *                 are zeroed (L17H24@-1:5-9)
  *   probe         a head's attention rows are recorded (gna attn, gna heads)
+ *   tap           a site's vectors at chosen positions are copied out (capture) or overwritten by the
+ *                 caller's (patch; activation patching): a head's output, where ablation zeroes it, or
+ *                 the residual stream after a layer (gna.h: gna_run_tap; the logit lens reads these)
  *   layer plan    which layers run, and whose (--layers, --drop, --replace)
  * A "head" is an attention head, an SSM head (Mamba-2, Zamba2, Llamba), or a channel (Mamba-1,
  * Falcon-Mamba: each channel has its own implicit attention matrix, Ali et al. 2024). Positions are
@@ -662,6 +669,17 @@ typedef struct {
 } Probe;
 
 typedef struct {
+    size_t layer;
+    int residual;              /* 1: the residual stream after the layer, [D]; 0: head `head` of `kind`'s output */
+    HeadKind kind;
+    size_t head;
+    int patch;                 /* 0: capture (copy the site into values); 1: patch (copy values over the site) */
+    size_t n_positions;
+    const size_t *positions;   /* [n_positions] sequence positions */
+    float *values;             /* [n_positions, the site's width]: the caller's */
+} Tap;
+
+typedef struct {
     const Layer *layer;        /* NULL: the layer is left out */
     const Model *owner;        /* whose config and RoPE it runs with: the model's own, or a donor's */
 } LayerPlan;
@@ -671,6 +689,8 @@ typedef struct {
     const MaskItem *items;
     size_t n_probes;
     const Probe *probes;
+    size_t n_taps;
+    const Tap *taps;
     const LayerPlan *plan;     /* [n_layers]; NULL: every layer of the model, as it is */
 } Intervention;
 
@@ -724,7 +744,9 @@ static int replace_layer(LayerPlan *plan, const Model *m, size_t l, const Model 
  * projection's input instead, which gives the same output and leaves the weights untouched:
  *   y[t, h size .. (h+1) size) = 0     for every head h ablated at position p0 + t
  * y is [T, width]; size is hd (attention), 1 (a Mamba-1 channel) or P (an SSD head, after its gate and
- * norm). Every mixer calls this right before its out-projection, and nothing else ablates. */
+ * norm). Every mixer calls this right before its out-projection, and nothing else ablates. The same
+ * slice is where taps read and write a head's output (TransformerLens' hook_z): captures first, so
+ * that they see the ablation, then patches. */
 typedef struct {
     const Compute *cx;
     const Intervention *iv;    /* NULL: none */
@@ -735,6 +757,23 @@ typedef struct {
     struct Scratch *scratch;   /* the activations' buffers (I.5) */
 } Step;
 
+/* the taps of layer s at its heads of `kind` (residual 0) or at its residual stream (residual 1, y [T, D]):
+ *   capture:  values[r] = y[t, head size .. (head+1) size)      patch:  the reverse
+ * for each of the tap's positions p0 + t in this chunk */
+static void tap_sites(const Step *s, int residual, HeadKind kind, size_t size, size_t width, float *y) {
+    for (int patch = 0; patch <= 1; patch++)
+        for (size_t i = 0; s->iv && i < s->iv->n_taps; i++) {
+            const Tap *tap = &s->iv->taps[i];
+            if (tap->layer != s->layer || tap->residual != residual || (!residual && tap->kind != kind) || tap->patch != patch)
+                continue;
+            for (size_t r = 0; r < tap->n_positions; r++) {
+                if (tap->positions[r] < s->p0 || tap->positions[r] >= s->p0 + s->T) continue;
+                float *site = y + (tap->positions[r] - s->p0) * width + tap->head * size, *values = tap->values + r * size;
+                memcpy(patch ? site : values, patch ? values : site, sizeof(float) * size);
+            }
+        }
+}
+
 static void ablate_heads(const Step *s, HeadKind kind, size_t size, size_t width, float *y) {
     for (size_t i = 0; s->iv && i < s->iv->n_items; i++) {
         const MaskItem *item = &s->iv->items[i];
@@ -743,6 +782,7 @@ static void ablate_heads(const Step *s, HeadKind kind, size_t size, size_t width
             if (!item->has_queries || in_positions(s->p0 + t, item->query_first, item->query_last, s->p0 + s->T))
                 memset(y + t * width + item->head * size, 0, sizeof(float) * size);
     }
+    tap_sites(s, 0, kind, size, width, y);
 }
 
 /* -- The one hook for entry masks and probes. Every attention row a head computes - softmax
@@ -863,7 +903,7 @@ static LayerPlan planned_layer(const Model *m, const Intervention *iv, size_t l)
 
 static Cache *cache_new(const Model *m, const LayerPlan *plan, size_t max_tokens) {
     Cache *cache = checked_calloc(1, sizeof(Cache));
-    Intervention iv = {0, NULL, 0, NULL, plan};
+    Intervention iv = {.plan = plan};
     cache->max_tokens = max_tokens;
     cache->n_layers = m->config.n_layers;
     cache->layers = checked_calloc(cache->n_layers, sizeof(LayerCache));
@@ -908,6 +948,14 @@ static void cache_reset(Cache *cache) {
         if (lc->conv_floats) memset(lc->conv_state, 0, sizeof(float) * lc->conv_floats);
         if (lc->ssm_floats) memset(lc->ssm_state, 0, sizeof(float) * lc->ssm_floats);
     }
+}
+
+/* The SSM state of layer l after the tokens consumed so far (its [H_ssm, P, N], Mamba-1's [di, N]):
+ * copied out (capture), or overwritten (patch), between two chunks of a sequence - the recurrent
+ * counterpart of patching a head (MambaLens' state hooks); the conv state is left as it is */
+static void tap_state(Cache *cache, size_t l, int patch, float *values) {
+    LayerCache *lc = &cache->layers[l];
+    memcpy(patch ? lc->ssm_state : values, patch ? values : lc->ssm_state, sizeof(float) * lc->ssm_floats);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -1253,13 +1301,22 @@ static void shared_visit(const Step *s, const SharedVisit *v, LayerCache *lc, co
     linear(s->cx, t_out, mlp_out, D, T, v->linear, no_weight);
 }
 
+/* The final norm and the LM head: logits = RMSNorm(h) Wlm^T (+ b), for `rows` rows of h [rows, D];
+ * normed is room for [rows, D]. On a residual captured after layer l, this is the logit lens
+ * (nostalgebraist 2020; TransformerLens' accumulated_resid with apply_ln): what the model would
+ * predict if the layers after l were left out. */
+static void unembed(const Model *m, const Compute *cx, const float *h, size_t rows, float *normed, float *logits) {
+    rmsnorm_rows(cx, normed, h, rows, m->config.hidden_size, m->final_norm, m->config.final_norm_eps);
+    linear(cx, logits, normed, m->config.hidden_size, rows, m->lm_head, m->lm_head_bias);
+}
+
 /* The whole model over a chunk of T tokens that continues the sequence in `cache`:
  *   h = E[tokens]
  *   per layer:   h = h + mixer(RMSNorm(h + t));   with an MLP also  h = h + mlp(RMSNorm(h))
  *                (t: a zamba2 hybrid layer's shared-block output, otherwise 0)
- *   logits = RMSNorm(h) Wlm^T (+ b)          for rows first_logit_row .. T-1 only
+ *   logits = unembed(h)                      for rows first_logit_row .. T-1 only
  * (LlamaDecoderLayer, MambaBlock, Mamba2Block, Zamba2HybridLayer, Llamba's Block: pre-norm residual
- * blocks, the residual stream kept in float32.) */
+ * blocks, the residual stream kept in float32.) After each layer, h passes its residual taps. */
 static int forward(const Model *m, const Compute *cx, const Intervention *iv, Cache *cache, const int *tokens, size_t T,
                    float *logits, size_t first_logit_row) {
     const Config *c = &m->config;
@@ -1313,12 +1370,9 @@ static int forward(const Model *m, const Compute *cx, const Intervention *iv, Ca
             mlp(&s, &layer->mlp, normed, mixed);
             for (size_t i = 0; i < T * D; i++) h[i] += mixed[i];
         }
+        tap_sites(&s, 1, HEAD_ATTENTION, D, D, h);
     }
-    if (logits) {
-        size_t rows = T - first_logit_row;
-        rmsnorm_rows(cx, normed, h + first_logit_row * D, rows, D, m->final_norm, c->final_norm_eps);
-        linear(cx, logits, normed, D, rows, m->lm_head, m->lm_head_bias);
-    }
+    if (logits) unembed(m, cx, h + first_logit_row * D, T - first_logit_row, normed, logits);
     cache->n_tokens += T;
     return GNA_OK;
 }
@@ -2613,6 +2667,8 @@ struct gna_run {
     Probe *probes;
     size_t n_probes;
     size_t *probe_rows;        /* the probes' query positions */
+    Tap *taps;                 /* each with its own malloc'd positions */
+    size_t n_taps, taps_capacity;
     LayerPlan *plan;           /* [n_layers] */
     Model *donors[MAX_SURGERY];/* --replace's models, loaded for the run's life */
 };
@@ -2756,7 +2812,16 @@ static int is_run_option(const char *a, int *takes_value) {
     return 0;
 }
 
+static void free_taps(gna_run *r) {
+    for (size_t i = 0; i < r->n_taps; i++) free((void *)r->taps[i].positions);
+    free(r->taps);
+    r->taps = NULL;
+    r->n_taps = r->taps_capacity = r->iv.n_taps = 0;
+    r->iv.taps = NULL;
+}
+
 static void free_run(gna_run *r) {
+    free_taps(r);
     free_pool(&r->pool);
     free(r->items);
     free(r->probes);
@@ -2811,7 +2876,7 @@ static int build_run(gna_run *r, const Model *m, int n_options, const char *cons
     free_pool(&r->pool);
     build_pool(&r->pool, (int)threads);
     r->cx = build_compute(reference, bf16, dt_min_clamp, &r->pool);
-    r->iv = (Intervention){r->n_items, r->items, 0, NULL, r->plan};
+    r->iv = (Intervention){.n_items = r->n_items, .items = r->items, .plan = r->plan};
     return GNA_OK;
 }
 
@@ -2902,6 +2967,95 @@ static int run_record(gna_run *run, const char *heads, const int *rows, int n_ro
 
 int gna_run_record(gna_run *run, const char *heads, const int *rows, int n_rows, int n_tokens, float *matrices) {
     CATCH_OUT_OF_MEMORY(run_record(run, heads, rows, n_rows, n_tokens, matrices));
+}
+
+/* A tap's site: "L3", the residual stream after layer 3, or one head as --mask names it without
+ * positions ("L3H2", "L3A1", "L3S0"); *width: the floats of one position */
+static int parse_site(const gna_run *r, const char *site, Tap *tap, size_t *width) {
+    const Config *c = &r->model->config;
+    size_t n = strlen(site);
+    if (n > 1 && site[0] == 'L' && strspn(site + 1, "0123456789") == n - 1) {
+        long long l;
+        TRY(parse_whole_number("site", site + 1, 0, (long long)c->n_layers - 1, &l));
+        if (!r->plan[l].layer) return bad_input("site", "\"%s\": layer %lld is left out of this run", site, l);
+        *tap = (Tap){.layer = (size_t)l, .residual = 1};
+        *width = c->hidden_size;
+        return GNA_OK;
+    }
+    MaskItem *items;
+    size_t n_items;
+    TRY(parse_mask(r->model, r->plan, "site", site, &items, &n_items));
+    int status = n_items == 1 && !items[0].has_queries
+                     ? GNA_OK
+                     : bad_input("site", "\"%s\": expected L<layer> (the residual stream) or one head, L<layer>H<head>", site);
+    if (status == GNA_OK) {
+        const LayerPlan *plan = &r->plan[items[0].layer];
+        *tap = (Tap){.layer = items[0].layer, .kind = items[0].kind, .head = items[0].head};
+        *width = items[0].kind == HEAD_ATTENTION       ? plan->owner->config.head_dim
+                 : plan->layer->kind == MIXER_MAMBA1 ? 1
+                                                     : plan->owner->config.ssm_head_dim;
+    }
+    free(items);
+    return status;
+}
+
+static int site_width(const gna_run *run, const char *site, int *width) {
+    Tap tap;
+    size_t n;
+    TRY(parse_site(run, site, &tap, &n));
+    *width = (int)n;
+    return GNA_OK;
+}
+
+int gna_site_width(const gna_run *run, const char *site, int *width) { CATCH_OUT_OF_MEMORY(site_width(run, site, width)); }
+
+static int run_tap(gna_run *run, int mode, const char *site, const int *positions, int n_positions, float *values) {
+    if (!site) {
+        free_taps(run);
+        return GNA_OK;
+    }
+    Tap tap;
+    size_t width;
+    if (mode != GNA_CAPTURE && mode != GNA_PATCH) return bad_input("mode", "expected GNA_CAPTURE or GNA_PATCH, got %d", mode);
+    TRY(parse_site(run, site, &tap, &width));
+    if (n_positions < 1 || !positions || !values) return bad_input("positions", "a tap needs at least one position, and its values");
+    for (int i = 0; i < n_positions; i++)
+        if (positions[i] < 0) return bad_input("positions", "position %d: positions count from 0, the first token", positions[i]);
+    size_t *kept = checked_malloc(sizeof(size_t) * (size_t)n_positions);
+    for (int i = 0; i < n_positions; i++) kept[i] = (size_t)positions[i];
+    tap.patch = mode == GNA_PATCH;
+    tap.n_positions = (size_t)n_positions;
+    tap.positions = kept;
+    tap.values = values;
+    run->taps = grow_array(run->taps, run->n_taps, &run->taps_capacity, sizeof(Tap));
+    run->taps[run->n_taps++] = tap;
+    run->iv.taps = run->taps;
+    run->iv.n_taps = run->n_taps;
+    return GNA_OK;
+}
+
+int gna_run_tap(gna_run *run, int mode, const char *site, const int *positions, int n_positions, float *values) {
+    CATCH_OUT_OF_MEMORY(run_tap(run, mode, site, positions, n_positions, values));
+}
+
+static int run_unembed(gna_run *run, const float *hidden, int n_rows, float *logits) {
+    if (n_rows < 1) return bad_input("n_rows", "must be at least 1");
+    float *normed = float_array((size_t)n_rows, run->model->config.hidden_size);
+    unembed(run->model, &run->cx, hidden, (size_t)n_rows, normed, logits);
+    free(normed);
+    return GNA_OK;
+}
+
+int gna_unembed(gna_run *run, const float *hidden, int n_rows, float *logits) { CATCH_OUT_OF_MEMORY(run_unembed(run, hidden, n_rows, logits)); }
+
+int gna_cache_state(gna_cache *cache, int layer, int mode, float *state, int *n_floats) {
+    if (layer < 0 || (size_t)layer >= cache->n_layers)
+        return bad_input("layer", "%d is out of range (the model has layers 0-%zu)", layer, cache->n_layers - 1);
+    if (!cache->layers[layer].ssm_floats) return bad_input("layer", "layer %d has no SSM state in this run", layer);
+    if (mode != GNA_CAPTURE && mode != GNA_PATCH) return bad_input("mode", "expected GNA_CAPTURE or GNA_PATCH, got %d", mode);
+    *n_floats = (int)cache->layers[layer].ssm_floats;
+    if (state) tap_state(cache, (size_t)layer, mode == GNA_PATCH, state);
+    return GNA_OK;
 }
 
 static int cache_new_checked(const gna_run *run, int max_tokens, gna_cache **cache) {
@@ -6037,9 +6191,10 @@ static void write_npy(FILE *file, const float *data, int ndim, const int64_t *sh
     }
 }
 
-/* A token's label for the SVG: its text as the tokenizer decodes it alone (spaces shown as
- * U+2423, line breaks as U+21B5), XML-escaped, or its id when there is no tokenizer. */
-static void token_label(const Tokenizer *t, int id, char *label, size_t size) {
+/* A token's label for the SVG (xml 1) or the terminal: its text as the tokenizer decodes it alone
+ * (spaces shown as U+2423, line breaks as U+21B5), XML-escaped for the SVG, or its id when there is
+ * no tokenizer. */
+static void token_label(const Tokenizer *t, int id, int xml, char *label, size_t size) {
     Bytes text = {0};
     Work w;
     memset(&w, 0, sizeof w);
@@ -6049,8 +6204,8 @@ static void token_label(const Tokenizer *t, int id, char *label, size_t size) {
         size_t n = 0;
         for (size_t i = 0; i < text.length && n + 8 < size; i++) {
             unsigned char c = (unsigned char)text.data[i];
-            const char *escape = c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;" : c == '"' ? "&quot;"
-                                 : c == ' ' ? "\xE2\x90\xA3" : c == '\n' ? "\xE2\x86\xB5" : NULL;
+            const char *escape = xml && c == '<' ? "&lt;" : xml && c == '>' ? "&gt;" : xml && c == '&' ? "&amp;"
+                                 : xml && c == '"' ? "&quot;" : c == ' ' ? "\xE2\x90\xA3" : c == '\n' ? "\xE2\x86\xB5" : NULL;
             if (escape) n += (size_t)snprintf(label + n, size - n, "%s", escape);
             else if (c >= 0x20 && c != 0x7F) label[n++] = (char)c;
         }
@@ -6091,11 +6246,11 @@ static void write_attention_svg(FILE *f, const Probe *probes, const char *const 
             }
         fprintf(f, "<rect x=\"%zu\" y=\"%zu\" width=\"%zu\" height=\"%zu\" fill=\"none\" stroke=\"#888\"/>\n", x0, y0, T * cell, n_rows * cell);
         for (size_t k = 0; margin && k < T; k++) { /* keys across the top, queries down the left */
-            token_label(tokenizer, tokens[k], label, sizeof label);
+            token_label(tokenizer, tokens[k], 1, label, sizeof label);
             fprintf(f, "<text transform=\"translate(%zu,%zu) rotate(-60)\">%s</text>\n", x0 + k * cell + cell - 2, y0 - 3, label);
         }
         for (size_t r = 0; margin && r < n_rows; r++) {
-            token_label(tokenizer, tokens[p->rows[r]], label, sizeof label);
+            token_label(tokenizer, tokens[p->rows[r]], 1, label, sizeof label);
             fprintf(f, "<text x=\"%zu\" y=\"%zu\" text-anchor=\"end\">%s</text>\n", x0 - 3, y0 + r * cell + cell - 2, label);
         }
     }
@@ -7307,7 +7462,7 @@ static int score_heads(const Scorer *s, const Harness *h, size_t n, const MaskIt
         float *matrices = checked_calloc(size_product(n_heads * (m + 1), T), sizeof(float));
         for (size_t i = 0; i < n_heads; i++)
             probes[i] = (Probe){heads[i].layer, heads[i].kind, heads[i].head, m + 1, rows, T, matrices + i * (m + 1) * T};
-        Intervention iv = {0, NULL, n_heads, probes, s->plain->plan};
+        Intervention iv = {.n_probes = n_heads, .probes = probes, .plan = s->plain->plan};
         Cache *cache = cache_new(s->model, iv.plan, T);
         if (status == GNA_OK) status = forward(s->model, s->cx, &iv, cache, context.ids, T, NULL, T);
         cache_free(cache);
@@ -7337,7 +7492,7 @@ static int score_heads(const Scorer *s, const Harness *h, size_t n, const MaskIt
 
 /* the task's accuracy over the first n questions with the heads `ablated` (n_ablated 0: none) */
 static int harness_accuracy(Scorer *s, const Harness *h, size_t n, const MaskItem *ablated, size_t n_ablated, double *accuracy) {
-    Intervention iv = {n_ablated, ablated, 0, NULL, s->plain->plan};
+    Intervention iv = {.n_items = n_ablated, .items = ablated, .plan = s->plain->plan};
     const Intervention *plain = s->plain, *masked = s->masked;
     s->plain = s->masked = &iv;
     s->prefix_index = -1; /* a prefix made under another mask is of no use */
@@ -7391,6 +7546,7 @@ static const char *const usage_text =
     "  tokenize    (-m DIR | --tokenizer FILE) (-p TEXT | -f FILE)   text to token ids\n"
     "  detokenize  (-m DIR | --tokenizer FILE) --tokens IDS          token ids to text\n"
     "  logits      -m DIR (--tokens IDS | -p TEXT) [-o OUT.npy]      next-token logits at every position\n"
+    "  lens        -m DIR (--tokens IDS | -p TEXT) [--at POS]         the logit lens: each layer's prediction\n"
     "  generate    -m DIR (--tokens IDS | -p TEXT) [-n N]            continue a sequence\n"
     "  attn        -m DIR (--tokens IDS | -p TEXT) --heads SPEC -o OUT.npy [--svg OUT.svg]\n"
     "                                       attention maps, or implicit attention of SSM heads\n"
@@ -7467,6 +7623,17 @@ static const struct {
                "  --no-special     with -p: no special tokens added (no BOS)\n"
                "  -o OUT.npy       write float32 [T, V] logits as a NumPy .npy file\n"
                "  --top K          without -o: print the K highest logits at each position (default 5)\n"},
+    {"lens", "usage: gna lens -m DIR (--tokens IDS | -p TEXT) [--at POS] [--top K] [-o OUT.npy]\n"
+             "The logit lens: the residual stream after each layer, at one position, through the final norm\n"
+             "and the LM head (gna.h: gna_run_tap, gna_unembed) - what the model would predict if the\n"
+             "layers after it were left out. The last layer's row is the model's own prediction.\n"
+             "  -m DIR           the model folder\n"
+             "  --tokens IDS     token ids, separated by commas or spaces\n"
+             "  -p TEXT          a text, tokenized by the folder's tokenizer.json\n"
+             "  --no-special     with -p: no special tokens added (no BOS)\n"
+             "  --at POS         the position, negative from the end (default -1, the last token)\n"
+             "  --top K          the K most probable next tokens of each layer (default 5)\n"
+             "  -o OUT.npy       also write float32 [layers run, V] logits as a NumPy .npy file\n"},
     {"generate", "usage: gna generate -m DIR (--tokens IDS | -p TEXT) [-n N] [--temp T] [--seed S] [--ignore-eos]\n"
                  "Continues the sequence token by token. With --tokens it prints all ids (prompt, then\n"
                  "continuation) on one line; with -p it prints the text of them all, as it goes\n"
@@ -7591,6 +7758,7 @@ typedef struct {
     int skip_special;         /* --skip-special */
     const char *output;       /* -o */
     int top;                  /* --top */
+    int at;                   /* --at (lens) */
     int n_new;                /* -n */
     double temperature;       /* --temp */
     unsigned long long seed;  /* --seed */
@@ -7681,7 +7849,8 @@ static void print_help(const char *command) {
 static int parse_options(int argc, char **argv, Options *o) {
     const char *command = o->command;
     int is_logits = strcmp(command, "logits") == 0, is_generate = strcmp(command, "generate") == 0,
-        is_attn = strcmp(command, "attn") == 0, runs_model = is_logits || is_generate || is_attn;
+        is_attn = strcmp(command, "attn") == 0, is_lens = strcmp(command, "lens") == 0,
+        runs_model = is_logits || is_generate || is_attn || is_lens;
     int is_kv = strcmp(command, "kv") == 0, is_mmlu = strcmp(command, "mmlu") == 0, is_mc = strcmp(command, "mc") == 0,
         is_heads = strcmp(command, "heads") == 0, is_harness = is_kv || is_mmlu || is_mc || is_heads,
         is_merge = strcmp(command, "merge") == 0;
@@ -7699,7 +7868,7 @@ static int parse_options(int argc, char **argv, Options *o) {
                           strcmp(a, "-f") == 0 || strcmp(a, "--data") == 0 || strcmp(a, "--shots") == 0 ||
                           strcmp(a, "--limit") == 0 || strcmp(a, "--json") == 0 || strcmp(a, "--log") == 0 ||
                           strcmp(a, "--shard") == 0 || strcmp(a, "--pairs") == 0 || strcmp(a, "--samples") == 0 ||
-                          strcmp(a, "--keys") == 0 || strcmp(a, "--task") == 0;
+                          strcmp(a, "--keys") == 0 || strcmp(a, "--task") == 0 || strcmp(a, "--at") == 0;
         if (takes_value && !value) return bad_input(a, "needs a value");
         int allowed = 1;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -7752,21 +7921,25 @@ static int parse_options(int argc, char **argv, Options *o) {
             allowed = is_tokenize;
             o->prompt_file = value;
         } else if (strcmp(a, "--no-special") == 0) {
-            allowed = is_tokenize || is_logits || is_generate;
+            allowed = is_tokenize || is_logits || is_generate || is_lens;
             o->no_special = 1;
         } else if (strcmp(a, "--skip-special") == 0) {
             allowed = is_detokenize;
             o->skip_special = 1;
         } else if (strcmp(a, "-o") == 0) {
-            allowed = is_logits || is_attn;
+            allowed = is_logits || is_attn || is_lens;
             o->output = value;
         } else if (strcmp(a, "--heads") == 0 || strcmp(a, "--rows") == 0 || strcmp(a, "--svg") == 0) {
             allowed = is_attn || ((is_kv || is_heads) && a[2] == 's') || (is_heads && a[2] == 'h');
             *(a[2] == 'h' ? &o->heads_spec : a[2] == 'r' ? &o->rows_text : &o->svg) = value;
         } else if (strcmp(a, "--top") == 0) {
-            allowed = is_logits || is_heads;
+            allowed = is_logits || is_heads || is_lens;
             TRY(parse_whole_number(a, value, 1, 1000000, &number));
             o->top = (int)number;
+        } else if (strcmp(a, "--at") == 0) {
+            allowed = is_lens;
+            TRY(parse_whole_number(a, value, -INT_MAX, INT_MAX, &number));
+            o->at = (int)number;
         } else if (strcmp(a, "-n") == 0) {
             allowed = is_generate;
             TRY(parse_whole_number(a, value, 0, 1000000, &number));
@@ -7995,6 +8168,22 @@ static void show_text(const Tokenizer *t, const int *ids, int n, Bytes *shown, i
     free(known);
 }
 
+/* the k (at most 64) largest of row[0..V), by repeated selection: k is small, and ties go to the lower
+ * id, like argmax */
+static size_t top_k(const float *row, size_t V, size_t k, size_t *chosen) {
+    k = k < 64 ? k : 64;
+    for (size_t i = 0; i < k; i++) {
+        size_t best = V;
+        for (size_t v = 0; v < V; v++) {
+            int taken = 0;
+            for (size_t j = 0; j < i; j++) taken |= chosen[j] == v;
+            if (!taken && (best == V || row[v] > row[best])) best = v;
+        }
+        chosen[i] = best;
+    }
+    return k;
+}
+
 static int command_logits(gna_run *run, const Options *o, const int *tokens, size_t T) {
     const Model *m = run->model;
     size_t V = m->config.vocab_size;
@@ -8020,23 +8209,64 @@ static int command_logits(gna_run *run, const Options *o, const int *tokens, siz
         size_t top = (size_t)o->top < V ? (size_t)o->top : V;
         for (size_t t = 0; t < T; t++) {
             const float *row = logits + t * V;
+            size_t chosen[64], k = top_k(row, V, top, chosen);
             printf("%4zu  token %6d  next:", t, tokens[t]);
-            /* the top-k by repeated selection: k is small, and ties go to the lower id, like argmax */
-            size_t chosen[64];
-            for (size_t k = 0; k < top && k < 64; k++) {
-                size_t best = V;
-                for (size_t v = 0; v < V; v++) {
-                    int taken = 0;
-                    for (size_t j = 0; j < k; j++) taken |= chosen[j] == v;
-                    if (!taken && (best == V || row[v] > row[best])) best = v;
-                }
-                chosen[k] = best;
-                printf("  %zu (%.4f)", best, row[best]);
-            }
+            for (size_t i = 0; i < k; i++) printf("  %zu (%.4f)", chosen[i], row[chosen[i]]);
             printf("\n");
         }
     }
     free(logits);
+    cache_free(cache);
+    return status;
+}
+
+/* The logit lens at one position: a residual tap after every layer the run runs, one forward pass, then
+ * gna_unembed on the captured rows. Prints each layer's most probable next tokens (softmax over V). */
+static int command_lens(gna_run *run, const Options *o, const int *tokens, size_t T, const Tokenizer *t) {
+    const Model *m = run->model;
+    size_t V = m->config.vocab_size, D = m->config.hidden_size, n = 0, *layers = checked_calloc(m->config.n_layers, sizeof(size_t));
+    long at = resolve_position(o->at, T);
+    if (at < 0) {
+        free(layers);
+        return bad_input("--at", "position %d is outside the %zu tokens", o->at, T);
+    }
+    float *hidden = float_array(m->config.n_layers, D), *logits = float_array(m->config.n_layers, V);
+    int position = (int)at, status = GNA_OK;
+    for (size_t l = 0; l < m->config.n_layers && status == GNA_OK; l++) {
+        char site[24];
+        if (!run->plan[l].layer) continue;
+        snprintf(site, sizeof site, "L%zu", l);
+        status = gna_run_tap(run, GNA_CAPTURE, site, &position, 1, hidden + n * D);
+        layers[n++] = l;
+    }
+    Cache *cache = cache_new(m, run->plan, T);
+    OutputFile out = {0};
+    if (status == GNA_OK && o->output) status = open_output(&out, o->output);
+    if (status == GNA_OK) status = forward(m, &run->cx, &run->iv, cache, tokens, T, NULL, T);
+    if (status == GNA_OK) status = gna_unembed(run, hidden, (int)n, logits);
+    gna_run_tap(run, GNA_CAPTURE, NULL, NULL, 0, NULL);
+    if (o->output) {
+        int64_t shape[2] = {(int64_t)n, (int64_t)V};
+        if (status == GNA_OK) write_npy(out.file, logits, 2, shape);
+        int closed = close_output(&out, status == GNA_OK);
+        if (status == GNA_OK) status = closed;
+    }
+    for (size_t i = 0; i < n && status == GNA_OK; i++) {
+        const float *row = logits + i * V;
+        size_t chosen[64], k = top_k(row, V, (size_t)o->top, chosen);
+        double sum = 0;
+        for (size_t v = 0; v < V; v++) sum += exp((double)row[v] - row[chosen[0]]);
+        printf("L%-3zu", layers[i]);
+        for (size_t j = 0; j < k; j++) {
+            char label[96];
+            token_label(t, (int)chosen[j], 0, label, sizeof label);
+            printf("  %s (%.3f)", label, exp((double)row[chosen[j]] - row[chosen[0]]) / sum);
+        }
+        printf("\n");
+    }
+    free(hidden);
+    free(logits);
+    free(layers);
     cache_free(cache);
     return status;
 }
@@ -8279,7 +8509,7 @@ static int command_harness(gna_run *run, const Options *o, const Tokenizer *t) {
         else bytes_add_text(&settings, ", \"limit\": null");
         bytes_printf(&settings, ", \"bos\": %s}", o->bos ? "true" : "false");
     }
-    Intervention plain = {0, NULL, 0, NULL, run->plan}; /* kv scores every sample with and without --mask */
+    Intervention plain = {.plan = run->plan}; /* kv scores every sample with and without --mask */
     Scorer s = {0};
     s.model = run->model;
     s.tokenizer = t;
@@ -8565,7 +8795,7 @@ static int command_heads(gna_run *run, const Options *o, const Tokenizer *t) {
             head_name(m, x, name, sizeof name);
             snprintf(names[i], sizeof names[i], "%s %s %s", i ? "aggregate" : "gather", name, x->kind == HEAD_ATTENTION ? "attention" : "implicit attention");
         }
-        Intervention iv = {0, NULL, 2, probes, run->plan};
+        Intervention iv = {.n_probes = 2, .probes = probes, .plan = run->plan};
         OutputFile out;
         if (status == GNA_OK) {
             Cache *cache = cache_new(m, run->plan, T);
@@ -8612,7 +8842,7 @@ static int run_command(int argc, char **argv) {
     int known = 0;
     for (size_t i = 0; i < sizeof command_help / sizeof *command_help; i++) known |= strcmp(command, command_help[i].name) == 0;
     if (!known) return bad_input(command, "unknown command (gna --help lists them)");
-    Options o = {.command = command, .top = 5, .n_new = 16, .shard = 1, .n_shards = 1, .samples = 100};
+    Options o = {.command = command, .top = 5, .at = -1, .n_new = 16, .shard = 1, .n_shards = 1, .samples = 100};
     TRY(parse_options(argc, argv, &o));
     if (o.help) {
         print_help(command);
@@ -8646,12 +8876,13 @@ static int run_command(int argc, char **argv) {
             if (strcmp(command, "heads") == 0) status = command_heads(run, &o, t);
             else if (is_harness) status = command_harness(run, &o, t);
             else if (strcmp(command, "logits") == 0) status = command_logits(run, &o, tokens, (size_t)n_tokens);
-            else if (strcmp(command, "attn") == 0) {
-                /* the SVG labels tokens with their text when the folder has a tokenizer (else with ids) */
+            else if (strcmp(command, "attn") == 0 || strcmp(command, "lens") == 0) {
+                /* the SVG and the lens label tokens with their text when the folder has a tokenizer (else with ids) */
                 Tokenizer *labels = t;
+                int lens = strcmp(command, "lens") == 0;
                 char *path = path_join(o.model_dir, "tokenizer.json");
-                if (!labels && o.svg && access(path, F_OK) == 0 && gna_tokenizer_load(path, &labels) != GNA_OK) labels = NULL;
-                status = command_attn(run, &o, tokens, (size_t)n_tokens, labels);
+                if (!labels && (o.svg || lens) && access(path, F_OK) == 0 && gna_tokenizer_load(path, &labels) != GNA_OK) labels = NULL;
+                status = lens ? command_lens(run, &o, tokens, (size_t)n_tokens, labels) : command_attn(run, &o, tokens, (size_t)n_tokens, labels);
                 if (labels != t) gna_tokenizer_free(labels);
                 free(path);
             } else status = command_generate(run, &o, tokens, (size_t)n_tokens, t);

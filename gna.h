@@ -66,10 +66,33 @@ int gna_count_heads(const gna_run *run, const char *heads, int *n_heads);
  * leaves them as they were, and heads NULL records nothing from then on. */
 int gna_run_record(gna_run *run, const char *heads, const int *rows, int n_rows, int n_tokens, float *matrices);
 
+/* Capture and patch (activation patching). A site is the residual stream after a layer, "L3" ([D]
+ * floats per position), or one head's output, named as --mask names it without positions: "L3H2",
+ * "L3A1", "L3S0" - its slice of the out-projection input, where ablation zeroes it ([head_dim]; an
+ * SSM head: [P]; a Mamba-1 channel: [1]). gna_site_width gives that width. During the run's next
+ * gna_forward calls, at each sequence position positions[i] (0: the first token) that a call runs,
+ *   GNA_CAPTURE  copies the site into values[i * width ..], after any --mask ablation there;
+ *   GNA_PATCH    copies values[i * width ..] over the site, after the captures.
+ * values is the caller's and must stay valid; each call adds one tap; site NULL removes them all. */
+enum { GNA_CAPTURE = 0, GNA_PATCH = 1 };
+int gna_site_width(const gna_run *run, const char *site, int *width);
+int gna_run_tap(gna_run *run, int mode, const char *site, const int *positions, int n_positions, float *values);
+
+/* The logit lens: the final norm and the LM head on hidden [n_rows, D] (a captured residual), into
+ * logits [n_rows, vocab]. On the last layer's residual it gives gna_forward's logits: bit for bit when
+ * n_rows is the forward's number of tokens, or both are at least 6, or under --reference (the vector
+ * matmul sums in another order below 6 rows); within the fidelity tolerance otherwise. */
+int gna_unembed(gna_run *run, const float *hidden, int n_rows, float *logits);
+
 /* A cache for one sequence of at most max_tokens tokens, shaped for the run's layers. */
 int gna_cache_new(const gna_run *run, int max_tokens, gna_cache **cache);
 void gna_cache_free(gna_cache *cache);
 int gna_cache_length(const gna_cache *cache); /* tokens consumed so far */
+/* The SSM state of an SSM layer after the tokens the cache has consumed: [H_ssm, P, N] floats (Mamba-1:
+ * [d_inner, N]). GNA_CAPTURE copies it into state, GNA_PATCH copies state over it; *n_floats gets its
+ * size (state NULL: only that). Between two gna_forward calls this reads or patches the state at a
+ * position (the conv state stays the sequence's own). */
+int gna_cache_state(gna_cache *cache, int layer, int mode, float *state, int *n_floats);
 
 /* Run n_tokens more tokens of the sequence through the model as the run has it. logits:
  * [n_tokens, vocab] float32, or NULL when only the cache should advance. */

@@ -10,6 +10,8 @@ files bit for bit on the fixtures (plain, --reference, masks, layer surgery, thr
 results equal the program's --json, its tokenizer equals gna tokenize / detokenize, bad arguments
 raise gna.Error with gna's own message, and README-style use on the demo Llama.
 """
+import contextlib
+import io
 import json
 import os
 import re
@@ -372,6 +374,144 @@ def closed():
     return True, ""
 check("a closed model raises ValueError; close() twice is harmless", closed)
 
+# 5b. Capture, patch, SSM states and the logit lens (gna_run_tap, gna_cache_state, gna_unembed): against
+#     transformers with hooks in float64 (weights_tools/make_patching_fixtures.py), then their properties
+def within_tolerance(ours, reference):
+    ours, reference = np.asarray(ours, dtype=np.float64), np.asarray(reference, dtype=np.float64)
+    if ours.shape != reference.shape:
+        return False, f"shape {ours.shape} != {reference.shape}"
+    difference, bound = float(np.abs(ours - reference).max()), 1e-4 * max(1.0, float(np.abs(reference).max()))
+    return difference <= bound, f"max |diff| {difference:.3g} (bound {bound:.3g})"
+
+
+def patching_case(m, ids, kind, site, position, given, reference):
+    if kind == "capture":
+        ours = m.capture(ids, site)[site]
+    elif kind == "patch":
+        ours = m.logits(ids, patch={site: ([position], given)})
+    elif kind == "lens":
+        ours = m.unembed(m.capture(ids, site)[site])
+    elif kind == "state":
+        ours = m.states(ids, position, layers=int(site))[int(site)]
+    else:
+        ours = m.logits(ids, states={int(site): (position, given)})
+    return within_tolerance(ours, reference)
+
+
+for name in ["llama_gqa_llama3", "mamba2_f32"]:
+    directory = f"{FIXTURES}/{name}"
+    ids = [int(t) for t in open(f"{directory}/tokens.txt", encoding="utf-8").read().split(",")]
+    rows = [line.rstrip("\n").split("\t") for line in open(f"{directory}/patching/cases.tsv", encoding="utf-8") if line.strip()]
+    for reference_mode in (False, True):
+        with gna.Model(directory, reference=reference_mode) as m:
+            for kind, site, position, given, result in rows:
+                given_array = None if given == "-" else np.load(f"{directory}/patching/{given}")
+                at = None if position == "-" else int(position)
+                check(f"{name}{' --reference' if reference_mode else ''}: {kind} {site}"
+                      f"{'' if at is None else f' at {at}'} equals transformers with hooks (float64)",
+                      lambda m=m, kind=kind, site=site, at=at, g=given_array, r=result:
+                      patching_case(m, ids, kind, site, at, g, np.load(f"{directory}/patching/{r}")))
+
+
+def patch_properties(name, head, last_layer, state_layer):
+    directory = f"{FIXTURES}/{name}"
+    ids = [int(t) for t in open(f"{directory}/tokens.txt", encoding="utf-8").read().split(",")]
+    T = len(ids)
+    with gna.Model(directory) as m, gna.Model(directory, reference=True) as r:
+        clean = m.logits(ids)
+
+        def write_back():  # what a run computed, written back over itself, at every position
+            captured = m.capture(ids, [head, "L0"])
+            patched = m.logits(ids, patch={head: (range(T), captured[head]), "L0": (range(T), captured["L0"])})
+            return same_bits(patched, clean)
+        check(f"{name}: patching {head} and L0 with their own captured values changes nothing, bit for bit", write_back)
+
+        def from_ablated():  # the ablated run's head output patched into a clean run = the ablated run
+            ablated_output = m.capture(ids, head, mask=head)[head]
+            ok, detail = same_bits(m.logits(ids, patch={head: (range(T), ablated_output)}), m.logits(ids, mask=head))
+            return ok and not np.any(ablated_output), detail
+        check(f"{name}: {head}'s output from a run with it ablated, patched in, equals the ablated run, bit for bit", from_ablated)
+
+        def patch_one_position():  # a patch at one position changes nothing before it
+            width = m.capture(ids, head, [0])[head].shape[1]
+            patched = m.logits(ids, patch={head: ([T - 5], np.full(width, 3.0, dtype=np.float32))})
+            return (np.array_equal(patched[:T - 5], clean[:T - 5]) and not np.array_equal(patched[T - 5:], clean[T - 5:]),
+                    "earlier rows kept, later rows changed")
+        check(f"{name}: a patch of {head} at position T-5 leaves rows before it alone and changes the rest", patch_one_position)
+
+        def lens_is_logits():
+            last = m.capture(ids, last_layer)[last_layer]
+            ok, detail = same_bits(m.unembed(last), clean)
+            lens = r.lens(ids, position=-2)
+            ok2, detail2 = same_bits(lens[-1], r.logits(ids)[-2])
+            return ok and ok2 and lens.shape[0] == m._layer_count(), f"{detail}; --reference lens at -2: {detail2}"
+        check(f"{name}: the logit lens of the last layer ({last_layer}) is the logits, bit for bit", lens_is_logits)
+
+        def lens_cli():
+            out = os.path.join(TMP, "lens.npy")
+            status, _, err = cli("lens", "-m", directory, "--tokens", ",".join(map(str, ids)), "--at", "7", "-o", out)
+            assert status == 0, err
+            return same_bits(np.load(out), m.lens(ids, position=7))
+        check(f"{name}: gna lens -o equals Model.lens, bit for bit", lens_cli)
+
+        def threads_same():
+            with gna.Model(directory, threads=1) as one:
+                a = one.capture(ids, [head, last_layer], [1, -1])
+            b = m.capture(ids, [head, last_layer], [1, -1])
+            return all(np.array_equal(a[k], b[k]) for k in a), "threads=1 vs all cores"
+        check(f"{name}: captures are the same bits for any thread count", threads_same)
+
+        if state_layer is None:
+            def no_state():
+                e = raises(lambda: m.logits(ids, states={0: (3, np.zeros(4))}))
+                return "layer 0 has no SSM state in this run" in str(e), str(e)
+            check(f"{name}: states= on an attention layer raises gna.Error", no_state)
+            return
+
+        def state_write_back():  # chunks of 11 and T-11 tokens: the tiled matmul gives the whole run's bits
+            state = m.states(ids, 10, layers=state_layer)[state_layer]
+            ok, detail = same_bits(m.logits(ids, states={state_layer: (10, state)}), clean)
+            small = r.states(ids, 2, layers=state_layer)[state_layer]  # --reference: any chunking, the same bits
+            ok2, detail2 = same_bits(r.logits(ids, states={state_layer: (2, small)}), r.logits(ids))
+            return ok and ok2, f"{detail}; --reference at 2: {detail2}"
+        check(f"{name}: an SSM state written back over itself changes nothing, bit for bit", state_write_back)
+
+        def state_changes_later():
+            state = m.states(ids, 10, layers=state_layer)[state_layer]
+            patched = m.logits(ids, states={state_layer: (10, np.zeros_like(state))})
+            return np.array_equal(patched[:11], clean[:11]) and not np.array_equal(patched[11:], clean[11:]), "rows <= 10 kept"
+        check(f"{name}: a zeroed SSM state changes only the positions after it", state_changes_later)
+
+
+patch_properties("llama_gqa_llama3", "L1H2", "L1", None)
+patch_properties("mamba2_f32", "L1H3", "L1", 1)
+patch_properties("zamba2_f32", "L1A2", "L5", 0)
+patch_properties("falcon_mamba_f32", "L1H9", "L1", 1)
+
+
+def tap_errors():
+    with gna.Model(f"{FIXTURES}/llama_gqa_llama3") as m:
+        ids = [1, 2, 3, 4]
+        messages = [str(raises(call)) for call in (
+            lambda: m.capture(ids, "L9"), lambda: m.capture(ids, "L0H9"), lambda: m.capture(ids, "X"),
+            lambda: m.capture(ids, "L1H*"), lambda: m.capture(ids, "L0H1@2"), lambda: m.capture(ids, "L0", [4]),
+            lambda: m.capture(ids, "L0", drop=0), lambda: m.logits(ids, patch={"L0": ([1], np.zeros(3))}),
+            lambda: m.unembed(np.zeros((2, 5))))]
+    expected = ["site: expected a whole number from 0 to 1", "site: \"L0H9\": head 9 is out of range",
+                "site: \"X\": expected L<layer>H<head>", "site: \"L1H*\": expected L<layer> (the residual stream) or one head",
+                "site: \"L0H1@2\": expected L<layer>", "positions: position 4 is outside the 4 tokens",
+                "site: \"L0\": layer 0 is left out of this run", "patch: \"L0\": expected 1 x 64 values",
+                "hidden: expected [n, 64] floats"]
+    bad = [f"{e!r} not in {got!r}" for e, got in zip(expected, messages) if e not in got]
+    return not bad, "\n".join(bad)
+check("bad sites, positions and shapes raise gna.Error with gna's line", tap_errors)
+
+
+def lens_cli_errors():
+    status, message = cli_error("lens", "-m", f"{FIXTURES}/llama_gqa_llama3", "--tokens", "1,2,3", "--at", "3")
+    return status == 2 and message == "--at: position 3 is outside the 3 tokens", f"{status}: {message}"
+check("gna lens --at outside the tokens: exit 2, one line", lens_cli_errors)
+
 # 6. README-style: the demo Llama's G&A pair (README.md's demo section: gna heads finds gather L1H5 and
 #    aggregate L2H0; ablating them takes KV retrieval from 1.00 to 0.00-0.10)
 def readme_snippet():
@@ -406,12 +546,20 @@ def readme_python():
     if len(blocks) != 1:
         return False, f"README.md has {len(blocks)} python blocks, expected 1"
     scope = {}
-    exec(compile(blocks[0], "README.md", "exec"), scope)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(blocks[0], "README.md", "exec"), scope)
+    documented = re.search(r"```python\n.*?```\n\nprints\n\n```\n(.*?)```", readme, re.S)
+    answer = scope["answer"]
     ok = (scope["logits"].shape == scope["ablated"].shape and scope["logits"].shape[1] == 2048 and
           scope["maps"].shape == (2, len(scope["ids"]), len(scope["ids"])) and
-          set(scope["kv"]["results"]) == {"kv_pairs_10", "kv_pairs_10_masked"} and
-          not np.array_equal(scope["logits"], scope["ablated"]))
-    return ok, f"logits {scope['logits'].shape}, maps {scope['maps'].shape}, kv {sorted(scope['kv']['results'])}"
+          set(scope["kv"]) == {"kv_pairs_10", "kv_pairs_10_masked"} and
+          scope["kv"]["kv_pairs_10"]["acc,none"] - scope["kv"]["kv_pairs_10_masked"]["acc,none"] >= 0.5 and
+          scope["ablated"][-1, answer] < scope["logits"][-1, answer] - 1 and
+          np.array_equal(scope["patched"], scope["logits"]) and scope["lens"][-1].argmax() == answer and
+          documented is not None and documented.group(1) == printed.getvalue())
+    summary = f"logits {scope['logits'].shape}, maps {scope['maps'].shape}, patched = clean bit for bit, as printed"
+    return ok, summary if ok else f"printed:\n{printed.getvalue()}README says:\n{documented.group(1) if documented else None}"
 try:
     ok, detail = readme_python()
 except Exception:

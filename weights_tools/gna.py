@@ -27,8 +27,24 @@ program are built with the same compiler flags.
   m.config, m.vocab_size, m.path      config.json as a dict; gna_vocab_size; the folder
   m.tokenize(text, special=True)      list of ids (DIR/tokenizer.json, loaded on first use)
   m.detokenize(ids, skip_special=False)
-  m.logits(ids, mask=, layers=, drop=, replace=)             float32 [T, V]
+  m.logits(ids, mask=, layers=, drop=, replace=, patch=, states=)   float32 [T, V]
   m.attention(ids, heads="L16H22,L17H24", rows=None, mask=, ...)   float32 [n_heads, n_rows, T]
+  m.capture(ids, sites, positions=None, mask=, patch=, states=, ...)
+                                      {site: float32 [n_positions, width]}: a site is "L3", the residual
+                                      stream after layer 3, or one head, "L3H2" / "L3A1" / "L3S0": its
+                                      output, the slice of the out-projection input that ablation zeroes
+  m.states(ids, position, layers=None, ...)
+                                      {layer: float32 [heads, head_dim, state]}: the SSM state after the
+                                      token at `position` (Mamba-1: [channels, 1, state])
+  m.unembed(hidden)                   the final norm and LM head on [n, D] (or [D]) rows: the logit lens
+  m.lens(ids, position=-1, ...)       float32 [layers run, V]: unembed of the residual after each layer
+
+Patching (activation patching, clean -> corrupted): patch={site: (positions, values)} writes values
+[n_positions, width] (or [width] for one position) over the site during the run, after any ablation
+there; states={layer: (position, state)} replaces an SSM layer's state after that token (the run goes in
+two chunks there; the conv state stays its own). Positions are ints, negative from the end. A capture
+sees the site after its ablation and before its patch. Bits: a run split by states= matches the same
+split's (the vector matmul's order of summation depends on a chunk's length below 6 tokens).
   m.kv(**options), m.mmlu(data=, ...), m.mc(data=, ...), m.heads(task=, ...)
                                       the harness commands run in this process through gna_main, with
                                       keywords for their options (pairs=[10, 20] is --pairs 10,20,
@@ -101,7 +117,12 @@ _SIGNATURES = {  # name: (restype, argtypes), as gna.h declares them
     "gna_detokenize": (ctypes.c_int, [_p, _INTS, ctypes.c_int, ctypes.c_int, ctypes.POINTER(_p),
                                       ctypes.POINTER(ctypes.c_size_t)]),
     "gna_main": (ctypes.c_int, [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]),
+    "gna_site_width": (ctypes.c_int, [_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int)]),
+    "gna_run_tap": (ctypes.c_int, [_p, ctypes.c_int, ctypes.c_char_p, _INTS, ctypes.c_int, _p]),
+    "gna_unembed": (ctypes.c_int, [_p, _FLOATS, ctypes.c_int, _FLOATS]),
+    "gna_cache_state": (ctypes.c_int, [_p, ctypes.c_int, ctypes.c_int, _p, ctypes.POINTER(ctypes.c_int)]),
 }
+GNA_CAPTURE, GNA_PATCH = 0, 1
 
 
 def library_path():
@@ -473,23 +494,172 @@ class Model:
 
     # -- running the model
 
-    def logits(self, ids, mask=None, layers=None, drop=None, replace=None):
+    def logits(self, ids, mask=None, layers=None, drop=None, replace=None, patch=None, states=None):
         """float32 [T, V]: the next-token logits at every position of ids, run from position 0 in a
-        fresh cache, with those interventions (`gna logits --tokens IDS -o OUT.npy` and its options)."""
-        options = _run_options(mask, layers, drop, replace)
+        fresh cache, with those interventions (`gna logits --tokens IDS -o OUT.npy` and its options);
+        patch= and states= as the module's docstring says."""
+        if patch is None and states is None:
+            options = _run_options(mask, layers, drop, replace)
+            tokens = self._token_ids(ids)
+            T = int(tokens.size)
+            out = np.empty((T, self.vocab_size), dtype=np.float32)
+            lib = library()
+            with self._lock:
+                run = self._run(options)
+                cache = _p()
+                _check(lib.gna_cache_new(run, T, ctypes.byref(cache)))
+                try:
+                    _check(lib.gna_forward(run, cache, tokens, T, out.ctypes.data))
+                finally:
+                    lib.gna_cache_free(cache)
+            return out
+        return self._tapped(ids, (), patch, states, (mask, layers, drop, replace))[0]
+
+    def capture(self, ids, sites, positions=None, mask=None, layers=None, drop=None, replace=None, patch=None,
+                states=None):
+        """{site: float32 [n_positions, width]}: each site's vectors at positions (None: all) during a
+        run of ids; sites: a site or a list of them ("L3", "L3H2", ...)."""
+        names = [sites] if isinstance(sites, (str, bytes)) else list(sites)
+        return self._tapped(ids, names, patch, states, (mask, layers, drop, replace), positions)[1]
+
+    def states(self, ids, position, layers=None, mask=None, drop=None, replace=None, patch=None):
+        """{layer: float32 [heads, head_dim, state]}: the state of each SSM layer (layers: an int, ints,
+        or None: every SSM layer the run has) after the token at `position` of ids."""
+        tokens = self._token_ids(ids)
+        at = self._positions(position, int(tokens.size), "position")[0]
+        return self._tapped(tokens[: at + 1], (), patch, None, (mask, None, drop, replace), None, layers)[2]
+
+    def unembed(self, hidden, mask=None, layers=None, drop=None, replace=None):
+        """float32 [n, V] (or [V] for one [D] row): RMSNorm(hidden) Wlm^T, the final norm and LM head
+        (gna_unembed): the logit lens on a residual from capture()."""
+        rows = np.ascontiguousarray(hidden, dtype=np.float32)
+        single = rows.ndim == 1
+        D = self.config.get("hidden_size", self.config.get("d_model"))
+        if rows.ndim not in (1, 2) or rows.shape[-1] != D or rows.size == 0:
+            raise Error(f"hidden: expected [n, {D}] floats, got shape {rows.shape}")
+        rows = rows.reshape(-1, D)
+        out = np.empty((rows.shape[0], self.vocab_size), dtype=np.float32)
+        with self._lock:
+            _check(library().gna_unembed(self._run(_run_options(mask, layers, drop, replace)), rows, rows.shape[0], out))
+        return out[0] if single else out
+
+    def lens(self, ids, position=-1, mask=None, layers=None, drop=None, replace=None, patch=None, states=None):
+        """float32 [layers run, V]: the logit lens at one position (`gna lens --at`): the residual
+        after each layer the run has, through unembed(). The last row is the model's own logits."""
+        options = (mask, layers, drop, replace)
+        with self._lock:
+            run = self._run(_run_options(*options))
+            names = []
+            for layer in range(self._layer_count()):
+                width = ctypes.c_int()
+                if library().gna_site_width(run, f"L{layer}".encode(), ctypes.byref(width)) == GNA_OK:
+                    names.append(f"L{layer}")
+            captured = self._tapped(ids, names, patch, states, options, [position])[1]
+        return self.unembed(np.concatenate([captured[n] for n in names]), *options)
+
+    # -- taps: capture, patch, states
+
+    def _layer_count(self):
+        c = self.config
+        return c.get("num_hidden_layers", c.get("n_layer", c.get("n_layers")))
+
+    @staticmethod
+    def _positions(positions, T, what):
+        numbers = [positions] if not hasattr(positions, "__iter__") or isinstance(positions, (str, bytes)) else list(positions)
+        out = []
+        for p in numbers:
+            p = _integer(what, p)
+            q = p + T if p < 0 else p
+            if not 0 <= q < T:
+                raise Error(f"{what}: position {p} is outside the {T} tokens")
+            out.append(q)
+        if not out:
+            raise Error(f"{what}: no positions given")
+        return np.array(out, dtype=np.intc)
+
+    def _tapped(self, ids, capture_sites, patch, states, options, positions=None, state_layers=()):
+        """One run of ids with taps: the logits, {site: captured}, {layer: state after the last token}
+        (state_layers: () none, None every SSM layer, or ints)"""
         tokens = self._token_ids(ids)
         T = int(tokens.size)
-        out = np.empty((T, self.vocab_size), dtype=np.float32)
+        if patch is not None and not isinstance(patch, dict):
+            raise TypeError("patch must be a dict {site: (positions, values)}")
+        if states is not None and not isinstance(states, dict):
+            raise TypeError("states must be a dict {layer: (position, state)}")
         lib = library()
+        keep = []  # every array C points into, alive until the run is freed
         with self._lock:
-            run = self._run(options)
+            self._open()
+            # a run of its own, freed here: its taps point into this call's arrays
+            run = self._new_run(self._base + _run_options(*options))
             cache = _p()
-            _check(lib.gna_cache_new(run, T, ctypes.byref(cache)))
             try:
-                _check(lib.gna_forward(run, cache, tokens, T, out.ctypes.data))
+                def width_of(site):
+                    width = ctypes.c_int()
+                    _check(lib.gna_site_width(run, site, ctypes.byref(width)))
+                    return width.value
+
+                captured = {}
+                at = np.arange(T, dtype=np.intc) if positions is None else self._positions(positions, T, "positions")
+                for site in capture_sites:
+                    name = _text("site", site)
+                    values = np.zeros((at.size, width_of(name)), dtype=np.float32)
+                    _check(lib.gna_run_tap(run, GNA_CAPTURE, name, at, at.size, values.ctypes.data))
+                    keep.append(at)
+                    captured[site if isinstance(site, str) else site.decode()] = values
+                for site, given in (patch or {}).items():
+                    name = _text("site", site)
+                    if not isinstance(given, tuple) or len(given) != 2:
+                        raise TypeError(f"patch[{site!r}] must be (positions, values)")
+                    where = self._positions(given[0], T, "patch positions")
+                    width = width_of(name)
+                    values = np.ascontiguousarray(given[1], dtype=np.float32)
+                    if values.size != where.size * width:
+                        raise Error(f"patch: \"{site}\": expected {where.size} x {width} values, got shape {values.shape}")
+                    keep += [where, values]
+                    _check(lib.gna_run_tap(run, GNA_PATCH, name, where, where.size, values.ctypes.data))
+                splits = {}
+                for layer, given in (states or {}).items():
+                    if not isinstance(given, tuple) or len(given) != 2:
+                        raise TypeError(f"states[{layer!r}] must be (position, state)")
+                    p = int(self._positions(given[0], T, "states position")[0])
+                    splits.setdefault(p, []).append((_integer("states layer", layer), given[1]))
+                _check(lib.gna_cache_new(run, T, ctypes.byref(cache)))
+                logits = np.empty((T, self.vocab_size), dtype=np.float32)
+                start = 0
+                for end in sorted(splits) + [T - 1]:
+                    if end >= start:
+                        chunk = np.ascontiguousarray(tokens[start:end + 1])
+                        _check(lib.gna_forward(run, cache, chunk, chunk.size, logits[start:].ctypes.data))
+                        start = end + 1
+                    for layer, state in splits.get(end, []):
+                        n = ctypes.c_int()
+                        _check(lib.gna_cache_state(cache, layer, GNA_PATCH, None, ctypes.byref(n)))
+                        values = np.ascontiguousarray(state, dtype=np.float32)
+                        if values.size != n.value:
+                            raise Error(f"states: layer {layer}: expected {n.value} floats, got shape {values.shape}")
+                        _check(lib.gna_cache_state(cache, layer, GNA_PATCH, values.ctypes.data, ctypes.byref(n)))
+                found = {}
+                if state_layers != ():
+                    wanted = range(self._layer_count()) if state_layers is None else (
+                        [state_layers] if not hasattr(state_layers, "__iter__") else state_layers)
+                    for layer in wanted:
+                        layer = _integer("layers", layer)
+                        n = ctypes.c_int()
+                        status = lib.gna_cache_state(cache, layer, GNA_CAPTURE, None, ctypes.byref(n))
+                        if status != GNA_OK and state_layers is None:
+                            continue  # every SSM layer: an attention layer has none
+                        _check(status)
+                        heads = ctypes.c_int()
+                        _check(lib.gna_count_heads(run, f"L{layer}S*".encode(), ctypes.byref(heads)))
+                        head_dim = width_of(f"L{layer}S0".encode())
+                        values = np.empty((heads.value, head_dim, n.value // (heads.value * head_dim)), dtype=np.float32)
+                        _check(lib.gna_cache_state(cache, layer, GNA_CAPTURE, values.ctypes.data, ctypes.byref(n)))
+                        found[layer] = values
             finally:
                 lib.gna_cache_free(cache)
-        return out
+                lib.gna_run_free(run)
+        return logits, captured, found
 
     def attention(self, ids, heads, rows=None, mask=None, layers=None, drop=None, replace=None):
         """float32 [n_heads, n_rows, T]: for each head of `heads` (the --heads grammar, in its order)
