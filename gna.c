@@ -7523,11 +7523,19 @@ static void head_name(const Model *m, const HeadScore *x, char *name, size_t siz
 }
 
 /* order[0..n): the heads by score, highest first, ties in list order (an insertion sort: stable) */
-static void rank_heads(const HeadScore *scores, size_t n, int by_gather, size_t *order) {
+enum { BY_AGGREGATE, BY_GATHER, BY_GOLD_MASS, BY_ABLATED_ACCURACY };
+
+static double rank_key(const HeadScore *x, int by) {
+    return by == BY_AGGREGATE ? x->aggregate : by == BY_GATHER ? x->gather : by == BY_GOLD_MASS ? x->gold_mass
+           : isnan(x->ablated_accuracy) ? -INFINITY : -x->ablated_accuracy; /* the most harmful first; unmeasured last */
+}
+
+/* order: the heads by the key, largest first; ties keep the heads' order (an insertion sort) */
+static void rank_heads(const HeadScore *scores, size_t n, int by, size_t *order) {
     for (size_t i = 0; i < n; i++) {
-        double x = by_gather ? scores[i].gather : scores[i].aggregate;
+        double x = rank_key(&scores[i], by);
         size_t j = i;
-        for (; j > 0 && (by_gather ? scores[order[j - 1]].gather : scores[order[j - 1]].aggregate) < x; j--) order[j] = order[j - 1];
+        for (; j > 0 && rank_key(&scores[order[j - 1]], by) < x; j--) order[j] = order[j - 1];
         order[j] = i;
     }
 }
@@ -7716,7 +7724,7 @@ static const struct {
             "  --no-reuse       run every request whole from position 0, as lm-eval does, instead of each\n"
             "                   context once (and an mmlu subject's few-shot prefix once); slower, and the\n"
             "                   same results within the fidelity tolerance\n"},
-    {"heads", "usage: gna heads -m DIR --task kv|mmlu [--data PATH] [--heads SPEC] [--top K] [--json F] [--svg F]\n"
+    {"heads", "usage: gna heads -m DIR --task kv|mmlu [--data PATH] [--heads SPEC] [--top K] [--sweep N|all] [--json F] [--svg F]\n"
               "Finds the G&A heads: the contexts are cut into segments (kv's \"key:value\\n\" lines, mmlu's\n"
               "option lines) whose last token (the \"\\n\") is the segment's summary token. For each head, r_t\n"
               "its attention row at query t (SSM heads: |implicit attention| as a distribution), averaged\n"
@@ -7725,13 +7733,18 @@ static const struct {
               "  gold mass  r_final's mass on the gold segment (its summary token and the tokens before it)\n"
               "  gather     the mean over segments of r_summary's mass on its own segment's other tokens\n"
               "Then the task's accuracy with each of the top K aggregate and gather heads ablated alone, and\n"
-              "with each pair of a top gather head and a top aggregate head of a later layer.\n"
+              "with each pair of a top gather head and a top aggregate head of a later layer. The sweep\n"
+              "ranks heads by the accuracy each costs alone: the scores can miss a critical head (an SSM's\n"
+              "smooth maps), the sweep cannot; it costs one pass over the questions per head.\n"
               "  -m DIR           the model folder (with its tokenizer.json)\n"
               "  --task kv|mmlu   the questions: kv samples (--pairs N, default 20; --samples N; --seed S)\n"
               "                   or mmlu (--data PATH, --shots K, --limit N, --bos, as gna mmlu)\n"
               "  --heads SPEC     the heads to score (default: all; mamba-1 channels must be named)\n"
               "  --top K          candidates to ablate from each ranking (default 5)\n"
-              "  --json F         every head's scores, the ablations and the pairs\n"
+              "  --sweep N|all    ablate alone the N top heads of each score (aggregate, gather, gold mass),\n"
+              "                   or every head, and rank them with those above by the accuracy lost\n"
+              "                   (default 0: the --top candidates only)\n"
+              "  --json F         every head's scores, the ablations, the pairs and the sweep\n"
               "  --svg F          the top-scored pair's gather and aggregate maps on the first question\n"},
     {"merge", "usage: gna merge LOG.jsonl... [--json F]\n"
               "The logs of every shard of one harness run (--shard i/n, same settings) into the results\n"
@@ -7759,6 +7772,7 @@ typedef struct {
     const char *output;       /* -o */
     int top;                  /* --top */
     int at;                   /* --at (lens) */
+    long long sweep;          /* --sweep (heads): candidates per score beyond --top's; LLONG_MAX: all */
     int n_new;                /* -n */
     double temperature;       /* --temp */
     unsigned long long seed;  /* --seed */
@@ -7868,7 +7882,8 @@ static int parse_options(int argc, char **argv, Options *o) {
                           strcmp(a, "-f") == 0 || strcmp(a, "--data") == 0 || strcmp(a, "--shots") == 0 ||
                           strcmp(a, "--limit") == 0 || strcmp(a, "--json") == 0 || strcmp(a, "--log") == 0 ||
                           strcmp(a, "--shard") == 0 || strcmp(a, "--pairs") == 0 || strcmp(a, "--samples") == 0 ||
-                          strcmp(a, "--keys") == 0 || strcmp(a, "--task") == 0 || strcmp(a, "--at") == 0;
+                          strcmp(a, "--keys") == 0 || strcmp(a, "--task") == 0 || strcmp(a, "--at") == 0 ||
+                          strcmp(a, "--sweep") == 0;
         if (takes_value && !value) return bad_input(a, "needs a value");
         int allowed = 1;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -7936,6 +7951,10 @@ static int parse_options(int argc, char **argv, Options *o) {
             allowed = is_logits || is_heads || is_lens;
             TRY(parse_whole_number(a, value, 1, 1000000, &number));
             o->top = (int)number;
+        } else if (strcmp(a, "--sweep") == 0) {
+            allowed = is_heads;
+            if (strcmp(value, "all") == 0) o->sweep = LLONG_MAX;
+            else TRY(parse_whole_number(a, value, 0, 1000000, &o->sweep));
         } else if (strcmp(a, "--at") == 0) {
             allowed = is_lens;
             TRY(parse_whole_number(a, value, -INT_MAX, INT_MAX, &number));
@@ -8684,14 +8703,24 @@ static int command_heads(gna_run *run, const Options *o, const Tokenizer *t) {
     if (status == GNA_OK) status = score_heads(&s, &h, n, heads, n_heads, scores);
     if (status == GNA_OK) status = harness_accuracy(&s, &h, n, NULL, 0, &accuracy);
     size_t *by_aggregate = checked_malloc(sizeof(size_t) * (n_heads + 1)), *by_gather = checked_malloc(sizeof(size_t) * (n_heads + 1));
-    rank_heads(scores, n_heads, 0, by_aggregate);
-    rank_heads(scores, n_heads, 1, by_gather);
-    for (size_t k = 0; k < 2 * K && status == GNA_OK; k++) { /* ablate each candidate alone */
-        HeadScore *x = &scores[k < K ? by_aggregate[k] : by_gather[k - K]];
-        if (!isnan(x->ablated_accuracy)) continue;
+    size_t *by_gold = checked_malloc(sizeof(size_t) * (n_heads + 1)), *by_cost = checked_malloc(sizeof(size_t) * (n_heads + 1));
+    rank_heads(scores, n_heads, BY_AGGREGATE, by_aggregate);
+    rank_heads(scores, n_heads, BY_GATHER, by_gather);
+    rank_heads(scores, n_heads, BY_GOLD_MASS, by_gold);
+    /* ablate each candidate alone: the top K of the aggregate and gather rankings, and the sweep's */
+    size_t sweep = (unsigned long long)o->sweep < n_heads ? (size_t)o->sweep : n_heads, n_swept = 0;
+    for (size_t k = 0; k < n_heads && status == GNA_OK; k++) {
+        HeadScore *x = &scores[k];
+        int candidate = 0;
+        for (size_t j = 0; j < (sweep > K ? sweep : K); j++)
+            candidate |= (j < K && (by_aggregate[j] == k || by_gather[j] == k)) ||
+                         (j < sweep && (by_aggregate[j] == k || by_gather[j] == k || by_gold[j] == k));
+        if (!candidate) continue;
         MaskItem item = {x->layer, x->kind, x->head, 0, 0, 0, 0, 0, 0, ""};
         status = harness_accuracy(&s, &h, n, &item, 1, &x->ablated_accuracy);
+        n_swept++;
     }
+    rank_heads(scores, n_heads, BY_ABLATED_ACCURACY, by_cost);
     /* pairs: a top gather head with a top aggregate head of a later layer, ablated together */
     typedef struct {
         size_t gather, aggregate;
@@ -8740,6 +8769,14 @@ static int command_heads(gna_run *run, const Options *o, const Tokenizer *t) {
                    (long)p == found ? "   <- the top-scored pair" : "", (long)p == worst ? "   <- the most harmful pair" : "");
         }
         if (n_pairs == 0) printf("\nno top gather head lies in a layer before a top aggregate head: no pair to ablate\n");
+        printf("\nthe sweep: %zu heads ablated alone, the most harmful first\n%-10s %14s %8s %10s %10s %10s\n", n_swept,
+               "head", "ablated acc", "drop", "aggregate", "gather", "gold mass");
+        for (size_t k = 0; k < n_swept && k < (K > 10 ? K : 10); k++) {
+            const HeadScore *x = &scores[by_cost[k]];
+            head_name(m, x, name, sizeof name);
+            printf("%-10s %14.4f %8.4f %10.4f %10.4f %10.4f\n", name, x->ablated_accuracy, accuracy - x->ablated_accuracy,
+                   x->aggregate, x->gather, x->gold_mass);
+        }
     }
     if (status == GNA_OK && o->json) {
         Bytes b = {0};
@@ -8770,7 +8807,19 @@ static int command_heads(gna_run *run, const Options *o, const Tokenizer *t) {
             bytes_printf(&b, ", \"top_scored\": %s, \"most_harmful\": %s}", (long)p == found ? "true" : "false",
                          (long)p == worst ? "true" : "false");
         }
-        bytes_add_text(&b, "\n  ]\n}\n");
+        bytes_add_text(&b, "\n  ],\n  \"sweep\": {\"baseline\": ");
+        json_add_number(&b, accuracy);
+        bytes_add_text(&b, ", \"heads\": [");
+        for (size_t k = 0; k < n_swept; k++) {
+            const HeadScore *x = &scores[by_cost[k]];
+            head_name(m, x, name, sizeof name);
+            bytes_printf(&b, "%s\n    {\"head\": \"%s\", \"acc\": ", k ? "," : "", name);
+            json_add_number(&b, x->ablated_accuracy);
+            bytes_add_text(&b, ", \"cost\": ");
+            json_add_number(&b, accuracy - x->ablated_accuracy);
+            bytes_add_text(&b, "}");
+        }
+        bytes_add_text(&b, "\n  ]}\n}\n");
         OutputFile out;
         if ((status = open_output(&out, o->json)) == GNA_OK) {
             fwrite(b.data, 1, b.length, out.file);
@@ -8813,6 +8862,8 @@ static int command_heads(gna_run *run, const Options *o, const Tokenizer *t) {
     free(pairs);
     free(by_aggregate);
     free(by_gather);
+    free(by_gold);
+    free(by_cost);
     free(scores);
     free(heads);
     free_scorer(&s);

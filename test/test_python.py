@@ -512,6 +512,58 @@ def lens_cli_errors():
     return status == 2 and message == "--at: position 3 is outside the 3 tokens", f"{status}: {message}"
 check("gna lens --at outside the tokens: exit 2, one line", lens_cli_errors)
 
+# 5c. gna heads --sweep: every head ablated alone, ranked by the accuracy it costs
+def sweep_all():
+    with gna.Model(LLAMA_DEMO) as m:
+        got = m.heads(task="kv", pairs=10, samples=10, seed=5, top=2, sweep="all", quiet=True)
+        sweep = got["sweep"]
+        costs = [x["cost"] for x in sweep["heads"]]
+        ok = len(sweep["heads"]) == 24 and costs == sorted(costs, reverse=True) and sweep["baseline"] == got["accuracy"]
+        lines = [f"{len(costs)} heads, baseline {sweep['baseline']}, costs sorted: {ok}"]
+        for x in sweep["heads"][:3] + sweep["heads"][-1:]:  # each as gna kv --mask HEAD scores it
+            masked = m.kv(pairs=[10], samples=10, seed=5, mask=x["head"], quiet=True)["results"]["kv_pairs_10_masked"]["acc,none"]
+            ok = ok and masked == x["acc"] and abs(x["cost"] - (sweep["baseline"] - masked)) < 1e-12
+            lines.append(f"{x['head']}: sweep {x['acc']}, kv --mask {masked}")
+        scored = {x["head"]: x["ablated_accuracy"] for x in got["heads"]}
+        ok = ok and all(scored[x["head"]] == x["acc"] for x in sweep["heads"])
+        return ok, "\n".join(lines)
+check("heads --sweep all (demo Llama): 24 heads ranked by cost, each equal to gna kv --mask HEAD", sweep_all)
+
+
+def sweep_candidates():
+    with gna.Model(MAMBA2_DEMO) as m:
+        plain = m.heads(task="kv", pairs=10, samples=6, top=2, quiet=True)
+        swept = m.heads(task="kv", pairs=10, samples=6, top=2, sweep=3, quiet=True)
+    measured = sorted(x["head"] for x in plain["heads"] if x["ablated_accuracy"] is not None)
+    ranked = {key: [x["head"] for x in sorted(swept["heads"], key=lambda x: -x[key])] for key in ("aggregate", "gather", "gold_mass")}
+    wanted = set(ranked["aggregate"][:3] + ranked["gather"][:3] + ranked["gold_mass"][:3])
+    ok = (sorted(x["head"] for x in plain["sweep"]["heads"]) == measured and len(measured) <= 4 and
+          {x["head"] for x in swept["sweep"]["heads"]} == wanted)
+    return ok, f"default: the {len(measured)} --top candidates; --sweep 3: {sorted(wanted)}"
+check("heads --sweep N (demo Mamba-2): the top N of each score; by default the --top candidates only", sweep_candidates)
+
+
+def sweep_against_transformers():  # the tiny fixtures' references ablate the --top candidates in transformers
+    ok, lines = True, []
+    for case, model in (("heads_kv_mamba2", "test/fixtures/harness/mamba2_tiny"),):
+        expected = json.load(open(f"test/fixtures/harness/cases/{case}/expected_heads.json", encoding="utf-8"))
+        with gna.Model(model) as m:
+            got = m.heads(task="kv", pairs=4, samples=6, seed=3, top=2, sweep="all", quiet=True)
+        reference = {x["head"]: x["ablated_accuracy"] for x in expected["heads"] if x["ablated_accuracy"] is not None}
+        mine = {x["head"]: x["acc"] for x in got["sweep"]["heads"]}
+        ok = ok and len(mine) == len(got["heads"]) and reference and all(abs(mine[h] - a) < 1e-12 for h, a in reference.items())
+        lines.append(f"{case}: {len(reference)} of {len(mine)} swept heads have a transformers ablation; all equal")
+    return ok, "\n".join(lines)
+check("heads --sweep all: the ablated accuracies equal transformers' where the reference has them", sweep_against_transformers)
+
+
+def sweep_bad():
+    status, message = cli_error("heads", "-m", LLAMA_DEMO, "--task", "kv", "--sweep", "some")
+    status2, message2 = cli_error("kv", "-m", LLAMA_DEMO, "--sweep", "3")
+    return (status == 2 and message.startswith("--sweep: expected a whole number") and status2 == 2 and
+            message2.startswith("--sweep: not an option of 'gna kv'"), f"{message}; {message2}")
+check("--sweep with a bad value, or on another command: exit 2, one line", sweep_bad)
+
 # 6. README-style: the demo Llama's G&A pair (README.md's demo section: gna heads finds gather L1H5 and
 #    aggregate L2H0; ablating them takes KV retrieval from 1.00 to 0.00-0.10)
 def readme_snippet():

@@ -267,7 +267,7 @@ _HARNESS_OPTIONS = {
     "kv": {"pairs", "samples", "seed", "keys", "svg", "log", "shard", "no_reuse"},
     "mmlu": {"data", "shots", "limit", "bos", "log", "shard", "no_reuse"},
     "mc": {"data", "limit", "bos", "log", "shard", "no_reuse"},
-    "heads": {"task", "data", "pairs", "samples", "seed", "keys", "shots", "limit", "bos", "heads", "top", "svg",
+    "heads": {"task", "data", "pairs", "samples", "seed", "keys", "shots", "limit", "bos", "heads", "top", "sweep", "svg",
               "log", "shard", "no_reuse"},
 }
 
@@ -726,6 +726,6 @@ class Model:
         return self._harness("mc", quiet, mask, layers, drop, replace, dict(options, data=data))
 
     def heads(self, task, layers=None, drop=None, replace=None, quiet=False, **options):
-        """`gna heads --task kv|mmlu`: heads=SPEC, top=, pairs=, samples=, seed=, data=, shots=, limit=,
+        """`gna heads --task kv|mmlu`: heads=SPEC, top=, pairs=, samples=, seed=, data=, shots=, limit=, sweep=N or "all",
         svg=. Returns the --json results: every head's scores, the ablations and the pairs."""
         return self._harness("heads", quiet, None, layers, drop, replace, dict(options, task=task))
