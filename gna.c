@@ -6226,9 +6226,9 @@ static void write_attention_svg(FILE *f, const Probe *probes, const char *const 
     size_t cell = T <= 24 ? 18 : T <= 64 ? 10 : T <= 160 ? 5 : 3, margin = cell >= 10 ? 64 : 0;
     size_t panel_w = margin + T * cell + 20, panel_h = margin + n_rows * cell + 34;
     size_t columns = n_probes < 3 ? n_probes : 3, rows_of_panels = (n_probes + columns - 1) / columns;
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%zu\" height=\"%zu\" font-family=\"monospace\" "
-               "font-size=\"%d\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
-            columns * panel_w, rows_of_panels * panel_h, cell >= 10 ? 8 : 6);
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%zu\" height=\"%zu\" viewBox=\"0 0 %zu %zu\" "
+               "font-family=\"monospace\" font-size=\"%d\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+            columns * panel_w, rows_of_panels * panel_h, columns * panel_w, rows_of_panels * panel_h, cell >= 10 ? 8 : 6);
     for (size_t i = 0; i < n_probes; i++) {
         const Probe *p = &probes[i];
         size_t x0 = (i % columns) * panel_w + margin, y0 = (i / columns) * panel_h + 20 + margin;
@@ -7336,7 +7336,7 @@ static void write_kv_svg(FILE *f, const Scores *s, const char *mask) {
     const double left = 70, top = 40, width = 520, height = 300;
 #define KV_X(p) (left + width * ((p) - min_pairs) / (double)(max_pairs - min_pairs))
 #define KV_Y(a) (top + height * (1.0 - (a)))
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"640\" height=\"420\" font-family=\"sans-serif\" font-size=\"12\">\n");
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"640\" height=\"420\" viewBox=\"0 0 640 420\" font-family=\"sans-serif\" font-size=\"12\">\n");
     fprintf(f, "<rect width=\"640\" height=\"420\" fill=\"white\"/>\n");
     fprintf(f, "<text x=\"320\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">KV retrieval: accuracy against pairs</text>\n");
     for (int k = 0; k <= 4; k++) {

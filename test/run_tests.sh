@@ -404,6 +404,20 @@ if [ -z "$RUN" ] && [ -z "$LABEL" ]; then
     fi
 fi
 
+# 5a'. The demo (make run) into a temporary folder, and its page: well-formed, complete, self-contained
+#     (test/check_page.py). The plain build on this machine only.
+if [ -z "$RUN" ] && [ -z "$LABEL" ] && [ -n "${python:-}" ]; then
+    hybrid=""
+    [ -f test/models/zamba2_demo/model.safetensors ] && hybrid=--hybrid
+    if GNA=$GNA OUT="$TMP/demo" sh test/demo.sh >"$TMP/demo.txt" 2>&1; then
+        "$python" test/check_page.py "$TMP/demo/index.html" $hybrid >"$TMP/page.txt" 2>&1
+        count_c_checks "the demo page" $? "$TMP/page.txt"
+    else
+        fail "make run (test/demo.sh)" "$(tail -5 "$TMP/demo.txt")"
+    fi
+    rm -rf "$TMP/demo"
+fi
+
 # 5b. Out of memory (a 12 MB address-space limit; the run needs about 30): one line, status 1, and no
 #     file left behind, neither the output nor its temporary (open by then, and removed on the way
 #     out). The plain build on this machine only: the sanitizers and qemu need more address space.
