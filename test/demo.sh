@@ -1,25 +1,41 @@
 #!/bin/sh
 # `make run`: the Gather-and-Aggregate mechanism on the bundled demo models (test/models: a small Llama,
-# a Mamba-2 and a Zamba2-layout hybrid of about the same size, trained on the same synthetic data by
-# weights_tools/train_demo.py), in under a minute on two cores. For each model:
-#   1. gna heads finds the G&A candidates on MMLU-format questions and on KV retrieval, and ablates them
-#      (on KV, with a sweep of the top heads of each score: the SSM's critical head is not its top pair);
+# a Mamba-2 and, once it is there, a Zamba2-layout hybrid of about the same size, trained on the same
+# synthetic data by weights_tools/train_demo.py), in about 40 seconds on two cores (the models run side
+# by side). For each model:
+#   1. gna heads finds the G&A candidates on KV retrieval, with a sweep of the top heads of each score
+#      (the SSM's critical head is not its top-scored pair), and, for the Llama and the Mamba-2, on
+#      MMLU-format questions;
 #   2. KV retrieval (10-100 pairs), MMLU-format (letter) accuracy and cloze accuracy on the same facts
 #      are measured before and after ablating the KV pair (the sweep's head for the Mamba-2) and the
 #      MMLU pair; the hybrid instead gets the paper's experiment, every attention head's final row
 #      masked (--mask 'L*A*@-1:0--1'), and the same mask on its SSM heads for comparison;
 #   3. gna attn draws the heads' maps on a short dictionary, with token labels.
 # Then a table of the models side by side, and build/demo/index.html: one self-contained page (inline
-# SVG and CSS, no script, no external reference) telling the paper's story with these figures. Figures
-# and JSON results go to build/demo/.
+# SVG and CSS, no script, no external reference) that tells the paper's story with these figures, each
+# with the gna command that made it. Everything is sh, sed and awk. Figures, JSON results and every
+# command run (commands.txt) go to build/demo/.
+#   GNA             the gna program (default ./gna)
+#   GNA_DEMO_OUT    the output folder (default build/demo; make test's check of the page uses its own)
+#   GNA_DEMO_MODELS the models' folder (default test/models): llama_demo, mamba2_demo, demo_data and,
+#                   when it holds a model.safetensors, zamba2_demo
 set -eu
+LC_ALL=C # bytes in, bytes out (token labels are UTF-8), and "0.5" in numbers
+export LC_ALL
 GNA=${GNA:-./gna}
-M=test/models
-OUT=${OUT:-build/demo}
+M=${GNA_DEMO_MODELS:-test/models}
+OUT=${GNA_DEMO_OUT:-build/demo}
 mkdir -p "$OUT"
+rm -f "$OUT/commands.txt" "$OUT"/*_critical.* "$OUT"/zamba2_demo_*
 MODELS="llama_demo mamba2_demo"
-[ -f "$M/zamba2_demo/model.safetensors" ] && MODELS="$MODELS zamba2_demo"
-# a short dictionary in the KV task's format (test/models/README.md), for maps with token labels
+HYBRID=""
+if [ -f "$M/zamba2_demo/model.safetensors" ]; then HYBRID=zamba2_demo; MODELS="$MODELS zamba2_demo"; fi
+# The hybrid was trained with dt clamped at time_step_min, as transformers 5.x computes it
+# (weights_tools/train_demo.py), so gna runs it that way.
+ZAMBA2_DT=--dt-min-clamp
+ZAMBA2_N=20 # dictionaries of each size for its KV runs (it is the slowest of the three)
+# a short dictionary in the KV task's format (test/models/README.md), for maps with token labels;
+# the key asked is on the dictionary's GOLD_LINE-th line
 SHORT="Memorize the following dictionary:
 apple:42
 river:17
@@ -27,12 +43,35 @@ stone:88
 cloud:5
 tiger:63
 The value of the key 'stone' is"
+GOLD_LINE=3 GOLD_VALUE=88
 ATTENTION_ROWS='L*A*@-1:0--1'
 SSM_ROWS='L*S*@-1:0--1'
+# the ablation sweep of gna heads (--sweep), where this gna has it
+HAS_SWEEP=yes
+"$GNA" heads --help 2>&1 | grep -q -- --sweep || HAS_SWEEP=""
 
-# "acc,none" of a task in a results JSON written by gna
+# -- running gna, and keeping each command line as the page shows it
+# a word quoted for the shell; the short prompt as "$SHORT", which the page defines
+quote() {
+    case $1 in
+    "$SHORT") printf '"$SHORT"' ;;
+    '' | *[!A-Za-z0-9_./,=:@%+-]*) printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")" ;;
+    *) printf '%s' "$1" ;;
+    esac
+}
+g() { # name, gna's arguments: runs gna; the command line goes to commands.txt under that name
+    name=$1
+    shift
+    line=$GNA
+    for a in "$@"; do line="$line $(quote "$a")"; done
+    printf '%s\t%s\n' "$name" "$line" >>"$OUT/commands.txt"
+    "$GNA" "$@"
+}
+cmd() { for n in "$@"; do awk -F '\t' -v n="$n" '$1 == n { print $2 }' "$OUT/commands.txt"; done; }
+
+# -- reading gna's JSON
+# "acc,none" of a task in a results JSON
 acc() { sed -n "s/^ *\"$2\": {[^}]*\"acc,none\": \([0-9.]*\).*/\1/p" "$1" | awk '{printf "%.3f", $1}'; }
-
 # the top-scored gather -> aggregate pair of a heads JSON; without one (no top gather head before a top
 # aggregate head), the top aggregate head
 pair_of() {
@@ -40,66 +79,136 @@ pair_of() {
     [ -n "$pair" ] || pair=$(sed -n 's/.*{"head": "\([^"]*\)".*/\1/p' "$1" | head -1)
     echo "$pair"
 }
-# the sweep's most harmful head, and what it costs
-swept() { grep -o "{\"head\": \"[^\"]*\", \"acc\": [^,]*, \"cost\": [-0-9.e]*" "$1" | head -1 | sed 's/{"head": "\([^"]*\)", "acc": \([^,]*\), "cost": \(.*\)/\1 \3/'; }
+# the sweep's heads, most harmful first: "head acc cost" lines (none without a sweep)
+sweep_of() {
+    sed -n '/"sweep"/,$p' "$1" | sed -n 's/.*{"head": "\([^"]*\)", "acc": \([-0-9.e]*\), "cost": \([-0-9.e]*\).*/\1 \2 \3/p'
+}
+# a score of a head in a heads JSON (aggregate, gather, gold_mass, ablated_accuracy), 2 decimals
+score() { sed -n "s/.*{\"head\": \"$2\", .*\"$3\": \([-0-9.e]*\).*/\1/p" "$1" | head -1 | awk '{printf "%.2f", $1}' | unsign; }
+# the largest score of a kind over a heads JSON's heads, 2 decimals, and its head
+best() {
+    sed -n "s/.*{\"head\": \"\([^\"]*\)\", .*\"$2\": \([-0-9.e]*\).*/\2 \1/p" "$1" |
+        awk 'NR == 1 || $1 + 0 > b + 0 { b = $1; h = $2 } END { printf "%.2f %s", b, h }' | unsign
+}
+unsign() { sed 's/^-\(0\.0*\)$/\1/; s/^-\(0\.0*\) /\1 /; s/^-0$/0/; s/^-0 /0 /'; } # -0.00 is 0.00
+lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 < b + 0) }'; }
+# the accuracy a heads JSON measured as it is, and with a pair (gather,aggregate) ablated, 2 decimals
+base_acc() { sed -n 's/^  "accuracy": \([-0-9.e]*\).*/\1/p' "$1" | awk '{printf "%.2f", $1}'; }
+pair_acc() {
+    sed -n "s/.*{\"gather\": \"${2%%,*}\", \"aggregate\": \"${2#*,}\", \"ablated_accuracy\": \([-0-9.e]*\).*/\1/p" "$1" |
+        head -1 | awk '{printf "%.2f", $1}'
+}
 
-for model in $MODELS; do
-    echo "== $model: gna heads --task mmlu (the held-out MMLU-format questions, 20 per subject)"
-    $GNA heads -q -m "$M/$model" --task mmlu --data "$M/demo_data/mmlu" --limit 20 --top 3 \
-        --json "$OUT/${model}_heads.json" >/dev/null
-    pair_of "$OUT/${model}_heads.json" >"$OUT/${model}_pair.txt"
-    echo "== $model: gna heads --task kv --sweep 3 (30 dictionaries of 20 pairs)"
-    $GNA heads -q -m "$M/$model" --task kv --pairs 20 --samples 30 --top 3 --sweep 3 \
+# -- the runs: each model's in a job of its own, and the hybrid's SSM-row masks in another, side by side
+# (on two cores about two thirds of the time of one after the other; gna's numbers do not depend on it)
+model_runs() { # model
+    model=$1 dir=$M/$1
+    # n dictionaries of each size. The hybrid's masks are the paper's experiment, so its heads are only
+    # found on KV, for its maps; it runs three times slower than the others, so it gets fewer candidates
+    # and dictionaries (make run stays well under a minute on two cores)
+    dt="" top=3 n=30
+    [ "$model" != zamba2_demo ] || dt=$ZAMBA2_DT top=2 n=$ZAMBA2_N
+    sweep=""
+    [ -z "$HAS_SWEEP" ] || sweep="--sweep $top"
+    if [ "$model" != zamba2_demo ]; then
+        echo "== $model: gna heads --task mmlu (the held-out MMLU-format questions, 20 per subject)"
+        g ${model}_heads heads -q -m "$dir" --task mmlu --data "$M/demo_data/mmlu" --limit 20 --top 3 \
+            --json "$OUT/${model}_heads.json" >/dev/null
+        pair_of "$OUT/${model}_heads.json" >"$OUT/${model}_pair.txt"
+    fi
+    echo "== $model: gna heads --task kv --top $top${sweep:+ $sweep} ($n dictionaries of 20 pairs)"
+    # shellcheck disable=SC2086 # $dt and $sweep are words on purpose
+    g ${model}_kv_heads heads -q -m "$dir" $dt --task kv --pairs 20 --samples $n --top $top $sweep \
         --json "$OUT/${model}_kv_heads.json" >/dev/null
     pair_of "$OUT/${model}_kv_heads.json" >"$OUT/${model}_kv_pair.txt"
-    swept "$OUT/${model}_kv_heads.json" >"$OUT/${model}_swept.txt"
-    pair=$(cat "$OUT/${model}_pair.txt")
-    kv_mask=$(cat "$OUT/${model}_kv_pair.txt")
-    [ "$model" = mamba2_demo ] && kv_mask=$(cut -d' ' -f1 "$OUT/${model}_swept.txt") # the scores miss it
-    [ "$model" = zamba2_demo ] && kv_mask=$ATTENTION_ROWS && pair=$ATTENTION_ROWS      # the paper's experiment
+    sweep_of "$OUT/${model}_kv_heads.json" >"$OUT/${model}_sweep.txt"
+    kv_pair=$(cat "$OUT/${model}_kv_pair.txt")
+    critical=$(sed -n '1s/ .*//p' "$OUT/${model}_sweep.txt")
+    case $model in
+    llama_demo) kv_mask=$kv_pair mask=$(cat "$OUT/${model}_pair.txt") ;;
+    mamba2_demo) kv_mask=${critical:-$kv_pair} mask=$(cat "$OUT/${model}_pair.txt") ;; # the scores miss it
+    zamba2_demo) kv_mask=$ATTENTION_ROWS mask=$ATTENTION_ROWS ;;                         # the paper's experiment
+    esac
     echo "$kv_mask" >"$OUT/${model}_kv_mask.txt"
-    echo "$pair" >"$OUT/${model}_mmlu_mask.txt"
-    echo "== $model: KV, MMLU format and cloze, before and after --mask $kv_mask (KV) and $pair (MMLU, cloze)"
-    $GNA kv -q -m "$M/$model" --pairs 10,30,50,80,100 --samples 30 --mask "$kv_mask" \
-        --json "$OUT/${model}_kv.json" --svg "$OUT/${model}_kv.svg" >/dev/null
-    $GNA mmlu -q -m "$M/$model" --data "$M/demo_data/mmlu" --json "$OUT/${model}_mmlu.json" >/dev/null
-    $GNA mmlu -q -m "$M/$model" --data "$M/demo_data/mmlu" --mask "$pair" --json "$OUT/${model}_mmlu_ablated.json" >/dev/null
-    $GNA mc -q -m "$M/$model" --data "$M/demo_data/cloze.jsonl" --json "$OUT/${model}_cloze.json" >/dev/null
-    $GNA mc -q -m "$M/$model" --data "$M/demo_data/cloze.jsonl" --mask "$pair" --json "$OUT/${model}_cloze_ablated.json" >/dev/null
-    # the maps on the short dictionary: the KV pair, and for the SSMs the sweep's most harmful head too
-    heads=$(cat "$OUT/${model}_kv_pair.txt")
-    [ "$model" != llama_demo ] && heads="$(cut -d' ' -f1 "$OUT/${model}_swept.txt"),$heads"
-    $GNA attn -q -m "$M/$model" -p "$SHORT" --heads "$heads" -o "$OUT/${model}_short.npy" --svg "$OUT/${model}_short.svg"
-    echo "$heads" >"$OUT/${model}_short_heads.txt"
+    echo "$mask" >"$OUT/${model}_mmlu_mask.txt"
+    echo "== $model: KV, MMLU format and cloze, before and after --mask $kv_mask (KV) and $mask (MMLU, cloze)"
+    # shellcheck disable=SC2086
+    {
+        g ${model}_kv kv -q -m "$dir" $dt --pairs 10,30,50,80,100 --samples $n --mask "$kv_mask" \
+            --json "$OUT/${model}_kv.json" --svg "$OUT/${model}_kv.svg"
+        g ${model}_mmlu mmlu -q -m "$dir" $dt --data "$M/demo_data/mmlu" --json "$OUT/${model}_mmlu.json"
+        g ${model}_mmlu mmlu -q -m "$dir" $dt --data "$M/demo_data/mmlu" --mask "$mask" --json "$OUT/${model}_mmlu_ablated.json"
+        g ${model}_cloze mc -q -m "$dir" $dt --data "$M/demo_data/cloze.jsonl" --json "$OUT/${model}_cloze.json"
+        g ${model}_cloze mc -q -m "$dir" $dt --data "$M/demo_data/cloze.jsonl" --mask "$mask" --json "$OUT/${model}_cloze_ablated.json"
+        # the maps on the short dictionary (milliseconds): the KV pair, and the sweep's most harmful head
+        g ${model}_short attn -q -m "$dir" $dt -p "$SHORT" --heads "$kv_pair" -o "$OUT/${model}_short.npy" --svg "$OUT/${model}_short.svg"
+        if [ -n "$critical" ] && [ "$model" != llama_demo ]; then
+            g ${model}_critical attn -q -m "$dir" $dt -p "$SHORT" --heads "$critical" -o "$OUT/${model}_critical.npy" \
+                --svg "$OUT/${model}_critical.svg"
+        fi
+    } >/dev/null
+}
+ssm_rows_runs() { # the hybrid with its SSM heads' final rows masked instead
+    echo "== $HYBRID: KV, MMLU format and cloze, before and after --mask $SSM_ROWS"
+    # shellcheck disable=SC2086
+    {
+        g ${HYBRID}_kv kv -q -m "$M/$HYBRID" $ZAMBA2_DT --pairs 10,30,50,80,100 --samples $ZAMBA2_N --mask "$SSM_ROWS" \
+            --json "$OUT/${HYBRID}_kv_ssm.json" --svg "$OUT/${HYBRID}_kv_ssm.svg"
+        g ${HYBRID}_mmlu mmlu -q -m "$M/$HYBRID" $ZAMBA2_DT --data "$M/demo_data/mmlu" --mask "$SSM_ROWS" --json "$OUT/${HYBRID}_mmlu_ssm.json"
+        g ${HYBRID}_cloze mc -q -m "$M/$HYBRID" $ZAMBA2_DT --data "$M/demo_data/cloze.jsonl" --mask "$SSM_ROWS" --json "$OUT/${HYBRID}_cloze_ssm.json"
+    } >/dev/null
+}
+jobs=""
+for model in $MODELS; do
+    model_runs "$model" &
+    jobs="$jobs $!"
 done
-if [ -f "$M/zamba2_demo/model.safetensors" ]; then # the same final-row mask on the hybrid's SSM heads
-    $GNA kv -q -m "$M/zamba2_demo" --pairs 10,30,50,80,100 --samples 30 --mask "$SSM_ROWS" --json "$OUT/zamba2_demo_kv_ssm.json" >/dev/null
-    $GNA mmlu -q -m "$M/zamba2_demo" --data "$M/demo_data/mmlu" --mask "$SSM_ROWS" --json "$OUT/zamba2_demo_mmlu_ssm.json" >/dev/null
-    $GNA mc -q -m "$M/zamba2_demo" --data "$M/demo_data/cloze.jsonl" --mask "$SSM_ROWS" --json "$OUT/zamba2_demo_cloze_ssm.json" >/dev/null
+if [ -n "$HYBRID" ]; then
+    ssm_rows_runs &
+    jobs="$jobs $!"
 fi
+status=0
+for job in $jobs; do wait "$job" || status=1; done
+[ "$status" -eq 0 ] || { echo "test/demo.sh: a gna run failed (above)" >&2; exit 1; }
 
-# -- the table
+# -- the table: a column per model, and for the hybrid a second one, "zamba2_demo+ssm": its SSM heads'
+# final rows masked instead of its attention heads'
+COLUMNS=$MODELS
+if [ -n "$HYBRID" ]; then
+    COLUMNS="$COLUMNS $HYBRID+ssm"
+    echo "$SSM_ROWS" >"$OUT/${HYBRID}_ssm_mask.txt"
+fi
+res() { # column, what (kv, mmlu, mmlu_ablated, cloze, cloze_ablated, kv_mask, mmlu_mask): its file
+    case $1/$2 in
+    *+ssm/kv) echo "$OUT/${1%+ssm}_kv_ssm.json" ;;
+    *+ssm/*_ablated) echo "$OUT/${1%+ssm}_${2%_ablated}_ssm.json" ;;
+    *+ssm/*_mask) echo "$OUT/${1%+ssm}_ssm_mask.txt" ;;
+    *+ssm/*) echo "$OUT/${1%+ssm}_$2.json" ;;
+    */*_mask) echo "$OUT/${1}_$2.txt" ;;
+    *) echo "$OUT/${1}_$2.json" ;;
+    esac
+}
+column_name() { case $1 in *+ssm) echo "${1%+ssm} (SSM rows)" ;; *) echo "$1" ;; esac; }
 table() {
     printf '%-26s' "accuracy, before -> after"
-    for model in $MODELS; do printf ' %-21s' "$model"; done
+    for c in $COLUMNS; do printf ' %-21s' "$(column_name "$c")"; done
     printf '\n%-26s' "masked for KV"
-    for model in $MODELS; do printf ' %-21s' "$(cat "$OUT/${model}_kv_mask.txt")"; done
+    for c in $COLUMNS; do printf ' %-21s' "$(cat "$(res "$c" kv_mask)")"; done
     echo
     for pairs in 10 30 50 80 100; do
         printf '%-26s' "KV retrieval, $pairs pairs"
-        for model in $MODELS; do
-            printf ' %6s -> %-11s' "$(acc "$OUT/${model}_kv.json" kv_pairs_$pairs)" "$(acc "$OUT/${model}_kv.json" kv_pairs_${pairs}_masked)"
+        for c in $COLUMNS; do
+            printf ' %6s -> %-11s' "$(acc "$(res "$c" kv)" kv_pairs_$pairs)" "$(acc "$(res "$c" kv)" kv_pairs_${pairs}_masked)"
         done
         echo
     done
     printf '%-26s' "masked for MMLU, cloze"
-    for model in $MODELS; do printf ' %-21s' "$(cat "$OUT/${model}_mmlu_mask.txt")"; done
+    for c in $COLUMNS; do printf ' %-21s' "$(cat "$(res "$c" mmlu_mask)")"; done
     echo
-    for task in "MMLU format (letters):mmlu:mmlu" "cloze (same facts):cloze:cloze"; do
-        label=${task%%:*} rest=${task#*:}
-        printf '%-26s' "$label"
-        for model in $MODELS; do
-            printf ' %6s -> %-11s' "$(acc "$OUT/${model}_${rest%%:*}.json" "${rest#*:}")" "$(acc "$OUT/${model}_${rest%%:*}_ablated.json" "${rest#*:}")"
+    for task in "MMLU format (letters):mmlu" "cloze (same facts):cloze"; do
+        printf '%-26s' "${task%%:*}"
+        for c in $COLUMNS; do
+            printf ' %6s -> %-11s' "$(acc "$(res "$c" "${task#*:}")" "${task#*:}")" "$(acc "$(res "$c" "${task#*:}_ablated")" "${task#*:}")"
         done
         echo
     done
@@ -107,84 +216,362 @@ table() {
 echo
 table | tee "$OUT/table.txt"
 
-# -- the page
+# -- the page's pieces
 esc() { sed 's/&/\&amp;/g; s/</\&lt;/g; s/>/\&gt;/g'; }
-figure() { # id, svg file, caption (HTML), the command that made it
-    printf '<figure id="%s">\n' "$1"
-    sed '/^<?xml/d' "$2"
-    printf '<figcaption>%s<br/><code>%s</code></figcaption>\n</figure>\n' "$3" "$(printf '%s' "$4" | esc)"
+# a figure: an SVG file inline (no XML prolog; a viewBox, so that it scales), its caption, and the
+# commands that made it
+figure() { # id, class, svg file, caption (HTML), command names...
+    id=$1 class=$2 svg=$3 caption=$4
+    shift 4
+    printf '<figure id="%s" class="%s">\n' "$id" "$class"
+    sed '/^<?xml/d; /^<!DOCTYPE/d; /<svg /{ /viewBox=/! s/<svg \(.*\)width="\([0-9.]*\)" height="\([0-9.]*\)"/<svg \1width="\2" height="\3" viewBox="0 0 \2 \3"/; }' "$svg"
+    printf '<figcaption>%s</figcaption>\n<pre class="cmd">%s</pre>\n</figure>\n' "$caption" "$(cmd "$@" | esc)"
 }
-row() { # label, results file, task, masked results file, task
-    printf '<tr><td>%s</td><td>%s</td><td>%s</td></tr>\n' "$1" "$(acc "$2" "$3")" "$(acc "$4" "$5")"
+# the maps' numbers, one table row per head, read from gna attn's .npy (float32 [heads, T, T], little
+# endian) with the token labels of its SVG: the mean share of each row on the token before it; the
+# value tokens' share on their own line's key and colon; the final row's share on the asked line
+# (GOLD_LINE), and its largest entry. SSM rows are |implicit attention| made a distribution.
+map_rows() { # npy, svg, heads (comma list)
+    start=$(od -An -tu1 -j8 -N2 "$1" | awk '{ print 10 + $1 + 256 * $2 }')
+    shape=$(head -c "$start" "$1" | tr -d '\000' | sed -n "s/.*'shape': (\([0-9, ]*\)).*/\1/p")
+    sed -n 's/.*text-anchor="end">\(.*\)<\/text>$/\1/p' "$2" >"$OUT/labels.tmp"
+    od -An -v -tf4 -j "$start" "$1" | awk -v shape="$shape" -v heads="$3" -v gold="$GOLD_LINE" -v labels="$OUT/labels.tmp" '
+        function a(x) { return x < 0 ? -x : x }
+        function share(row, from, to,   s, t) { t = 0; for (s = from; s <= to; s++) t += a(v[row + s]); return t }
+        BEGIN { split(shape, d, /, */); H = d[1] + 0; R = d[2] + 0; T = d[3] + 0; split(heads, name, ",")
+                while ((getline l < labels) > 0 && n < T) lab[n++] = l }
+        { for (i = 1; i <= NF; i++) v[c++] = $i }
+        END {
+            if (H < 1 || T < 2 || R != T || n < T || c < H * T * T) exit
+            for (s = 0; s < T; s++) if (index(lab[s], "\342\206\265")) nl[++lines] = s   # the newline sign
+            for (h = 0; h < H; h++) {
+                b = h * T * T; prev = 0
+                for (t = 1; t < T; t++) { tot = share(b + t * T, 0, t); if (tot > 0) prev += a(v[b + t * T + t - 1]) / tot }
+                own = 0
+                for (j = 1; j < lines; j++) {
+                    val = nl[j + 1] - 1; row = b + val * T; tot = share(row, 0, val)
+                    if (tot > 0) own += share(row, nl[j] + 1, val - 1) / tot
+                }
+                last = b + (T - 1) * T; tot = share(last, 0, T - 1); top = 0
+                for (s = 1; s < T; s++) if (a(v[last + s]) > a(v[last + top])) top = s
+                if (tot == 0) tot = 1
+                printf "<tr><td>%s</td><td>%.2f</td><td>%.2f</td><td>%.2f</td><td>%s (%.2f)</td></tr>\n", name[h + 1], prev / (T - 1),
+                    (lines > 1 ? own / (lines - 1) : 0), share(last, nl[gold] + 1, nl[gold + 1]) / tot, lab[top], a(v[last + top]) / tot
+            }
+        }'
+    rm -f "$OUT/labels.tmp"
+}
+map_table() { # npy, svg, heads
+    printf '<table class="stats"><tr><th>head</th><th>on the previous token</th><th>value tokens on their key and colon</th>'
+    printf '<th>final position on the asked line</th><th>final position'"'"'s largest entry</th></tr>\n'
+    map_rows "$@"
+    printf '</table>\n'
+}
+MAP_NOTE="Rows are positions (queries), columns the positions they read (keys); darker is more. Below, each head's
+share of a row on the token before it (a gather head at work), the value tokens' share on their own line's
+key and colon, and the final position's share on the asked line (<code>stone:88</code>), as measured on these maps."
+# one final-position number of a map table row: field 4 (asked line) of a head's row
+# a head's final-position numbers: its share on the asked line, its largest entry and that entry's token
+final_of() { # npy, svg, heads, head -> "share<TAB>largest<TAB>token"
+    map_rows "$1" "$2" "$3" | sed -n "s/^<tr><td>$4<\/td><td>[^<]*<\/td><td>[^<]*<\/td><td>\([^<]*\)<\/td><td>\(.*\) (\([^<]*\))<\/td><\/tr>$/\1\t\3\t\2/p"
+}
+final_words() { # npy, svg, heads, head: a sentence's end about them
+    f=$(final_of "$@")
+    [ -n "$f" ] || return 0
+    printf 'its final position puts %s of its attention on the asked line, and its largest entry, %s, on <code>%s</code>' \
+        "$(echo "$f" | cut -f1)" "$(echo "$f" | cut -f2)" "$(echo "$f" | cut -f3)"
+}
+
+# a line chart of KV accuracy against pairs: lines "label|colour|dash|10:1.0 30:0.9 ..." on stdin
+kv_chart() {
+    awk -F '|' '
+        BEGIN { n = 0 }
+        { lab[n] = $1; col[n] = $2; dash[n] = $3; pts[n] = $4; n++ }
+        END {
+            L = 70; Tp = 20; W = 520; Hh = 300; x0 = 10; x1 = 100; Ht = Tp + Hh + 56 + 18 * n
+            printf "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"640\" height=\"%d\" viewBox=\"0 0 640 %d\" font-family=\"sans-serif\" font-size=\"13\">\n", Ht, Ht
+            printf "<rect width=\"640\" height=\"%d\" fill=\"white\"/>\n", Ht
+            for (k = 0; k <= 4; k++) { y = Tp + Hh * (1 - k / 4)
+                printf "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", L, y, L + W, y
+                printf "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.2f</text>\n", L - 6, y + 4, k / 4 }
+            split("10 30 50 80 100", xt, " ")
+            for (k = 1; k <= 5; k++) printf "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%d</text>\n", L + W * (xt[k] - x0) / (x1 - x0), Tp + Hh + 18, xt[k]
+            printf "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">key-value pairs in the dictionary</text>\n", L + W / 2, Tp + Hh + 38
+            printf "<text x=\"18\" y=\"%d\" text-anchor=\"middle\" transform=\"rotate(-90 18 %d)\">KV accuracy</text>\n", Tp + Hh / 2, Tp + Hh / 2
+            for (i = 0; i < n; i++) {
+                m = split(pts[i], p, " "); line = ""; d = dash[i] ? " stroke-dasharray=\"6 4\"" : ""
+                for (k = 1; k <= m; k++) { split(p[k], xy, ":"); x = L + W * (xy[1] - x0) / (x1 - x0); y = Tp + Hh * (1 - xy[2])
+                    line = line sprintf("%.1f,%.1f ", x, y); cx[k] = x; cy[k] = y }
+                printf "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2.5\"%s points=\"%s\"/>\n", col[i], d, line
+                for (k = 1; k <= m; k++) printf "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>\n", cx[k], cy[k], col[i]
+                ly = Tp + Hh + 62 + 18 * i
+                printf "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2.5\"%s/>\n", L, ly - 4, L + 34, ly - 4, col[i], d
+                printf "<text x=\"%d\" y=\"%d\">%s</text>\n", L + 42, ly, lab[i]
+            }
+            printf "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"black\"/>\n</svg>\n", L, Tp, W, Hh
+        }'
+}
+kv_points() { # results JSON, suffix of the task names ("" or _masked)
+    for pairs in 10 30 50 80 100; do printf '%s:%s ' "$pairs" "$(acc "$1" "kv_pairs_$pairs$2")"; done
+}
+
+# bars of letter and cloze accuracy, before and after: lines "label|letters|letters after|cloze|cloze after"
+bar_chart() {
+    awk -F '|' '
+        BEGIN { n = 0 }
+        { lab[n] = $1; for (k = 0; k < 4; k++) v[n, k] = $(k + 2); n++ }
+        END {
+            L = 60; Tp = 70; Hh = 220; G = 200; W = L + n * G + 70; if (W < 640) W = 640; G = (W - L - 70) / n; Ht = Tp + Hh + 34
+            split("#2c6fbb #9ec3ea #27ae60 #a9dfbf", col, " ")
+            split("letters (MMLU format), as it is|letters, heads ablated or rows masked|cloze, as it is|cloze, heads ablated or rows masked", name, "|")
+            printf "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"13\">\n", W, Ht, W, Ht
+            printf "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", W, Ht
+            for (k = 0; k < 4; k++) { x = L + (k % 2) * 270; yy = 8 + int(k / 2) * 20
+                printf "<rect x=\"%d\" y=\"%d\" width=\"13\" height=\"13\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">%s</text>\n", x, yy, col[k + 1], x + 19, yy + 11, name[k + 1] }
+            for (k = 0; k <= 4; k++) { y = Tp + Hh * (1 - k / 4)
+                printf "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", L, y, W - 70, y
+                printf "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.2f</text>\n", L - 6, y + 4, k / 4 }
+            y = Tp + Hh * 0.75
+            printf "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#666\" stroke-dasharray=\"4 3\"/>\n", L, y, W - 70, y
+            printf "<text x=\"%d\" y=\"%.1f\" fill=\"#555\">chance</text>\n", W - 64, y + 4
+            for (i = 0; i < n; i++) {
+                x0 = L + i * G + (G - 162) / 2
+                for (k = 0; k < 4; k++) { x = x0 + k * 38 + (k >= 2 ? 10 : 0); h = Hh * v[i, k]
+                    printf "<rect x=\"%.1f\" y=\"%.1f\" width=\"32\" height=\"%.1f\" fill=\"%s\"/>\n", x, Tp + Hh - h, h, col[k + 1]
+                    printf "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"11\">%.2f</text>\n", x + 16, Tp + Hh - h - 4, v[i, k] }
+                printf "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", x0 + 81, Tp + Hh + 20, lab[i]
+            }
+            printf "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>\n</svg>\n", L, Tp + Hh, W - 70, Tp + Hh
+        }'
+}
+
+# the mechanism, drawn: gather heads put each key into its value token; an aggregate head at the final
+# position reads the value of the line whose key is asked
+mechanism_svg() {
+    cat <<'EOF'
+<svg xmlns="http://www.w3.org/2000/svg" width="960" height="300" viewBox="0 0 960 300" font-family="sans-serif" font-size="14">
+<rect width="960" height="300" fill="white"/>
+<text x="20" y="26" fill="#c0392b" font-weight="bold">2. aggregate head (a later layer), at the final position:</text>
+<text x="20" y="44" fill="#c0392b">reads the value token of the line whose key is asked, and the model answers 88</text>
+<path d="M 858,196 Q 606,-40 354,192" fill="none" stroke="#c0392b" stroke-width="4"/>
+<path d="M 858,196 Q 510,-10 162,192" fill="none" stroke="#aaa" stroke-width="1.5" stroke-dasharray="5 4"/>
+<path d="M 858,196 Q 726,90 594,192" fill="none" stroke="#aaa" stroke-width="1.5" stroke-dasharray="5 4"/>
+<path d="M 54,198 Q 108,150 160,194" fill="none" stroke="#2c6fbb" stroke-width="2.5"/>
+<path d="M 270,198 Q 324,150 376,194" fill="none" stroke="#2c6fbb" stroke-width="2.5"/>
+<path d="M 486,198 Q 540,150 592,194" fill="none" stroke="#2c6fbb" stroke-width="2.5"/>
+<polygon points="354,192 359.6,177.4 369.0,187.7" fill="#c0392b"/>
+<polygon points="162,192 168.1,182.7 173.2,191.3" fill="#aaa"/>
+<polygon points="594,192 598.9,181.9 605.0,189.8" fill="#aaa"/>
+<polygon points="160,194 148.1,191.1 155.2,182.7" fill="#2c6fbb"/>
+<polygon points="376,194 364.1,191.1 371.2,182.7" fill="#2c6fbb"/>
+<polygon points="592,194 580.1,191.1 587.2,182.7" fill="#2c6fbb"/>
+<g text-anchor="middle">
+<rect x="30" y="200" width="48" height="30" fill="#fff" stroke="#555"/><text x="54" y="220">apple</text>
+<rect x="84" y="200" width="48" height="30" fill="#fff" stroke="#555"/><text x="108" y="220">:</text>
+<rect x="138" y="200" width="48" height="30" fill="#dbe8f6" stroke="#2c6fbb"/><text x="162" y="220">42</text>
+<rect x="192" y="200" width="48" height="30" fill="#fff" stroke="#555"/><text x="216" y="220">&#8629;</text>
+<rect x="246" y="200" width="48" height="30" fill="#fff" stroke="#555"/><text x="270" y="220">stone</text>
+<rect x="300" y="200" width="48" height="30" fill="#fff" stroke="#555"/><text x="324" y="220">:</text>
+<rect x="354" y="200" width="48" height="30" fill="#dbe8f6" stroke="#c0392b" stroke-width="2.5"/><text x="378" y="220" font-weight="bold">88</text>
+<rect x="408" y="200" width="48" height="30" fill="#fff" stroke="#555"/><text x="432" y="220">&#8629;</text>
+<rect x="462" y="200" width="48" height="30" fill="#fff" stroke="#555"/><text x="486" y="220">tiger</text>
+<rect x="516" y="200" width="48" height="30" fill="#fff" stroke="#555"/><text x="540" y="220">:</text>
+<rect x="570" y="200" width="48" height="30" fill="#dbe8f6" stroke="#2c6fbb"/><text x="594" y="220">63</text>
+<rect x="624" y="200" width="48" height="30" fill="#fff" stroke="#555"/><text x="648" y="220">&#8629;</text>
+<text x="702" y="220">&#8230;</text>
+<rect x="732" y="200" width="48" height="30" fill="#fff" stroke="#555"/><text x="756" y="220">key</text>
+<rect x="786" y="200" width="48" height="30" fill="#fff" stroke="#555"/><text x="810" y="220">'stone'</text>
+<rect x="840" y="200" width="36" height="30" fill="#fff" stroke="#c0392b" stroke-width="2.5"/><text x="858" y="220">is</text>
+<text x="900" y="220" fill="#c0392b" font-weight="bold">&#8594; 88</text>
+<text x="162" y="248" font-size="12" fill="#2c6fbb">apple</text>
+<text x="378" y="248" font-size="12" fill="#2c6fbb">stone</text>
+<text x="594" y="248" font-size="12" fill="#2c6fbb">tiger</text>
+</g>
+<text x="20" y="276" fill="#2c6fbb"><tspan font-weight="bold">1. gather head (an earlier layer):</tspan> each value token takes in its line's key, so that the value now says which key it belongs to</text>
+</svg>
+EOF
+}
+
+# -- the page
+# the words that depend on the numbers: the Mamba-2's sweep against its scored pair
+ssm_sweep_text() {
+    base=$(base_acc "${S}_kv_heads.json") pair=$(pair_acc "${S}_kv_heads.json" "$ssm_pair")
+    alone=$(sed -n '1s/^[^ ]* \([^ ]*\) .*/\1/p' "${S}_sweep.txt" | awk '{printf "%.2f", $1}')
+    [ -z "$pair" ] || printf 'Ablating that pair takes its KV accuracy at 20 pairs from %s to %s; ablating %s alone, to %s. ' "$base" "$pair" "$ssm_critical" "$alone"
+    if [ -n "$pair" ] && lt "$alone" "$(echo "$pair" | awk '{print $1 - 0.1}')"; then
+        printf 'The attention-pattern scores miss what matters in a smooth map; the sweep'
+    else
+        printf 'The sweep'
+    fi
+    printf ' (<code>--sweep</code>: each of the top heads of every score ablated alone, ranked by the accuracy it costs)'
+    printf ' finds the heads the retrieval rests on:'
+}
+# the hybrid: what each final-row mask changes, in points (KV: the mean over the dictionary sizes)
+hybrid_text() {
+    printf 'Masking every attention head'"'"'s final row changes the hybrid'"'"'s accuracy, in points, by %s on letters,' \
+        "$(delta "$(acc "${Z}_mmlu.json" mmlu)" "$(acc "${Z}_mmlu_ablated.json" mmlu)")"
+    printf ' %s on cloze and %s on KV (the mean over the five sizes); masking every SSM head'"'"'s final row, by %s, %s' \
+        "$(delta "$(acc "${Z}_cloze.json" cloze)" "$(acc "${Z}_cloze_ablated.json" cloze)")" "$(kv_delta "${Z}_kv.json")" \
+        "$(delta "$(acc "${Z}_mmlu.json" mmlu)" "$(acc "${Z}_mmlu_ssm.json" mmlu)")" \
+        "$(delta "$(acc "${Z}_cloze.json" cloze)" "$(acc "${Z}_cloze_ssm.json" cloze)")"
+    printf ' and %s.' "$(kv_delta "${Z}_kv_ssm.json")"
+    kv10=$(acc "${Z}_kv.json" kv_pairs_10)
+    if lt "$kv10" 0.5; then
+        printf ' The demo hybrid barely retrieves from its dictionaries (KV accuracy %s at 10 pairs), so no mask or' "$kv10"
+        printf ' ablation can cost it KV accuracy: here its letter skill is what the masks test.'
+    fi
+    printf ' The sweep of <code>gna heads</code> over its attention heads (<code>L&lt;layer&gt;A&lt;head&gt;</code>) and'
+    printf ' SSM heads (<code>L&lt;layer&gt;S&lt;head&gt;</code> in its hybrid layers, <code>L&lt;layer&gt;H&lt;head&gt;</code>'
+    printf ' in the others), each ablated alone on KV:'
+}
+# the sweep's top head of a model and what it costs: "HEAD (ablated alone, it costs X of the KV accuracy at 20 pairs)"
+top_of_sweep() { sed -n '1s/^\([^ ]*\) [^ ]* \([^ ]*\)$/\1 \2/p' "$1" | awk '{ printf "%s (ablated alone, it costs %.2f of the KV accuracy at 20 pairs)", $1, $2 }'; }
+delta() { awk -v a="$1" -v b="$2" 'BEGIN { d = 100 * (b - a); printf (d < 0.5 && d > -0.5) ? "0" : "%+.0f", d }'; } # a -> b, in points
+kv_delta() { # a KV results JSON: the mean change over the sizes, in points
+    for pairs in 10 30 50 80 100; do echo "$(acc "$1" kv_pairs_$pairs) $(acc "$1" kv_pairs_${pairs}_masked)"; done |
+        awk '{ d += $2 - $1 } END { d = 100 * d / NR; printf (d < 0.5 && d > -0.5) ? "0" : "%+.0f", d }'
+}
+# the Llama's best aggregate score on the letter questions against KV's
+mmlu_text() {
+    mb=$(best "${L}_heads.json" aggregate) kb=$(best "${L}_kv_heads.json" aggregate | cut -d' ' -f1)
+    if lt "${mb%% *}" 0.5; then
+        printf 'No head of the Llama aggregates from <code>Answer:</code> onto the gold option as its KV head does onto the'
+        printf ' asked line: its best aggregate score on the letter questions is %s, against %s on KV. The demo models' "${mb%% *}" "$kb"
+        printf ' learnt the letter skill, but not through the paper'"'"'s circuit (<code>test/models/README.md</code> measures'
+        printf ' where the damage comes from).'
+    else
+        printf 'The Llama'"'"'s best aggregate head on the letter questions, %s, scores %s (on KV: %s).' "${mb#* }" "${mb%% *}" "$kb"
+    fi
 }
 L=$OUT/llama_demo S=$OUT/mamba2_demo
-llama_pair=$(cat "${L}_kv_pair.txt")
-ssm_head=$(cut -d' ' -f1 "${S}_swept.txt") ssm_cost=$(awk '{printf "%.0f", 100 * $2}' "${S}_swept.txt")
-mmlu_section=5
-[ -f "$M/zamba2_demo/model.safetensors" ] && mmlu_section=6
-{
+page() {
+    Mh=$(printf '%s' "$M" | esc) # the models' folder, as HTML
+    llama_pair=$(cat "${L}_kv_pair.txt")
+    lg=${llama_pair%%,*} la=${llama_pair#*,}
+    ssm_pair=$(cat "${S}_kv_pair.txt")
+    ssm_critical=$(sed -n '1s/ .*//p' "${S}_sweep.txt")
     cat <<EOF
 <!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"/><title>Gather and Aggregate, on three small models</title>
+<html lang="en"><head><meta charset="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/>
+<title>Gather and Aggregate, on small models</title>
 <style>
-body { font-family: Georgia, serif; max-width: 60em; margin: 2em auto; padding: 0 1em; line-height: 1.45; color: #222; }
-h1, h2 { font-family: Helvetica, Arial, sans-serif; } h2 { border-bottom: 1px solid #ccc; margin-top: 2em; }
-figure { margin: 1.5em 0; overflow-x: auto; } figure svg { max-width: 100%; height: auto; }
-figcaption { font-size: 0.9em; color: #444; } code, pre { font-family: Menlo, Consolas, monospace; font-size: 0.85em; }
-pre { background: #f5f5f5; padding: 0.8em; overflow-x: auto; } table { border-collapse: collapse; margin: 1em 0; }
+body { font-family: Georgia, "DejaVu Serif", serif; max-width: 62em; margin: 2em auto; padding: 0 1em; line-height: 1.45; color: #222; }
+h1, h2 { font-family: Helvetica, Arial, sans-serif; } h2 { border-bottom: 1px solid #ccc; margin-top: 2.2em; }
+figure { margin: 1.5em 0; } figure svg { display: block; max-width: 100%; height: auto; }
+figure.wide svg { width: 100%; } figure.single svg { width: 560px; }
+figcaption { font-size: 0.92em; color: #333; margin-top: 0.4em; }
+code, pre { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 0.85em; }
+pre { background: #f5f5f5; padding: 0.6em 0.8em; overflow-x: auto; } pre.cmd { white-space: pre-wrap; overflow-wrap: anywhere; margin-top: 0.3em; }
+table { border-collapse: collapse; margin: 1em 0; } table.stats { font-size: 0.85em; }
 td, th { border: 1px solid #ccc; padding: 0.25em 0.7em; text-align: right; } td:first-child, th:first-child { text-align: left; }
+th { background: #f5f5f5; font-weight: normal; } p.note { color: #555; font-style: italic; }
 </style></head><body>
-<h1>Gather and Aggregate, on three small models</h1>
-<p>Bick, Xing and Gu (ICML 2025, arXiv 2504.18574) find that Transformers and state-space models retrieve from
-their context through the same two-step mechanism: a <b>gather</b> head summarises each segment of the context
-(a dictionary line, an answer option) into one of its tokens, and an <b>aggregate</b> head at the final position
-reads the summary of the segment that is asked for. Remove the pair and retrieval collapses; SSMs implement it
-less sharply, which is where they lose to Transformers; a hybrid keeps it in its attention layers. This page
-shows each step on the demo models that ship with gna (<code>test/models</code>: about 2M parameters each, trained
-on the same synthetic data), as <code>make run</code> measured them on this machine with the <code>gna</code> program.</p>
-<h2 id="task">1. The task</h2>
-<p>KV retrieval, in the paper's format: a dictionary of keys and two-digit values, then one key asked. The model
-must find the queried line and copy its value; the answer is scored as the most likely of the 100 values.</p>
-<pre>$(printf '%s' "$SHORT" | esc)</pre>
-<h2 id="llama">2. The Llama's gather and aggregate heads</h2>
-<p><code>gna heads --task kv</code> scores every head from its attention maps on 30 dictionaries and ablates the
-candidates. Its top-scored pair is <b>$llama_pair</b>: the gather head reads one token back (each value
-token takes in its key), and the aggregate head, from the final position, puts its attention on the asked line.</p>
+<h1>Gather and Aggregate, on small models</h1>
+<p>Bick, Xing and Gu (<i>Understanding the Skill Gap in Recurrent Language Models: The Role of the Gather-and-Aggregate
+Mechanism</i>, ICML 2025) find that Transformers and state-space models (SSMs) retrieve from their context through the
+same two-step mechanism: a <b>gather</b> head summarises each segment of the context (a dictionary line, an answer
+option) into one of its tokens, and an <b>aggregate</b> head at the final position reads the summary of the segment
+that is asked for. Removing the pair destroys retrieval; SSMs implement it less sharply, which is where they lose to
+Transformers; and in a hybrid the attention layers carry it. This page shows each step on the demo models that ship
+with gna (<code>$Mh</code>: about 2M parameters each, trained on the same synthetic data), as <code>make run</code>
+measured them on this machine. Under every figure is the gna command that made it.</p>
+
+<h2 id="task">1. The task, and the mechanism</h2>
+<p>KV retrieval, in the paper's format: a dictionary of keys and two-digit values, then one key asked. The model must
+find the asked line and copy its value; <code>gna kv</code> scores the dictionary's values by their log-likelihood
+after the prompt, and the sample counts as right when the asked key's value is the most likely. The short dictionary
+that the maps below are drawn on:</p>
+<pre>$(printf 'SHORT="%s"' "$SHORT" | esc)</pre>
 EOF
-    figure llama-maps "${L}_short.svg" "The Llama's gather and aggregate heads on the short dictionary (rows: queries; columns: keys; darker: more attention)." \
-        "gna attn -m test/models/llama_demo -p \"\$SHORT\" --heads $(cat "${L}_short_heads.txt") --svg llama_demo_short.svg"
+    printf '<figure id="mechanism" class="wide">\n'
+    mechanism_svg
     cat <<EOF
+<figcaption>Gather and Aggregate on a KV prompt (a sketch: no model made it). In a Transformer both steps are
+attention heads; in an SSM they are heads of the recurrence, whose implicit attention (below) plays the same roles.</figcaption>
+<pre class="cmd">drawn by test/demo.sh</pre>
+</figure>
+
+<h2 id="llama">2. The Llama's gather and aggregate heads</h2>
+<p><code>gna heads --task kv</code> reads every head's attention on 30 dictionaries of 20 pairs and scores it: its
+<i>aggregate</i> score is how much more of the final position's attention goes to the asked line than to any other
+line, its <i>gather</i> score how much each line's last token attends to its own line. The top-scored pair is
+<b>$lg</b> (gather score $(score "${L}_kv_heads.json" "$lg" gather)) feeding <b>$la</b> (aggregate score
+$(score "${L}_kv_heads.json" "$la" aggregate)). On the short dictionary:</p>
+EOF
+    figure llama-maps wide "${L}_short.svg" "The Llama's gather head $lg and aggregate head $la on the short dictionary. $MAP_NOTE" llama_demo_short
+    map_table "${L}_short.npy" "${L}_short.svg" "$llama_pair"
+    cat <<EOF
+<p>The aggregate head $la: $(final_words "${L}_short.npy" "${L}_short.svg" "$llama_pair" "$la")$(
+        [ "$(final_of "${L}_short.npy" "${L}_short.svg" "$llama_pair" "$la" | cut -f3)" != "$GOLD_VALUE" ] ||
+            printf '%s' ', the asked value: it reads the answer off the value token, which the earlier heads have tagged with its key').</p>
+
 <h2 id="ablation">3. Ablating the pair</h2>
 <p>Zeroing the two heads' outputs (the paper's ablation: their slice of the output projection's input) takes the
-Llama's KV accuracy to near zero at every dictionary size:</p>
+Llama's KV accuracy from $(acc "${L}_kv.json" kv_pairs_10) to $(acc "${L}_kv.json" kv_pairs_10_masked) at 10 pairs and
+from $(acc "${L}_kv.json" kv_pairs_100) to $(acc "${L}_kv.json" kv_pairs_100_masked) at 100 (30 dictionaries per size).
+On their own, at 20 pairs: without $lg $(score "${L}_kv_heads.json" "$lg" ablated_accuracy), without $la
+$(score "${L}_kv_heads.json" "$la" ablated_accuracy), together $(pair_acc "${L}_kv_heads.json" "$llama_pair") (from
+$(base_acc "${L}_kv_heads.json")).</p>
 EOF
-    figure llama-curve "${L}_kv.svg" "The Llama's KV accuracy against the number of pairs, as it is and with $llama_pair ablated (30 dictionaries per size)." \
-        "gna kv -m test/models/llama_demo --pairs 10,30,50,80,100 --samples 30 --mask $(cat "${L}_kv_mask.txt") --svg llama_demo_kv.svg"
+    figure llama-curve chart "${L}_kv.svg" "The Llama's KV accuracy against the number of pairs, as it is and with $llama_pair ablated." llama_demo_kv
     cat <<EOF
+
 <h2 id="ssm">4. The Mamba-2: smoother maps, weaker retrieval</h2>
-<p>An SSM head has no attention matrix, but its output is still a weighted sum over the past: its implicit
-attention (Dao and Gu 2024; Ali, Zimerman and Wolf 2024), which gna computes for every head. The Mamba-2's maps are
-smooth, and the attention-pattern scores pick a pair ($(cat "${S}_kv_pair.txt")) that costs nothing when ablated. The sweep
-(<code>--sweep</code>, every top head ablated alone) finds the head that matters: <b>$ssm_head</b>, whose removal costs
-$ssm_cost points of KV accuracy at 20 pairs.</p>
+<p>The Mamba-2 has no attention, yet its heads' outputs are still weighted sums over the past: the implicit attention
+of the SSM (Ali, Zimerman and Wolf 2024; Dao and Gu 2024), which <code>gna attn</code> computes for every head. The
+paper's finding is that SSMs build the same Gather-and-Aggregate pairs, less sharply, and that they fall behind
+Transformers on retrieval as the context grows. $(if lt "$(acc "${S}_kv.json" kv_pairs_100)" "$(acc "${L}_kv.json" kv_pairs_100)"; then
+        echo "The demo's Mamba-2 retrieves worse than the Llama as the dictionary grows"; else echo "Here the demo's Mamba-2 keeps up with the Llama"; fi)
+($(acc "${S}_kv.json" kv_pairs_100) against $(acc "${L}_kv.json" kv_pairs_100) at 100 pairs):</p>
 EOF
-    figure ssm-maps "${S}_short.svg" "The Mamba-2's implicit attention on the short dictionary: the sweep's most harmful head $ssm_head, then the top-scored pair. Red: negative entries." \
-        "gna attn -m test/models/mamba2_demo -p \"\$SHORT\" --heads $(cat "${S}_short_heads.txt") --svg mamba2_demo_short.svg"
-    figure ssm-curve "${S}_kv.svg" "The Mamba-2's KV accuracy against the number of pairs, as it is and with $ssm_head ablated. It retrieves worse than the Llama as the dictionary grows." \
-        "gna kv -m test/models/mamba2_demo --pairs 10,30,50,80,100 --samples 30 --mask $ssm_head --svg mamba2_demo_kv.svg"
-    printf '<table><tr><th>the sweep (KV, 20 pairs), most harmful first</th><th>accuracy without it</th><th>cost</th></tr>\n'
-    grep -o '{"head": "[^"]*", "acc": [^,]*, "cost": [-0-9.e]*' "${S}_kv_heads.json" | head -5 | tr -d '{",' |
-        awk '{printf "<tr><td>%s</td><td>%.3f</td><td>%.3f</td></tr>\n", $2, $4, $6}'
-    printf '</table>\n<p><code>gna heads -m test/models/mamba2_demo --task kv --pairs 20 --samples 30 --top 3 --sweep 3 --json mamba2_demo_kv_heads.json</code></p>\n'
-    if [ -f "$M/zamba2_demo/model.safetensors" ]; then
-        Z=$OUT/zamba2_demo
+    {
+        printf 'llama_demo, as it is|#2c6fbb|0|%s\n' "$(kv_points "${L}_kv.json" "")"
+        printf 'mamba2_demo, as it is|#e67e22|0|%s\n' "$(kv_points "${S}_kv.json" "")"
+        [ -z "$HYBRID" ] || printf 'zamba2_demo (hybrid), as it is|#8e44ad|0|%s\n' "$(kv_points "$OUT/${HYBRID}_kv.json" "")"
+    } | kv_chart >"$OUT/kv_compare.svg"
+    figure kv-compare chart "$OUT/kv_compare.svg" "KV accuracy against the number of pairs, each model as it is (30${HYBRID:+ (the hybrid: $ZAMBA2_N)} dictionaries per size; training went up to 60 pairs). Drawn by test/demo.sh from the JSON of these commands." \
+        $(for model in $MODELS; do printf '%s_kv ' "$model"; done)
+    read -r agg_best agg_head <<EOF2
+$(best "${S}_kv_heads.json" aggregate)
+EOF2
+    cat <<EOF
+<p>$(if lt "$agg_best" 0.5; then printf 'Its maps are smooth: its'; else printf 'Its'; fi) best aggregate score is $agg_best ($agg_head), against the Llama's
+$(best "${L}_kv_heads.json" aggregate | cut -d' ' -f1), and the top-scored pair, <b>$ssm_pair</b>, looks like this:</p>
+EOF
+    figure ssm-maps wide "${S}_short.svg" "The Mamba-2's top-scored pair on the short dictionary: implicit attention (red: negative entries). $MAP_NOTE" mamba2_demo_short
+    map_table "${S}_short.npy" "${S}_short.svg" "$ssm_pair"
+    if [ -z "$ssm_critical" ]; then
         cat <<EOF
-<h2 id="hybrid">5. The hybrid: the attention carries the mechanism</h2>
-<p>The paper's strongest result is on Zamba2-7B, Mamba-2 layers with a shared attention block: masking the final
-row of every attention head (the final position may attend to nothing) takes its MMLU accuracy from 64.3% to 34.9%.
-The demo hybrid (<code>test/models/zamba2_demo</code>, the same layout) gets the same experiment, and the same mask on
-its SSM heads' implicit attention for comparison:</p>
-<table><tr><th>accuracy</th><th>as it is</th><th>attention final rows masked</th><th>SSM final rows masked</th></tr>
+<p class="note">This gna has no ablation sweep (<code>gna heads --sweep</code>), so the head the Mamba-2's retrieval
+rests on is not picked out here: the figures below ablate the top-scored pair.</p>
+EOF
+    else
+        cat <<EOF
+<p>$(ssm_sweep_text)</p>
+<table><tr><th>head ablated alone (KV, 20 pairs)</th><th>accuracy</th><th>cost</th></tr>
+$(head -5 "${S}_sweep.txt" | awk '{ printf "<tr><td>%s</td><td>%.3f</td><td>%.3f</td></tr>\n", $1, $2, $3 }')
+</table>
+<pre class="cmd">$(cmd mamba2_demo_kv_heads | esc)</pre>
+EOF
+        if [ -f "${S}_critical.svg" ]; then
+            figure ssm-critical single "${S}_critical.svg" "The sweep's most harmful head, $(top_of_sweep "${S}_sweep.txt"), on the short dictionary: $(final_words "${S}_critical.npy" "${S}_critical.svg" "$ssm_critical" "$ssm_critical")." mamba2_demo_critical
+            map_table "${S}_critical.npy" "${S}_critical.svg" "$ssm_critical"
+        fi
+    fi
+    figure ssm-curve chart "${S}_kv.svg" "The Mamba-2's KV accuracy against the number of pairs, as it is and with $(cat "${S}_kv_mask.txt") ablated." mamba2_demo_kv
+    printf '\n<h2 id="hybrid">5. The hybrid, and the paper'"'"'s experiment on it</h2>\n'
+    if [ -n "$HYBRID" ]; then
+        Z=$OUT/$HYBRID
+        z_pair=$(cat "${Z}_kv_pair.txt")
+        z_critical=$(sed -n '1s/ .*//p' "${Z}_sweep.txt")
+        cat <<EOF
+<p>In a hybrid, the paper finds, the attention layers carry the mechanism. Its strongest result is on Zamba2-7B,
+Mamba-2 layers with a shared attention block: with the final row of every attention head masked (the final position
+may attend to nothing; <code>--mask '$ATTENTION_ROWS'</code>) its MMLU accuracy falls from 64.3% to 34.9%. The demo
+hybrid (<code>$Mh/$HYBRID</code>, the same layout: Mamba-2 layers, and one attention block that its hybrid layers visit
+in turn) gets the same experiment and, for comparison, the same mask on its SSM heads' implicit attention
+(<code>--mask '$SSM_ROWS'</code>).</p>
+<table><tr><th>accuracy</th><th>as it is</th><th>attention heads' final rows masked</th><th>SSM heads' final rows masked</th></tr>
 EOF
         for pairs in 10 30 50 80 100; do
             printf '<tr><td>KV retrieval, %s pairs</td><td>%s</td><td>%s</td><td>%s</td></tr>\n' "$pairs" "$(acc "${Z}_kv.json" kv_pairs_$pairs)" \
@@ -194,38 +581,68 @@ EOF
             "$(acc "${Z}_mmlu_ablated.json" mmlu)" "$(acc "${Z}_mmlu_ssm.json" mmlu)"
         printf '<tr><td>cloze (same facts)</td><td>%s</td><td>%s</td><td>%s</td></tr>\n</table>\n' "$(acc "${Z}_cloze.json" cloze)" \
             "$(acc "${Z}_cloze_ablated.json" cloze)" "$(acc "${Z}_cloze_ssm.json" cloze)"
-        printf '<p><code>gna kv -m test/models/zamba2_demo --pairs 10,30,50,80,100 --samples 30 --mask %s</code> (and <code>%s</code>); <code>gna mmlu</code> and <code>gna mc</code> with the same masks.</p>\n' \
-            "$(printf '%s' "'$ATTENTION_ROWS'" | esc)" "$(printf '%s' "'$SSM_ROWS'" | esc)"
-        figure hybrid-curve "${Z}_kv.svg" "The hybrid's KV accuracy against the number of pairs, as it is and with every attention head's final row masked." \
-            "gna kv -m test/models/zamba2_demo --pairs 10,30,50,80,100 --samples 30 --mask '$ATTENTION_ROWS' --svg zamba2_demo_kv.svg"
-        figure hybrid-maps "${Z}_short.svg" "The hybrid's heads on the short dictionary: the sweep's most harmful head, then the top-scored pair." \
-            "gna attn -m test/models/zamba2_demo -p \"\$SHORT\" --heads $(cat "${Z}_short_heads.txt") --svg zamba2_demo_short.svg"
+        {
+            printf 'as it is|#8e44ad|0|%s\n' "$(kv_points "${Z}_kv.json" "")"
+            printf 'attention heads'"'"' final rows masked|#c0392b|1|%s\n' "$(kv_points "${Z}_kv.json" _masked)"
+            printf 'SSM heads'"'"' final rows masked|#e67e22|1|%s\n' "$(kv_points "${Z}_kv_ssm.json" _masked)"
+        } | kv_chart >"${Z}_kv_both.svg"
+        figure hybrid-curve chart "${Z}_kv_both.svg" "The hybrid's KV accuracy against the number of pairs: as it is, with every attention head's final row masked, and with every SSM head's final row masked (drawn by test/demo.sh from the JSON of these commands)." ${HYBRID}_kv
+        cat <<EOF
+<p>$(hybrid_text)</p>
+<table><tr><th>head ablated alone (KV, 20 pairs)</th><th>accuracy</th><th>cost</th></tr>
+$(head -5 "${Z}_sweep.txt" | awk '{ printf "<tr><td>%s</td><td>%.3f</td><td>%.3f</td></tr>\n", $1, $2, $3 }')
+</table>
+<pre class="cmd">$(cmd ${HYBRID}_kv_heads | esc)</pre>
+EOF
+        figure hybrid-maps wide "${Z}_short.svg" "The hybrid's top-scored pair on the short dictionary, $z_pair. $MAP_NOTE" ${HYBRID}_short
+        map_table "${Z}_short.npy" "${Z}_short.svg" "$z_pair"
+        if [ -f "${Z}_critical.svg" ]; then
+            figure hybrid-critical single "${Z}_critical.svg" "The sweep's top head in the hybrid, $(top_of_sweep "${Z}_sweep.txt"), on the short dictionary: $(final_words "${Z}_critical.npy" "${Z}_critical.svg" "$z_critical" "$z_critical")." ${HYBRID}_critical
+            map_table "${Z}_critical.npy" "${Z}_critical.svg" "$z_critical"
+        fi
+    else
+        cat <<EOF
+<p class="note">The hybrid, <code>$Mh/zamba2_demo</code> (Mamba-2 layers with a shared attention block, Zamba2's layout),
+is not in this checkout. When it is, this section shows the paper's experiment on it: every attention head's final row
+masked (<code>--mask '$ATTENTION_ROWS'</code>) on KV retrieval, MMLU format and cloze, against the same mask on its SSM
+heads.</p>
+EOF
     fi
     cat <<EOF
-<h2 id="mmlu">$mmlu_section. MMLU format against cloze</h2>
-<p>The paper's MMLU finding: in the letter format (question, options A-D, <code>Answer:</code>) the model must find
-the option that holds the answer it knows and emit its letter, a retrieval from context; in the cloze format it
-only has to produce the answer. Ablating a few heads destroys the first and leaves the second. The demo's questions
-are about made-up countries (<code>test/models/demo_data</code>); <code>gna heads --task mmlu</code> picks the pair.</p>
-<table><tr><th>model: heads ablated</th><th>letters, before</th><th>after</th><th>cloze, before</th><th>after</th></tr>
+
+<h2 id="mmlu">6. MMLU format against cloze</h2>
+<p>The paper's MMLU finding: in the letter format (question, options A-D, <code>Answer:</code>) the model must find the
+option that holds the answer it knows and emit that option's letter, a retrieval from the context; in the cloze format
+it only has to produce the answer. Ablating the G&amp;A heads (or, in the hybrid, masking its attention's final rows)
+costs the first and spares the second. The demo's questions are about made-up countries
+(<code>$Mh/demo_data</code>: the letter questions' facts held out of the letter-format training, the cloze questions on
+the same facts); <code>gna heads --task mmlu</code> picks each pure model's pair.</p>
 EOF
-    for model in $MODELS; do
-        printf '<tr><td>%s: %s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n' "$model" "$(esc <"$OUT/${model}_mmlu_mask.txt")" \
-            "$(acc "$OUT/${model}_mmlu.json" mmlu)" "$(acc "$OUT/${model}_mmlu_ablated.json" mmlu)" \
-            "$(acc "$OUT/${model}_cloze.json" cloze)" "$(acc "$OUT/${model}_cloze_ablated.json" cloze)"
+    for c in $COLUMNS; do
+        printf '%s|%s|%s|%s|%s\n' "$(column_name "$c")" "$(acc "$(res "$c" mmlu)" mmlu)" "$(acc "$(res "$c" mmlu_ablated)" mmlu)" \
+            "$(acc "$(res "$c" cloze)" cloze)" "$(acc "$(res "$c" cloze_ablated)" cloze)"
+    done | bar_chart >"$OUT/mmlu_cloze.svg"
+    figure mmlu-bars chart "$OUT/mmlu_cloze.svg" "Letter (MMLU-format) and cloze accuracy on the same 120 held-out facts, as it is and with the heads of the table below ablated (the hybrid: final rows masked). Drawn by test/demo.sh from the JSON of these commands." \
+        $(for model in $MODELS; do printf '%s_mmlu %s_cloze ' "$model" "$model"; done)
+    printf '<table><tr><th>model: heads ablated or masked</th><th>letters, as it is</th><th>after</th><th>cloze, as it is</th><th>after</th></tr>\n'
+    for c in $COLUMNS; do
+        printf '<tr><td>%s: %s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n' "${c%+ssm}" "$(esc <"$(res "$c" mmlu_mask)")" \
+            "$(acc "$(res "$c" mmlu)" mmlu)" "$(acc "$(res "$c" mmlu_ablated)" mmlu)" \
+            "$(acc "$(res "$c" cloze)" cloze)" "$(acc "$(res "$c" cloze_ablated)" cloze)"
     done
     cat <<EOF
 </table>
-<p><code>gna mmlu -m DIR --data test/models/demo_data/mmlu --mask PAIR</code>; <code>gna mc -m DIR --data test/models/demo_data/cloze.jsonl --mask PAIR</code>.
-In the Llama the damage comes almost all from one early head that reads the previous token, not from an aggregate
-head reading the gold option from <code>Answer:</code>: the demo models learnt the letter skill, but not by the
-paper's circuit (test/models/README.md says what was tried).</p>
+<p>$(mmlu_text)</p>
+
 <h2 id="summary">Summary</h2>
+<p>The table <code>make run</code> prints (accuracy as it is, then with the heads ablated or the rows masked):</p>
 <pre>$(esc <"$OUT/table.txt")</pre>
-<p>Made by <code>make run</code> (test/demo.sh); every number above is in the JSON files beside this page.</p>
+<p>Made by <code>make run</code> (<code>test/demo.sh</code>); every number above is in the JSON files beside this page,
+and every command it ran in <code>commands.txt</code>.</p>
 </body></html>
 EOF
-} >"$OUT/index.html.part"
+}
+page >"$OUT/index.html.part"
 mv "$OUT/index.html.part" "$OUT/index.html"
 echo
 echo "page: $OUT/index.html; figures and JSON beside it"

@@ -404,16 +404,20 @@ if [ -z "$RUN" ] && [ -z "$LABEL" ]; then
     fi
 fi
 
-# 5a'. The demo (make run) into a temporary folder, and its page: well-formed, complete, self-contained
-#     (test/check_page.py). The plain build on this machine only.
+# 5a'. The demo (make run, about 40 s on two cores) into a temporary folder, and its page: well-formed,
+#     complete (the hybrid's section too when test/models has it) and self-contained (test/check_page.py),
+#     and the check itself rejects broken copies of the page. The plain build on this machine only.
 if [ -z "$RUN" ] && [ -z "$LABEL" ] && [ -n "${python:-}" ]; then
     hybrid=""
     [ -f test/models/zamba2_demo/model.safetensors ] && hybrid=--hybrid
-    if GNA=$GNA OUT="$TMP/demo" sh test/demo.sh >"$TMP/demo.txt" 2>&1; then
+    if GNA=$GNA GNA_DEMO_OUT="$TMP/demo" sh test/demo.sh >"$TMP/demo.txt" 2>&1; then
+        pass "make run (test/demo.sh) writes its page"
         "$python" test/check_page.py "$TMP/demo/index.html" $hybrid >"$TMP/page.txt" 2>&1
         count_c_checks "the demo page" $? "$TMP/page.txt"
+        "$python" test/check_page.py "$TMP/demo/index.html" --self-test >"$TMP/page.txt" 2>&1
+        count_c_checks "the demo page's check" $? "$TMP/page.txt"
     else
-        fail "make run (test/demo.sh)" "$(tail -5 "$TMP/demo.txt")"
+        fail "make run (test/demo.sh) writes its page" "$(tail -5 "$TMP/demo.txt")"
     fi
     rm -rf "$TMP/demo"
 fi
