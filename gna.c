@@ -711,6 +711,12 @@ static size_t heads_of(const Layer *layer, const Config *c, HeadKind kind) {
     return layer->kind == MIXER_ATTENTION ? 0 : c->ssm_heads;
 }
 
+/* The floats of one head's output, the slice of the out-projection input that ablate_heads zeroes:
+ * head_dim (attention), 1 (a Mamba-1 channel) or P (an SSD head) */
+static size_t head_size(const Layer *layer, const Config *c, HeadKind kind) {
+    return kind == HEAD_ATTENTION ? c->head_dim : layer->kind == MIXER_MAMBA1 ? 1 : c->ssm_head_dim;
+}
+
 /* Layer surgery on a plan (the paper's §3: the "minimal model" keeps layers 0..k; the hybrid experiment
  * runs Llama's layer 17 in Llamba-8B-untied-unaligned with Llama's RoPE, the authors' last notebook cell) */
 static int keep_layers(LayerPlan *plan, size_t n_layers, size_t first, size_t last) {
@@ -2991,9 +2997,7 @@ static int parse_site(const gna_run *r, const char *site, Tap *tap, size_t *widt
     if (status == GNA_OK) {
         const LayerPlan *plan = &r->plan[items[0].layer];
         *tap = (Tap){.layer = items[0].layer, .kind = items[0].kind, .head = items[0].head};
-        *width = items[0].kind == HEAD_ATTENTION       ? plan->owner->config.head_dim
-                 : plan->layer->kind == MIXER_MAMBA1 ? 1
-                                                     : plan->owner->config.ssm_head_dim;
+        *width = head_size(plan->layer, &plan->owner->config, items[0].kind);
     }
     free(items);
     return status;
@@ -8707,15 +8711,17 @@ static int command_heads(gna_run *run, const Options *o, const Tokenizer *t) {
     rank_heads(scores, n_heads, BY_AGGREGATE, by_aggregate);
     rank_heads(scores, n_heads, BY_GATHER, by_gather);
     rank_heads(scores, n_heads, BY_GOLD_MASS, by_gold);
-    /* ablate each candidate alone: the top K of the aggregate and gather rankings, and the sweep's */
+    /* ablate each candidate alone, in the heads' order: the top K of the aggregate and gather rankings,
+     * and the top `sweep` of those and of the gold mass ranking */
     size_t sweep = (unsigned long long)o->sweep < n_heads ? (size_t)o->sweep : n_heads, n_swept = 0;
+    char *candidate = checked_calloc(n_heads + 1, 1);
+    for (size_t j = 0; j < K || j < sweep; j++) {
+        candidate[by_aggregate[j]] = candidate[by_gather[j]] = 1;
+        if (j < sweep) candidate[by_gold[j]] = 1;
+    }
     for (size_t k = 0; k < n_heads && status == GNA_OK; k++) {
         HeadScore *x = &scores[k];
-        int candidate = 0;
-        for (size_t j = 0; j < (sweep > K ? sweep : K); j++)
-            candidate |= (j < K && (by_aggregate[j] == k || by_gather[j] == k)) ||
-                         (j < sweep && (by_aggregate[j] == k || by_gather[j] == k || by_gold[j] == k));
-        if (!candidate) continue;
+        if (!candidate[k]) continue;
         MaskItem item = {x->layer, x->kind, x->head, 0, 0, 0, 0, 0, 0, ""};
         status = harness_accuracy(&s, &h, n, &item, 1, &x->ablated_accuracy);
         n_swept++;
@@ -8864,6 +8870,7 @@ static int command_heads(gna_run *run, const Options *o, const Tokenizer *t) {
     free(by_gather);
     free(by_gold);
     free(by_cost);
+    free(candidate);
     free(scores);
     free(heads);
     free_scorer(&s);
