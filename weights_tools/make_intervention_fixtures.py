@@ -376,10 +376,12 @@ def family_of(path):
         return json.load(f)["model_type"]
 
 
-def main():
+def fixtures(cases):
+    """(name, its cases, path, family, float64 model as gna runs it by default, token ids [1, T]) for each
+    fixture of `cases` that the command line names (python3 SCRIPT ROOT [NAME...]; all when none)"""
     root = sys.argv[1] if len(sys.argv) > 1 else "test/fixtures"
-    only = set(sys.argv[2:])  # NAME...: only those fixtures
-    for name, cases in CASES.items():
+    only = set(sys.argv[2:])
+    for name, its_cases in cases.items():
         if only and name not in only:
             continue
         path = os.path.join(root, name)
@@ -395,6 +397,11 @@ def main():
             zamba2_cuda_dt(model)
         with open(os.path.join(path, "tokens.txt")) as f:
             ids = torch.tensor([[int(t) for t in f.read().split(",")]])
+        yield name, its_cases, path, family, model, ids
+
+
+def main():
+    for name, cases, path, family, model, ids in fixtures(CASES):
         out = os.path.join(path, "interventions")
         shutil.rmtree(out, ignore_errors=True)
         os.makedirs(out)

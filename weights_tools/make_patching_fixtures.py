@@ -28,8 +28,8 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_fixtures import Float64Everywhere, load_f64, run  # noqa: E402
-from make_intervention_fixtures import family_of, modules, ssd_internals  # noqa: E402
+from make_fixtures import Float64Everywhere, run  # noqa: E402
+from make_intervention_fixtures import fixtures, modules, ssd_internals  # noqa: E402
 
 torch.set_grad_enabled(False)
 
@@ -121,19 +121,7 @@ def ssd_state(family, model, ids, l, t, new_state):
 
 
 def main():
-    root = sys.argv[1] if len(sys.argv) > 1 else "test/fixtures"
-    only = set(sys.argv[2:])
-    for name, cases in CASES.items():
-        if only and name not in only:
-            continue
-        path = os.path.join(root, name)
-        family = family_of(path)
-        model = load_f64(family, path)
-        if family == "llama":
-            model.config._attn_implementation = "eager"
-        with open(os.path.join(path, "tokens.txt")) as f:
-            ids = torch.tensor([[int(t) for t in f.read().split(",")]])
-        T = ids.shape[1]
+    for name, cases, path, family, model, ids in fixtures(CASES):
         rng = np.random.default_rng(20261204)
         out = os.path.join(path, "patching")
         os.makedirs(out, exist_ok=True)

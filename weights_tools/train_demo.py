@@ -1321,6 +1321,26 @@ def evaluate_model(torch, transformers, path, family, sets, args, device, val):
     return res, abl
 
 
+def log_most_harmful(name, rows, base, kv_key):
+    """logs the 5 heads whose ablation hurts letter accuracy most and the 5 that hurt KV most, each with
+    its accuracies and their change from base in points; returns the two rankings"""
+    def show(r):
+        return (f"  {r['head']:>6}  letter {r['letter']:.3f} ({100 * (r['letter'] - base['letter']):+.1f})  "
+                f"cloze {r['cloze']:.3f} ({100 * (r['cloze'] - base['cloze']):+.1f})  "
+                f"{kv_key} {r[kv_key]:.3f} ({100 * (r[kv_key] - base[kv_key]):+.1f})  "
+                f"in-context {r['letter_incontext']:.3f} ({100 * (r['letter_incontext'] - base['letter_incontext']):+.1f})")
+
+    by_letter = sorted(rows, key=lambda r: (r["letter"], r["head"]))
+    by_kv = sorted(rows, key=lambda r: (r[kv_key], r["head"]))
+    log(f"{name}: the 5 heads whose ablation hurts letter accuracy most (points vs base):")
+    for r in by_letter[:5]:
+        log(show(r))
+    log(f"{name}: the 5 heads whose ablation hurts {kv_key} most:")
+    for r in by_kv[:5]:
+        log(show(r))
+    return by_letter, by_kv
+
+
 def ablation_scan(torch, model, family, sets, scorer, base, args, name):
     modules, n_heads, _ = head_modules(model, family)
     kv_key = "kv30" if "kv30" in sets else f"kv{args.kv_pairs[len(args.kv_pairs) // 2]}"
@@ -1340,20 +1360,7 @@ def ablation_scan(torch, model, family, sets, scorer, base, args, name):
         log(f"  L{l}: " + "  ".join(f"H{r['index']} {100 * r['letter']:.0f}/{100 * r['cloze']:.0f}/{100 * r[kv_key]:.0f}/"
                                       f"{100 * r['letter_incontext']:.0f}" for r in rows if r["layer"] == l))
 
-    def show(r):
-        return (f"  {r['head']:>6}  letter {r['letter']:.3f} ({100 * (r['letter'] - base['letter']):+.1f})  "
-                f"cloze {r['cloze']:.3f} ({100 * (r['cloze'] - base['cloze']):+.1f})  "
-                f"{kv_key} {r[kv_key]:.3f} ({100 * (r[kv_key] - base[kv_key]):+.1f})  "
-                f"in-context {r['letter_incontext']:.3f} ({100 * (r['letter_incontext'] - base['letter_incontext']):+.1f})")
-
-    by_letter = sorted(rows, key=lambda r: (r["letter"], r["head"]))
-    by_kv = sorted(rows, key=lambda r: (r[kv_key], r["head"]))
-    log(f"{name}: the 5 heads whose ablation hurts letter accuracy most (points vs base):")
-    for r in by_letter[:5]:
-        log(show(r))
-    log(f"{name}: the 5 heads whose ablation hurts {kv_key} most:")
-    for r in by_kv[:5]:
-        log(show(r))
+    by_letter, by_kv = log_most_harmful(name, rows, base, kv_key)
     pair = [(r["layer"], r["index"]) for r in by_letter[:2]]
     with Ablation(torch, model, family, pair):
         both = {k: sets[k].accuracy(scorer) for k in keys + ["letter_heldin"]}
@@ -1581,20 +1588,7 @@ def ablation_scan_zamba2(torch, model, sets, scorer, base, args, name):
                     f"{kind}{r['index']} {100 * r['letter']:.0f}/{100 * r['cloze']:.0f}/{100 * r[kv_key]:.0f}/"
                     f"{100 * r['letter_incontext']:.0f}" for r in mine))
 
-    def show(r):
-        return (f"  {r['head']:>6}  letter {r['letter']:.3f} ({100 * (r['letter'] - base['letter']):+.1f})  "
-                f"cloze {r['cloze']:.3f} ({100 * (r['cloze'] - base['cloze']):+.1f})  "
-                f"{kv_key} {r[kv_key]:.3f} ({100 * (r[kv_key] - base[kv_key]):+.1f})  "
-                f"in-context {r['letter_incontext']:.3f} ({100 * (r['letter_incontext'] - base['letter_incontext']):+.1f})")
-
-    by_letter = sorted(rows, key=lambda r: (r["letter"], r["head"]))
-    by_kv = sorted(rows, key=lambda r: (r[kv_key], r["head"]))
-    log(f"{name}: the 5 heads whose ablation hurts letter accuracy most (points vs base):")
-    for r in by_letter[:5]:
-        log(show(r))
-    log(f"{name}: the 5 heads whose ablation hurts {kv_key} most:")
-    for r in by_kv[:5]:
-        log(show(r))
+    by_letter, by_kv = log_most_harmful(name, rows, base, kv_key)
     result = {"kv_setting": kv_key, "heads": rows, "top_letter": [r["head"] for r in by_letter[:5]],
               "top_kv": [r["head"] for r in by_kv[:5]]}
     for what, ranked in (("pair", by_letter), ("pair_kv", by_kv)):
