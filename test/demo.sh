@@ -46,9 +46,6 @@ The value of the key 'stone' is"
 GOLD_LINE=3 GOLD_VALUE=88
 ATTENTION_ROWS='L*A*@-1:0--1'
 SSM_ROWS='L*S*@-1:0--1'
-# the ablation sweep of gna heads (--sweep), where this gna has it
-HAS_SWEEP=yes
-"$GNA" heads --help 2>&1 | grep -q -- --sweep || HAS_SWEEP=""
 
 # -- running gna, and keeping each command line as the page shows it
 # a word quoted for the shell; the short prompt as "$SHORT", which the page defines
@@ -108,8 +105,7 @@ model_runs() { # model
     # and dictionaries (make run stays well under a minute on two cores)
     dt="" top=3 n=30
     [ "$model" != zamba2_demo ] || dt=$ZAMBA2_DT top=2 n=$ZAMBA2_N
-    sweep=""
-    [ -z "$HAS_SWEEP" ] || sweep="--sweep $top"
+    sweep="--sweep $top"
     if [ "$model" != zamba2_demo ]; then
         echo "== $model: gna heads --task mmlu (the held-out MMLU-format questions, 20 per subject)"
         g ${model}_heads heads -q -m "$dir" --task mmlu --data "$M/demo_data/mmlu" --limit 20 --top 3 \
@@ -126,7 +122,7 @@ model_runs() { # model
     critical=$(sed -n '1s/ .*//p' "$OUT/${model}_sweep.txt")
     case $model in
     llama_demo) kv_mask=$kv_pair mask=$(cat "$OUT/${model}_pair.txt") ;;
-    mamba2_demo) kv_mask=${critical:-$kv_pair} mask=$(cat "$OUT/${model}_pair.txt") ;; # the scores miss it
+    mamba2_demo) kv_mask=$critical mask=$(cat "$OUT/${model}_pair.txt") ;; # the scores miss it
     zamba2_demo) kv_mask=$ATTENTION_ROWS mask=$ATTENTION_ROWS ;;                         # the paper's experiment
     esac
     echo "$kv_mask" >"$OUT/${model}_kv_mask.txt"
@@ -142,7 +138,7 @@ model_runs() { # model
         g ${model}_cloze mc -q -m "$dir" $dt --data "$M/demo_data/cloze.jsonl" --mask "$mask" --json "$OUT/${model}_cloze_ablated.json"
         # the maps on the short dictionary (milliseconds): the KV pair, and the sweep's most harmful head
         g ${model}_short attn -q -m "$dir" $dt -p "$SHORT" --heads "$kv_pair" -o "$OUT/${model}_short.npy" --svg "$OUT/${model}_short.svg"
-        if [ -n "$critical" ] && [ "$model" != llama_demo ]; then
+        if [ "$model" != llama_demo ]; then
             g ${model}_critical attn -q -m "$dir" $dt -p "$SHORT" --heads "$critical" -o "$OUT/${model}_critical.npy" \
                 --svg "$OUT/${model}_critical.svg"
         fi
@@ -540,24 +536,15 @@ $(best "${L}_kv_heads.json" aggregate | cut -d' ' -f1), and the top-scored pair,
 EOF
     figure ssm-maps wide "${S}_short.svg" "The Mamba-2's top-scored pair on the short dictionary: implicit attention (red: negative entries). $MAP_NOTE" mamba2_demo_short
     map_table "${S}_short.npy" "${S}_short.svg" "$ssm_pair"
-    if [ -z "$ssm_critical" ]; then
-        cat <<EOF
-<p class="note">This gna has no ablation sweep (<code>gna heads --sweep</code>), so the head the Mamba-2's retrieval
-rests on is not picked out here: the figures below ablate the top-scored pair.</p>
-EOF
-    else
-        cat <<EOF
+    cat <<EOF
 <p>$(ssm_sweep_text)</p>
 <table><tr><th>head ablated alone (KV, 20 pairs)</th><th>accuracy</th><th>cost</th></tr>
 $(head -5 "${S}_sweep.txt" | awk '{ printf "<tr><td>%s</td><td>%.3f</td><td>%.3f</td></tr>\n", $1, $2, $3 }')
 </table>
 <pre class="cmd">$(cmd mamba2_demo_kv_heads | esc)</pre>
 EOF
-        if [ -f "${S}_critical.svg" ]; then
-            figure ssm-critical single "${S}_critical.svg" "The sweep's most harmful head, $(top_of_sweep "${S}_sweep.txt"), on the short dictionary: $(final_words "${S}_critical.npy" "${S}_critical.svg" "$ssm_critical" "$ssm_critical")." mamba2_demo_critical
-            map_table "${S}_critical.npy" "${S}_critical.svg" "$ssm_critical"
-        fi
-    fi
+    figure ssm-critical single "${S}_critical.svg" "The sweep's most harmful head, $(top_of_sweep "${S}_sweep.txt"), on the short dictionary: $(final_words "${S}_critical.npy" "${S}_critical.svg" "$ssm_critical" "$ssm_critical")." mamba2_demo_critical
+    map_table "${S}_critical.npy" "${S}_critical.svg" "$ssm_critical"
     figure ssm-curve chart "${S}_kv.svg" "The Mamba-2's KV accuracy against the number of pairs, as it is and with $(cat "${S}_kv_mask.txt") ablated." mamba2_demo_kv
     printf '\n<h2 id="hybrid">5. The hybrid, and the paper'"'"'s experiment on it</h2>\n'
     if [ -n "$HYBRID" ]; then
@@ -596,10 +583,8 @@ $(head -5 "${Z}_sweep.txt" | awk '{ printf "<tr><td>%s</td><td>%.3f</td><td>%.3f
 EOF
         figure hybrid-maps wide "${Z}_short.svg" "The hybrid's top-scored pair on the short dictionary, $z_pair. $MAP_NOTE" ${HYBRID}_short
         map_table "${Z}_short.npy" "${Z}_short.svg" "$z_pair"
-        if [ -f "${Z}_critical.svg" ]; then
-            figure hybrid-critical single "${Z}_critical.svg" "The sweep's top head in the hybrid, $(top_of_sweep "${Z}_sweep.txt"), on the short dictionary: $(final_words "${Z}_critical.npy" "${Z}_critical.svg" "$z_critical" "$z_critical")." ${HYBRID}_critical
-            map_table "${Z}_critical.npy" "${Z}_critical.svg" "$z_critical"
-        fi
+        figure hybrid-critical single "${Z}_critical.svg" "The sweep's top head in the hybrid, $(top_of_sweep "${Z}_sweep.txt"), on the short dictionary: $(final_words "${Z}_critical.npy" "${Z}_critical.svg" "$z_critical" "$z_critical")." ${HYBRID}_critical
+        map_table "${Z}_critical.npy" "${Z}_critical.svg" "$z_critical"
     else
         cat <<EOF
 <p class="note">The hybrid, <code>$Mh/zamba2_demo</code> (Mamba-2 layers with a shared attention block, Zamba2's layout),
