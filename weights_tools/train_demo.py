@@ -20,11 +20,12 @@ The models can also train at once, as the committed ones were (same data, from o
     python3 weights_tools/train_demo.py --out D --combine
 
 The committed llama_demo and mamba2_demo came from the first two --only runs and --combine (without zamba2);
-zamba2_demo was trained later by the third, on the same data (the seed and recipe give the same tokens), and
-added with --combine --append, which leaves the train_log.txt and train_results.json already in D as they were
-and adds the zamba2 run at their end (the log's lines, the JSON's key "zamba2"). --eval-only (with --only)
-evaluates a model already saved in D; --check-gna PATH compares the logits of gna (the binary at PATH) with
-transformers' on each saved model.
+zamba2_demo was trained later by the third with --zamba2-steps 5000 (at 3000 steps no hybrid learnt in-context
+retrieval: test/models/README.md), from the same generator and seed (5000 steps need 163.8M tokens rather
+than 98.3M, so it reads a longer buffer in another order), and added with --combine --append, which leaves
+the train_log.txt and train_results.json already in D as they were and adds the zamba2 run at their end (the
+log's lines, the JSON's key "zamba2"). --eval-only (with --only) evaluates a model already saved in D;
+--check-gna PATH compares the logits of gna (the binary at PATH) with transformers' on each saved model.
 
 --smoke trains 60 steps per model, evaluates on small sets and prints each model's measured steps/s and
 the step counts that fill 180 and 210 seconds; --llama-steps / --mamba2-steps / --zamba2-steps (or --steps for
@@ -118,7 +119,9 @@ Models (all tie input and output embeddings; transformers' own initialisation, t
                adapters (use_shared_attention_adapter) and its own 192x192 output projection, whose result is added
                to the input of that layer's Mamba mixer (Zamba2-7B's layout, smaller). Expand 1 rather than Zamba2's
                2: the shared block alone is 0.74M parameters, and expand 2 would leave room for only 4 layers in the
-               ~2.1M of the other two models. (This recipe did not learn in-context retrieval: test/models/README.md.)
+               ~2.1M of the other two models. It learns KV between steps 2000 and 2500 of a 5000-step run; 3000-step
+               runs (lr 2e-3, 1e-3, 5e-4; expand 2 with 4 or 5 layers) stayed at chance (test/models/README.md).
+               --zamba2-layers (e.g. mhmhm) and --zamba2-expand change the layout, for such experiments.
 Training: AdamW betas (0.9, 0.95), eps 1e-8, weight decay 0.1 on matrices (dim >= 2) only, lr 1e-3
 (llama) / 2e-3 (mamba2, zamba2), linear warmup (min(200, steps/10) steps) then cosine to 10% of the peak,
 gradient clipping 1.0, batch 64 x 512 tokens, bf16 autocast over float32 master weights, next-token
@@ -738,13 +741,13 @@ def mamba2_config(transformers, vocab, n_layers):
 
 # Zamba2 (the paper's hybrid): Mamba-2 layers, and one shared attention + MLP block that the "hybrid" layers visit
 # (each visit with its own q/k/v and MLP adapters and its own output projection), as in Zamba2-7B's layout
-ZAMBA2_LAYERS = ("mamba", "hybrid", "mamba", "hybrid", "mamba", "hybrid", "mamba")
+ZAMBA2 = {"layers": ("mamba", "hybrid", "mamba", "hybrid", "mamba", "hybrid", "mamba"), "expand": 1}
 
 
 def zamba2_config(transformers, vocab):
-    kw = dict(vocab_size=vocab, hidden_size=192, num_hidden_layers=len(ZAMBA2_LAYERS),
-              layers_block_type=list(ZAMBA2_LAYERS), mamba_d_state=32, mamba_d_conv=4, mamba_expand=1,
-              mamba_ngroups=1, n_mamba_heads=6, chunk_size=64, use_conv_bias=True, add_bias_linear=False,
+    kw = dict(vocab_size=vocab, hidden_size=192, num_hidden_layers=len(ZAMBA2["layers"]),
+              layers_block_type=list(ZAMBA2["layers"]), mamba_d_state=32, mamba_d_conv=4, mamba_expand=ZAMBA2["expand"],
+              mamba_ngroups=1, n_mamba_heads=6 * ZAMBA2["expand"], chunk_size=64, use_conv_bias=True, add_bias_linear=False,
               intermediate_size=384, hidden_act="gelu", num_attention_heads=6, num_key_value_heads=6,
               num_mem_blocks=1, use_shared_attention_adapter=True, adapter_rank=8, use_mem_rope=True,
               max_position_embeddings=1024, rms_norm_eps=1e-5, tie_word_embeddings=True,
@@ -1677,6 +1680,9 @@ def parse_args(argv):
     p.add_argument("--llama-lr", type=float, default=1e-3)
     p.add_argument("--mamba2-lr", type=float, default=2e-3)
     p.add_argument("--zamba2-lr", type=float, default=2e-3)
+    p.add_argument("--zamba2-layers", default="", help="the layer kinds, m (mamba) or h (hybrid), e.g. mhmhm "
+                   "(default: " + "".join(k[0] for k in ZAMBA2["layers"]) + ")")
+    p.add_argument("--zamba2-expand", type=int, default=ZAMBA2["expand"], help="Mamba mixer width / hidden size")
     p.add_argument("--weight-decay", type=float, default=0.1)
     p.add_argument("--warmup", type=int, default=200)
     p.add_argument("--mamba2-layers", type=int, default=0, help="0: the count closest to the llama's parameters")
@@ -1724,6 +1730,10 @@ def parse_args(argv):
         shares = {k: float(v) for k, v in (item.split("=") for item in a.kind_shares.split(","))}
         assert set(shares) <= set(KINDS) and abs(sum(shares.values()) - 1) < 1e-6, f"--kind-shares: {shares}"
         KIND_SHARES.update({k: shares.get(k, 0.0) for k in KINDS})
+    if a.zamba2_layers:
+        assert set(a.zamba2_layers) <= set("mh") and a.zamba2_layers[0] == "m", f"--zamba2-layers: {a.zamba2_layers}"
+        ZAMBA2["layers"] = tuple({"m": "mamba", "h": "hybrid"}[k] for k in a.zamba2_layers)
+    ZAMBA2["expand"] = a.zamba2_expand
     for name in ("kv_train_pairs", "kv_train_queries"):
         lo, hi = (int(x) for x in getattr(a, name).split(","))
         assert 1 <= lo <= hi <= 100, f"--{name.replace('_', '-')}: {lo},{hi}"
@@ -1791,9 +1801,9 @@ def token_data(args, world, tok, tok_json):
         val_np, val_flags, _ = build_token_data(world, tok, args.seed, 64 * SEQ_LEN, args.workers, "val")
         if cache:
             os.makedirs(args.data_cache, exist_ok=True)
-            np.savez(cache + ".tmp.npz", data=data_np, flags=flags_np, val=val_np, val_flags=val_flags,
-                     stats=json.dumps(stats))
-            os.replace(cache + ".tmp.npz", cache)
+            partial = f"{cache}.{os.getpid()}.tmp.npz"  # two runs may build the same data at once
+            np.savez(partial, data=data_np, flags=flags_np, val=val_np, val_flags=val_flags, stats=json.dumps(stats))
+            os.replace(partial, cache)
             log(f"training data saved to {cache}")
     data_np, flags_np = data_np.reshape(-1, SEQ_LEN), flags_np.reshape(-1, SEQ_LEN)
     val_np = val_np.reshape(-1, SEQ_LEN)
