@@ -144,7 +144,7 @@ model_runs() { # model
         fi
     } >/dev/null
 }
-ssm_rows_runs() { # the hybrid with its SSM heads' final rows masked instead
+ssm_rows_runs() { # the hybrid with its SSM heads' final rows masked instead; and its attention heads swept on letters
     echo "== $HYBRID: KV, MMLU format and cloze, before and after --mask $SSM_ROWS"
     # shellcheck disable=SC2086
     {
@@ -152,6 +152,17 @@ ssm_rows_runs() { # the hybrid with its SSM heads' final rows masked instead
             --json "$OUT/${HYBRID}_kv_ssm.json" --svg "$OUT/${HYBRID}_kv_ssm.svg"
         g ${HYBRID}_mmlu mmlu -q -m "$M/$HYBRID" $ZAMBA2_DT --data "$M/demo_data/mmlu" --mask "$SSM_ROWS" --json "$OUT/${HYBRID}_mmlu_ssm.json"
         g ${HYBRID}_cloze mc -q -m "$M/$HYBRID" $ZAMBA2_DT --data "$M/demo_data/cloze.jsonl" --mask "$SSM_ROWS" --json "$OUT/${HYBRID}_cloze_ssm.json"
+    } >/dev/null
+    echo "== $HYBRID: gna heads --task mmlu --heads 'L*A*' --sweep all (its attention heads, each ablated alone on letters)"
+    # shellcheck disable=SC2086
+    {
+        g ${HYBRID}_mmlu_heads heads -q -m "$M/$HYBRID" $ZAMBA2_DT --task mmlu --data "$M/demo_data/mmlu" --limit 10 \
+            --heads 'L*A*' --top 2 --sweep all --json "$OUT/${HYBRID}_mmlu_heads.json"
+        sweep_of "$OUT/${HYBRID}_mmlu_heads.json" >"$OUT/${HYBRID}_mmlu_sweep.txt"
+        head=$(sed -n '1s/ .*//p' "$OUT/${HYBRID}_mmlu_sweep.txt")
+        g ${HYBRID}_head_mmlu mmlu -q -m "$M/$HYBRID" $ZAMBA2_DT --data "$M/demo_data/mmlu" --mask "$head" --json "$OUT/${HYBRID}_mmlu_head.json"
+        g ${HYBRID}_head_cloze mc -q -m "$M/$HYBRID" $ZAMBA2_DT --data "$M/demo_data/cloze.jsonl" --mask "$head" --json "$OUT/${HYBRID}_cloze_head.json"
+        g ${HYBRID}_head_kv kv -q -m "$M/$HYBRID" $ZAMBA2_DT --pairs 30 --samples $ZAMBA2_N --mask "$head" --json "$OUT/${HYBRID}_kv_head.json"
     } >/dev/null
 }
 jobs=""
@@ -411,6 +422,9 @@ hybrid_text() {
         "$(delta "$(acc "${Z}_mmlu.json" mmlu)" "$(acc "${Z}_mmlu_ssm.json" mmlu)")" \
         "$(delta "$(acc "${Z}_cloze.json" cloze)" "$(acc "${Z}_cloze_ssm.json" cloze)")"
     printf ' and %s.' "$(kv_delta "${Z}_kv_ssm.json")"
+    if lt "$(kv_delta "${Z}_kv_ssm.json")" -30 && lt -10 "$(kv_delta "${Z}_kv.json")"; then
+        printf ' In this small hybrid the final position reads the asked value through its SSM heads, not its attention.'
+    fi
     kv10=$(acc "${Z}_kv.json" kv_pairs_10)
     if lt "$kv10" 0.5; then
         printf ' The demo hybrid barely retrieves from its dictionaries (KV accuracy %s at 10 pairs), so no mask or' "$kv10"
@@ -419,6 +433,24 @@ hybrid_text() {
     printf ' The sweep of <code>gna heads</code> over its attention heads (<code>L&lt;layer&gt;A&lt;head&gt;</code>) and'
     printf ' SSM heads (<code>L&lt;layer&gt;S&lt;head&gt;</code> in its hybrid layers, <code>L&lt;layer&gt;H&lt;head&gt;</code>'
     printf ' in the others), each ablated alone on KV:'
+}
+# the hybrid's letters: its attention heads' sweep, and what its top head costs on letters, cloze and KV
+hybrid_letters_text() {
+    head=$(sed -n '1s/ .*//p' "${Z}_mmlu_sweep.txt")
+    m0=$(acc "${Z}_mmlu.json" mmlu) m1=$(acc "${Z}_mmlu_head.json" mmlu) rows=$(acc "${Z}_mmlu_ablated.json" mmlu)
+    c0=$(acc "${Z}_cloze.json" cloze) c1=$(acc "${Z}_cloze_head.json" cloze)
+    printf 'On the letter questions, the sweep over its %s attention heads (<code>--task mmlu --heads' "$(wc -l <"${Z}_mmlu_sweep.txt" | tr -d ' ')"
+    printf ' '"'"'L*A*'"'"' --sweep all</code>) ranks <code>%s</code> first. Ablated alone, it takes letters from %s to %s,' "$head" "$m0" "$m1"
+    printf ' cloze from %s to %s, and KV at 30 pairs from %s to %s.' "$c0" "$c1" "$(acc "${Z}_kv_head.json" kv_pairs_30)" \
+        "$(acc "${Z}_kv_head.json" kv_pairs_30_masked)"
+    if lt "$(delta "$m0" "$m1")" -9.5 && lt -5 "$(delta "$c0" "$c1")"; then
+        printf ' So an attention head carries the hybrid'"'"'s letter skill and not the answer it knows: the paper'"'"'s'
+        printf ' dissociation, in its attention.'
+        if lt -5 "$(delta "$m0" "$rows")"; then
+            printf ' Not through its final row, though: masking every attention head'"'"'s final row changes the letters by %s points.' \
+                "$(delta "$m0" "$rows")"
+        fi
+    fi
 }
 # the sweep's top head of a model and what it costs: "HEAD (ablated alone, it costs X of the KV accuracy at 20 pairs)"
 top_of_sweep() { sed -n '1s/^\([^ ]*\) [^ ]* \([^ ]*\)$/\1 \2/p' "$1" | awk '{ printf "%s (ablated alone, it costs %.2f of the KV accuracy at 20 pairs)", $1, $2 }'; }
@@ -585,6 +617,13 @@ EOF
         map_table "${Z}_short.npy" "${Z}_short.svg" "$z_pair"
         figure hybrid-critical single "${Z}_critical.svg" "The sweep's top head in the hybrid, $(top_of_sweep "${Z}_sweep.txt"), on the short dictionary: $(final_words "${Z}_critical.npy" "${Z}_critical.svg" "$z_critical" "$z_critical")." ${HYBRID}_critical
         map_table "${Z}_critical.npy" "${Z}_critical.svg" "$z_critical"
+        cat <<EOF
+<p>$(hybrid_letters_text)</p>
+<table><tr><th>attention head ablated alone (letters, 10 questions per subject)</th><th>accuracy</th><th>cost</th></tr>
+$(head -5 "${Z}_mmlu_sweep.txt" | awk '{ printf "<tr><td>%s</td><td>%.3f</td><td>%.3f</td></tr>\n", $1, $2, $3 }')
+</table>
+<pre class="cmd">$(cmd ${HYBRID}_mmlu_heads ${HYBRID}_head_mmlu ${HYBRID}_head_cloze ${HYBRID}_head_kv | esc)</pre>
+EOF
     else
         cat <<EOF
 <p class="note">The hybrid, <code>$Mh/zamba2_demo</code> (Mamba-2 layers with a shared attention block, Zamba2's layout),
