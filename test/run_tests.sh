@@ -404,7 +404,7 @@ if [ -z "$RUN" ] && [ -z "$LABEL" ]; then
     fi
 fi
 
-# 5a'. The demo (make run, about 40 s on two cores) into a temporary folder, and its page: well-formed,
+# 5a'. The demo (make run, about 45 s on two cores) into a temporary folder, and its page: well-formed,
 #     complete (the hybrid's section too when test/models has it) and self-contained (test/check_page.py),
 #     and the check itself rejects broken copies of the page. The plain build on this machine only.
 if [ -z "$RUN" ] && [ -z "$LABEL" ] && [ -n "${python:-}" ]; then
