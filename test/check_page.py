@@ -8,8 +8,9 @@ Prints one line per check ("ok   ..." or "FAIL ..."); exits 1 if one failed.
 Well-formed: the page parses as XML (demo.sh writes XHTML-compatible markup, so an unescaped & or < in
 a token label or a number breaks it). Complete: every section of the story is there, in order, and
 every figure (--hybrid: the hybrid's too) holds a drawn, scalable SVG, a caption and the gna commands
-that made it; the maps have their token labels; every table cell holds a number or a name, none nan;
-the summary table is there. Self-contained: no script, link, frame, image, object or embed element,
+that made it; the maps have their token labels; with --hybrid, the sweep of the hybrid's attention heads
+on letters and the ablation of its top head have their commands; every table cell holds a number or a
+name, none nan; the summary table is there. Self-contained: no script, link, frame, image, object or embed element,
 no src or href attribute, no http-equiv, no url() or @import in CSS, no http(s) address but the SVG
 namespace's. --self-test breaks the page in each of those ways and expects each copy to fail.
 """
@@ -61,6 +62,12 @@ def checks(text, hybrid):
             bad.append(f"{name}: no token labels")
     results.append(("every figure: a drawn, scalable SVG, a caption and the gna commands that made it; the maps' token labels",
                     "; ".join(bad)))
+    if hybrid:  # the sweep of the hybrid's attention heads on letters: its commands under its table
+        blocks = ["".join(p.itertext()).strip().split("\n") for p in root.iter("pre") if p.get("class") == "cmd"]
+        sweep = [b for b in blocks if any(" heads " in x and "--task mmlu" in x and "--heads 'L*A*'" in x for x in b)]
+        results.append(("the hybrid's attention heads swept on letters, and the top one ablated on letters, cloze and KV",
+                        "no commands" if not sweep else "" if all(any(f"gna {c} " in x and "--mask" in x for x in sweep[0])
+                                                                  for c in ("mmlu", "mc", "kv")) else f"commands {sweep[0]}"))
     cells = ["".join(td.itertext()).strip() for td in root.iter("td")]
     empty = sum(1 for c in cells if not c or re.search(r"\bnan\b", c, re.I))
     results.append((f"{len(cells)} table cells, none empty or nan",
@@ -92,6 +99,7 @@ BREAKS = [
     ("an SVG emptied", lambda t: re.sub(r'(<figure id="llama-curve"[^>]*>\s*<svg[^>]*>).*?(</svg>)', r"\1\2", t, count=1, flags=re.S)),
     ("a figure without its command", lambda t: re.sub(r'(<figure id="ssm-maps".*?<pre class="cmd">).*?(</pre>)', r"\1\2", t, count=1, flags=re.S)),
     ("a section missing", lambda t: t.replace('<h2 id="hybrid">', "<h2>")),
+    ("the hybrid's letter sweep without its commands", lambda t: re.sub(r"<pre class=\"cmd\">[^<]*--task mmlu[^<]*--heads 'L\*A\*'[^<]*</pre>", "", t)),
     ("a map without token labels", lambda t: re.sub(r'(<figure id="llama-maps".*?</figure>)', lambda m: m.group(1).replace(">stone<", "><"), t, count=1, flags=re.S)),
     ("an empty number", lambda t: re.sub(r"<td>[0-9.]+</td>", "<td></td>", t, count=1)),
     ("a nan", lambda t: re.sub(r"<td>[0-9.]+</td>", "<td>nan</td>", t, count=1)),
