@@ -80,6 +80,13 @@ pair_of() {
 sweep_of() {
     sed -n '/"sweep"/,$p' "$1" | sed -n 's/.*{"head": "\([^"]*\)", "acc": \([-0-9.e]*\), "cost": \([-0-9.e]*\).*/\1 \2 \3/p'
 }
+# a sweep's most harmful head; and an HTML table of its five most harmful heads (title of the first column)
+top_head() { sed -n '1s/ .*//p' "$1"; }
+sweep_table() {
+    printf '<table><tr><th>%s</th><th>accuracy</th><th>cost</th></tr>\n' "$1"
+    head -5 "$2" | awk '{ printf "<tr><td>%s</td><td>%.3f</td><td>%.3f</td></tr>\n", $1, $2, $3 }'
+    printf '</table>'
+}
 # a score of a head in a heads JSON (aggregate, gather, gold_mass, ablated_accuracy), 2 decimals
 score() { sed -n "s/.*{\"head\": \"$2\", .*\"$3\": \([-0-9.e]*\).*/\1/p" "$1" | head -1 | awk '{printf "%.2f", $1}' | unsign; }
 # the largest score of a kind over a heads JSON's heads, 2 decimals, and its head
@@ -119,7 +126,7 @@ model_runs() { # model
     pair_of "$OUT/${model}_kv_heads.json" >"$OUT/${model}_kv_pair.txt"
     sweep_of "$OUT/${model}_kv_heads.json" >"$OUT/${model}_sweep.txt"
     kv_pair=$(cat "$OUT/${model}_kv_pair.txt")
-    critical=$(sed -n '1s/ .*//p' "$OUT/${model}_sweep.txt")
+    critical=$(top_head "$OUT/${model}_sweep.txt")
     case $model in
     llama_demo) kv_mask=$kv_pair mask=$(cat "$OUT/${model}_pair.txt") ;;
     mamba2_demo) kv_mask=$critical mask=$(cat "$OUT/${model}_pair.txt") ;; # the scores miss it
@@ -159,7 +166,7 @@ ssm_rows_runs() { # the hybrid with its SSM heads' final rows masked instead; an
         g ${HYBRID}_mmlu_heads heads -q -m "$M/$HYBRID" $ZAMBA2_DT --task mmlu --data "$M/demo_data/mmlu" --limit 10 \
             --heads 'L*A*' --top 2 --sweep all --json "$OUT/${HYBRID}_mmlu_heads.json"
         sweep_of "$OUT/${HYBRID}_mmlu_heads.json" >"$OUT/${HYBRID}_mmlu_sweep.txt"
-        head=$(sed -n '1s/ .*//p' "$OUT/${HYBRID}_mmlu_sweep.txt")
+        head=$(top_head "$OUT/${HYBRID}_mmlu_sweep.txt")
         g ${HYBRID}_head_mmlu mmlu -q -m "$M/$HYBRID" $ZAMBA2_DT --data "$M/demo_data/mmlu" --mask "$head" --json "$OUT/${HYBRID}_mmlu_head.json"
         g ${HYBRID}_head_cloze mc -q -m "$M/$HYBRID" $ZAMBA2_DT --data "$M/demo_data/cloze.jsonl" --mask "$head" --json "$OUT/${HYBRID}_cloze_head.json"
         g ${HYBRID}_head_kv kv -q -m "$M/$HYBRID" $ZAMBA2_DT --pairs 30 --samples $ZAMBA2_N --mask "$head" --json "$OUT/${HYBRID}_kv_head.json"
@@ -436,7 +443,7 @@ hybrid_text() {
 }
 # the hybrid's letters: its attention heads' sweep, and what its top head costs on letters, cloze and KV
 hybrid_letters_text() {
-    head=$(sed -n '1s/ .*//p' "${Z}_mmlu_sweep.txt")
+    head=$(top_head "${Z}_mmlu_sweep.txt")
     m0=$(acc "${Z}_mmlu.json" mmlu) m1=$(acc "${Z}_mmlu_head.json" mmlu) rows=$(acc "${Z}_mmlu_ablated.json" mmlu)
     c0=$(acc "${Z}_cloze.json" cloze) c1=$(acc "${Z}_cloze_head.json" cloze)
     printf 'On the letter questions, the sweep over its %s attention heads (<code>--task mmlu --heads' "$(wc -l <"${Z}_mmlu_sweep.txt" | tr -d ' ')"
@@ -477,7 +484,7 @@ page() {
     llama_pair=$(cat "${L}_kv_pair.txt")
     lg=${llama_pair%%,*} la=${llama_pair#*,}
     ssm_pair=$(cat "${S}_kv_pair.txt")
-    ssm_critical=$(sed -n '1s/ .*//p' "${S}_sweep.txt")
+    ssm_critical=$(top_head "${S}_sweep.txt")
     cat <<EOF
 <!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/>
@@ -570,9 +577,7 @@ EOF
     map_table "${S}_short.npy" "${S}_short.svg" "$ssm_pair"
     cat <<EOF
 <p>$(ssm_sweep_text)</p>
-<table><tr><th>head ablated alone (KV, 20 pairs)</th><th>accuracy</th><th>cost</th></tr>
-$(head -5 "${S}_sweep.txt" | awk '{ printf "<tr><td>%s</td><td>%.3f</td><td>%.3f</td></tr>\n", $1, $2, $3 }')
-</table>
+$(sweep_table 'head ablated alone (KV, 20 pairs)' "${S}_sweep.txt")
 <pre class="cmd">$(cmd mamba2_demo_kv_heads | esc)</pre>
 EOF
     figure ssm-critical single "${S}_critical.svg" "The sweep's most harmful head, $(top_of_sweep "${S}_sweep.txt"), on the short dictionary: $(final_words "${S}_critical.npy" "${S}_critical.svg" "$ssm_critical" "$ssm_critical")." mamba2_demo_critical
@@ -582,7 +587,7 @@ EOF
     if [ -n "$HYBRID" ]; then
         Z=$OUT/$HYBRID
         z_pair=$(cat "${Z}_kv_pair.txt")
-        z_critical=$(sed -n '1s/ .*//p' "${Z}_sweep.txt")
+        z_critical=$(top_head "${Z}_sweep.txt")
         cat <<EOF
 <p>In a hybrid, the paper finds, the attention layers carry the mechanism. Its strongest result is on Zamba2-7B,
 Mamba-2 layers with a shared attention block: with the final row of every attention head masked (the final position
@@ -608,9 +613,7 @@ EOF
         figure hybrid-curve chart "${Z}_kv_both.svg" "The hybrid's KV accuracy against the number of pairs: as it is, with every attention head's final row masked, and with every SSM head's final row masked (drawn by test/demo.sh from the JSON of these commands)." ${HYBRID}_kv
         cat <<EOF
 <p>$(hybrid_text)</p>
-<table><tr><th>head ablated alone (KV, 20 pairs)</th><th>accuracy</th><th>cost</th></tr>
-$(head -5 "${Z}_sweep.txt" | awk '{ printf "<tr><td>%s</td><td>%.3f</td><td>%.3f</td></tr>\n", $1, $2, $3 }')
-</table>
+$(sweep_table 'head ablated alone (KV, 20 pairs)' "${Z}_sweep.txt")
 <pre class="cmd">$(cmd ${HYBRID}_kv_heads | esc)</pre>
 EOF
         figure hybrid-maps wide "${Z}_short.svg" "The hybrid's top-scored pair on the short dictionary, $z_pair. $MAP_NOTE" ${HYBRID}_short
@@ -619,9 +622,7 @@ EOF
         map_table "${Z}_critical.npy" "${Z}_critical.svg" "$z_critical"
         cat <<EOF
 <p>$(hybrid_letters_text)</p>
-<table><tr><th>attention head ablated alone (letters, 10 questions per subject)</th><th>accuracy</th><th>cost</th></tr>
-$(head -5 "${Z}_mmlu_sweep.txt" | awk '{ printf "<tr><td>%s</td><td>%.3f</td><td>%.3f</td></tr>\n", $1, $2, $3 }')
-</table>
+$(sweep_table 'attention head ablated alone (letters, 10 questions per subject)' "${Z}_mmlu_sweep.txt")
 <pre class="cmd">$(cmd ${HYBRID}_mmlu_heads ${HYBRID}_head_mmlu ${HYBRID}_head_cloze ${HYBRID}_head_kv | esc)</pre>
 EOF
     else
