@@ -1,7 +1,7 @@
 #!/bin/sh
 # `make run`: the Gather-and-Aggregate mechanism on the bundled demo models (test/models: a small Llama,
 # a Mamba-2 and, once it is there, a Zamba2-layout hybrid of about the same size, trained on the same
-# synthetic data by weights_tools/train_demo.py), in about 40 seconds on two cores (the models run side
+# synthetic data by weights_tools/train_demo.py), in about 45 seconds on two cores (the models run side
 # by side). For each model:
 #   1. gna heads finds the G&A candidates on KV retrieval, with a sweep of the top heads of each score
 #      (the SSM's critical head is not its top-scored pair), and, for the Llama and the Mamba-2, on
@@ -9,7 +9,8 @@
 #   2. KV retrieval (10-100 pairs), MMLU-format (letter) accuracy and cloze accuracy on the same facts
 #      are measured before and after ablating the KV pair (the sweep's head for the Mamba-2) and the
 #      MMLU pair; the hybrid instead gets the paper's experiment, every attention head's final row
-#      masked (--mask 'L*A*@-1:0--1'), and the same mask on its SSM heads for comparison;
+#      masked (--mask 'L*A*@-1:0--1'), and the same mask on its SSM heads for comparison, and a sweep
+#      of its attention heads on the letter questions, whose top head is ablated alone;
 #   3. gna attn draws the heads' maps on a short dictionary, with token labels.
 # Then a table of the models side by side, and build/demo/index.html: one self-contained page (inline
 # SVG and CSS, no script, no external reference) that tells the paper's story with these figures, each
@@ -284,7 +285,6 @@ map_table() { # npy, svg, heads
 MAP_NOTE="Rows are positions (queries), columns the positions they read (keys); darker is more. Below, each head's
 share of a row on the token before it (a gather head at work), the value tokens' share on their own line's
 key and colon, and the final position's share on the asked line (<code>stone:88</code>), as measured on these maps."
-# one final-position number of a map table row: field 4 (asked line) of a head's row
 # a head's final-position numbers: its share on the asked line, its largest entry and that entry's token
 final_of() { # npy, svg, heads, head -> "share<TAB>largest<TAB>token"
     map_rows "$1" "$2" "$3" | sed -n "s/^<tr><td>$4<\/td><td>[^<]*<\/td><td>[^<]*<\/td><td>\([^<]*\)<\/td><td>\(.*\) (\([^<]*\))<\/td><\/tr>$/\1\t\3\t\2/p"
@@ -422,14 +422,15 @@ ssm_sweep_text() {
 }
 # the hybrid: what each final-row mask changes, in points (KV: the mean over the dictionary sizes)
 hybrid_text() {
+    kv_rows=$(kv_delta "${Z}_kv.json") kv_ssm=$(kv_delta "${Z}_kv_ssm.json")
     printf 'Masking every attention head'"'"'s final row changes the hybrid'"'"'s accuracy, in points, by %s on letters,' \
         "$(delta "$(acc "${Z}_mmlu.json" mmlu)" "$(acc "${Z}_mmlu_ablated.json" mmlu)")"
     printf ' %s on cloze and %s on KV (the mean over the five sizes); masking every SSM head'"'"'s final row, by %s, %s' \
-        "$(delta "$(acc "${Z}_cloze.json" cloze)" "$(acc "${Z}_cloze_ablated.json" cloze)")" "$(kv_delta "${Z}_kv.json")" \
+        "$(delta "$(acc "${Z}_cloze.json" cloze)" "$(acc "${Z}_cloze_ablated.json" cloze)")" "$kv_rows" \
         "$(delta "$(acc "${Z}_mmlu.json" mmlu)" "$(acc "${Z}_mmlu_ssm.json" mmlu)")" \
         "$(delta "$(acc "${Z}_cloze.json" cloze)" "$(acc "${Z}_cloze_ssm.json" cloze)")"
-    printf ' and %s.' "$(kv_delta "${Z}_kv_ssm.json")"
-    if lt "$(kv_delta "${Z}_kv_ssm.json")" -30 && lt -10 "$(kv_delta "${Z}_kv.json")"; then
+    printf ' and %s.' "$kv_ssm"
+    if lt "$kv_ssm" -30 && lt -10 "$kv_rows"; then
         printf ' In this small hybrid the final position reads the asked value through its SSM heads, not its attention.'
     fi
     kv10=$(acc "${Z}_kv.json" kv_pairs_10)
@@ -444,7 +445,8 @@ hybrid_text() {
 # the hybrid's letters: its attention heads' sweep, and what its top head costs on letters, cloze and KV
 hybrid_letters_text() {
     head=$(top_head "${Z}_mmlu_sweep.txt")
-    m0=$(acc "${Z}_mmlu.json" mmlu) m1=$(acc "${Z}_mmlu_head.json" mmlu) rows=$(acc "${Z}_mmlu_ablated.json" mmlu)
+    m0=$(acc "${Z}_mmlu.json" mmlu) m1=$(acc "${Z}_mmlu_head.json" mmlu)
+    rows=$(delta "$m0" "$(acc "${Z}_mmlu_ablated.json" mmlu)") # every attention head's final row masked
     c0=$(acc "${Z}_cloze.json" cloze) c1=$(acc "${Z}_cloze_head.json" cloze)
     printf 'On the letter questions, the sweep over its %s attention heads (<code>--task mmlu --heads' "$(wc -l <"${Z}_mmlu_sweep.txt" | tr -d ' ')"
     printf ' '"'"'L*A*'"'"' --sweep all</code>) ranks <code>%s</code> first. Ablated alone, it takes letters from %s to %s,' "$head" "$m0" "$m1"
@@ -453,9 +455,8 @@ hybrid_letters_text() {
     if lt "$(delta "$m0" "$m1")" -9.5 && lt -5 "$(delta "$c0" "$c1")"; then
         printf ' So an attention head carries the hybrid'"'"'s letter skill and not the answer it knows: the paper'"'"'s'
         printf ' dissociation, in its attention.'
-        if lt -5 "$(delta "$m0" "$rows")"; then
-            printf ' Not through its final row, though: masking every attention head'"'"'s final row changes the letters by %s points.' \
-                "$(delta "$m0" "$rows")"
+        if lt -5 "$rows"; then
+            printf ' Not through its final row, though: masking every attention head'"'"'s final row changes the letters by %s points.' "$rows"
         fi
     fi
 }
