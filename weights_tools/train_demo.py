@@ -1344,10 +1344,31 @@ def log_most_harmful(name, rows, base, kv_key):
     return by_letter, by_kv
 
 
+def scan_keys(sets, args):
+    """the KV set an ablation scan measures (30 pairs, or the middle size) and every set it measures"""
+    kv_key = "kv30" if "kv30" in sets else f"kv{args.kv_pairs[len(args.kv_pairs) // 2]}"
+    return kv_key, [kv_key, "letter", "cloze", "letter_incontext"]
+
+
+def log_scan(name, n_heads, seconds, base, kv_key):
+    log(f"{name}: ablated each of {n_heads} heads in turn ({seconds:.1f}s); "
+        f"base {kv_key} {base[kv_key]:.3f}, letter {base['letter']:.3f}, cloze {base['cloze']:.3f}, "
+        f"letter in-context {base['letter_incontext']:.3f}")
+    log(f"{name}: accuracy with each head ablated, letter/cloze/{kv_key}/in-context in points:")
+
+
+def log_pair(name, spec, both, base, kv_key):
+    """what ablating two heads together did, against the base"""
+    log(f"{name}: ablating {spec} together (gna --mask {spec}): letter {both['letter']:.3f} "
+        f"({100 * (both['letter'] - base['letter']):+.1f}), cloze {both['cloze']:.3f} "
+        f"({100 * (both['cloze'] - base['cloze']):+.1f}), {kv_key} {both[kv_key]:.3f} "
+        f"({100 * (both[kv_key] - base[kv_key]):+.1f}), letter in-context {both['letter_incontext']:.3f}, "
+        f"letter on training facts {both['letter_heldin']:.3f}")
+
+
 def ablation_scan(torch, model, family, sets, scorer, base, args, name):
     modules, n_heads, _ = head_modules(model, family)
-    kv_key = "kv30" if "kv30" in sets else f"kv{args.kv_pairs[len(args.kv_pairs) // 2]}"
-    keys = [kv_key, "letter", "cloze", "letter_incontext"]
+    kv_key, keys = scan_keys(sets, args)
     rows = []
     t0 = time.time()
     for l in range(len(modules)):
@@ -1355,10 +1376,7 @@ def ablation_scan(torch, model, family, sets, scorer, base, args, name):
             with Ablation(torch, model, family, [(l, h)]):
                 r = {k: sets[k].accuracy(scorer) for k in keys}
             rows.append({"head": f"L{l}H{h}", "layer": l, "index": h, **r})
-    log(f"{name}: ablated each of {len(rows)} heads in turn ({time.time() - t0:.1f}s); "
-        f"base {kv_key} {base[kv_key]:.3f}, letter {base['letter']:.3f}, cloze {base['cloze']:.3f}, "
-        f"letter in-context {base['letter_incontext']:.3f}")
-    log(f"{name}: accuracy with each head ablated, letter/cloze/{kv_key}/in-context in points:")
+    log_scan(name, len(rows), time.time() - t0, base, kv_key)
     for l in range(len(modules)):
         log(f"  L{l}: " + "  ".join(f"H{r['index']} {100 * r['letter']:.0f}/{100 * r['cloze']:.0f}/{100 * r[kv_key]:.0f}/"
                                       f"{100 * r['letter_incontext']:.0f}" for r in rows if r["layer"] == l))
@@ -1368,11 +1386,7 @@ def ablation_scan(torch, model, family, sets, scorer, base, args, name):
     with Ablation(torch, model, family, pair):
         both = {k: sets[k].accuracy(scorer) for k in keys + ["letter_heldin"]}
     spec = ",".join(f"L{l}H{h}" for l, h in pair)
-    log(f"{name}: ablating {spec} together (gna --mask {spec}): letter {both['letter']:.3f} "
-        f"({100 * (both['letter'] - base['letter']):+.1f}), cloze {both['cloze']:.3f} "
-        f"({100 * (both['cloze'] - base['cloze']):+.1f}), {kv_key} {both[kv_key]:.3f} "
-        f"({100 * (both[kv_key] - base[kv_key]):+.1f}), letter in-context {both['letter_incontext']:.3f}, "
-        f"letter on training facts {both['letter_heldin']:.3f}")
+    log_pair(name, spec, both, base, kv_key)
     return {"kv_setting": kv_key, "heads": rows, "top_letter": [r["head"] for r in by_letter[:5]],
             "top_kv": [r["head"] for r in by_kv[:5]], "pair": spec, "pair_result": both}
 
@@ -1531,7 +1545,7 @@ def zamba2_experiments(torch, model, sets, scorer, base, args, name, val):
     out = {}
     hybrid = zamba2_hybrid_layers(model)
     H = model.config.num_attention_heads
-    kv_key = "kv30" if "kv30" in sets else f"kv{args.kv_pairs[len(args.kv_pairs) // 2]}"
+    kv_key = scan_keys(sets, args)[0]
     keys = list(sets)
     t0 = time.time()
     # dt: transformers 5.x clamps Zamba2's dt at time_step_min; gna by default does not (the CUDA path of the
@@ -1571,18 +1585,14 @@ def zamba2_experiments(torch, model, sets, scorer, base, args, name, val):
 
 def ablation_scan_zamba2(torch, model, sets, scorer, base, args, name):
     """each head gna names in turn (every visit's attention heads, every SSM head), ablated at every position"""
-    kv_key = "kv30" if "kv30" in sets else f"kv{args.kv_pairs[len(args.kv_pairs) // 2]}"
-    keys = [kv_key, "letter", "cloze", "letter_incontext"]
+    kv_key, keys = scan_keys(sets, args)
     rows = []
     t0 = time.time()
     for head in zamba2_heads(model):
         with Zamba2Mask(torch, model, [head]):
             r = {k: sets[k].accuracy(scorer) for k in keys}
         rows.append({"head": zamba2_head_name(head), "layer": head[0], "kind": head[1], "index": head[2], **r})
-    log(f"{name}: ablated each of {len(rows)} heads in turn ({time.time() - t0:.1f}s); "
-        f"base {kv_key} {base[kv_key]:.3f}, letter {base['letter']:.3f}, cloze {base['cloze']:.3f}, "
-        f"letter in-context {base['letter_incontext']:.3f}")
-    log(f"{name}: accuracy with each head ablated, letter/cloze/{kv_key}/in-context in points:")
+    log_scan(name, len(rows), time.time() - t0, base, kv_key)
     for l in range(model.config.num_hidden_layers):
         for kind in ("A", "S"):
             mine = [r for r in rows if r["layer"] == l and r["kind"] == kind]
@@ -1599,11 +1609,7 @@ def ablation_scan_zamba2(torch, model, sets, scorer, base, args, name):
         with Zamba2Mask(torch, model, pair):
             both = {k: sets[k].accuracy(scorer) for k in keys + ["letter_heldin"]}
         spec = ",".join(zamba2_head_name(h) for h in pair)
-        log(f"{name}: ablating {spec} together (gna --mask {spec}): letter {both['letter']:.3f} "
-            f"({100 * (both['letter'] - base['letter']):+.1f}), cloze {both['cloze']:.3f} "
-            f"({100 * (both['cloze'] - base['cloze']):+.1f}), {kv_key} {both[kv_key]:.3f} "
-            f"({100 * (both[kv_key] - base[kv_key]):+.1f}), letter in-context {both['letter_incontext']:.3f}, "
-            f"letter on training facts {both['letter_heldin']:.3f}")
+        log_pair(name, spec, both, base, kv_key)
         result[what] = spec
         result[what + "_result"] = both
     return result
