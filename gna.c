@@ -53,6 +53,7 @@
  * gna.c -lm -o gna. MIT license.
  */
 #define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath (II.9) */
 #define _FILE_OFFSET_BITS 64 /* 32-bit hosts: stat and mmap of files over 2 GB (II.6 checks they fit) */
 #include <errno.h>
 #include <limits.h>
@@ -1952,6 +1953,35 @@ static char *path_join(const char *dir, const char *name) {
     return path;
 }
 
+/* Files gna reads whole (config.json, tokenizer.json, data, logs) are regular files of at most
+ * MAX_TEXT_BYTES: a FIFO would wait for a writer forever, /dev/zero never ends. They are opened without
+ * blocking and refused by name unless regular; a file that grows past the cap while read is refused. */
+enum { MAX_TEXT_BYTES = 1 << 30 };
+
+static int open_regular(const char *path, int for_log, FILE **file) { /* for_log: read and append, created if absent */
+#if GNA_POSIX
+    int fd = open(path, (for_log ? O_RDWR | O_CREAT : O_RDONLY) | O_NONBLOCK | O_CLOEXEC, 0666);
+    if (fd < 0) return bad_input(path, "cannot open (%s)", strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return bad_input(path, "not a regular file (a FIFO, a device or a folder): gna reads only regular files");
+    }
+    if ((uintmax_t)st.st_size > MAX_TEXT_BYTES) {
+        close(fd);
+        return bad_input(path, "%jd bytes: more than gna reads from such a file (%d)", (intmax_t)st.st_size, MAX_TEXT_BYTES);
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    if (!(*file = fdopen(fd, for_log ? "a+b" : "rb"))) {
+        close(fd);
+        return failure(path, "cannot open (%s)", strerror(errno));
+    }
+#else
+    if (!(*file = fopen(path, for_log ? "a+b" : "rb"))) return bad_input(path, "cannot open (%s)", strerror(errno));
+#endif
+    return GNA_OK;
+}
+
 /* The rest of an open file f (named path) into memory, NUL-terminated */
 static int read_stream(FILE *f, const char *path, char **text, size_t *size) {
     char *buffer = NULL;
@@ -1963,11 +1993,11 @@ static int read_stream(FILE *f, const char *path, char **text, size_t *size) {
         }
         size_t n = fread(buffer + used, 1, capacity - used, f);
         used += n;
-        if (n == 0) break;
+        if (n == 0 || used > MAX_TEXT_BYTES) break;
     }
-    if (ferror(f)) {
+    if (ferror(f) || used > MAX_TEXT_BYTES) {
         free(buffer);
-        return bad_input(path, "read error");
+        return bad_input(path, used > MAX_TEXT_BYTES ? "grew past %d bytes while gna read it" : "read error", MAX_TEXT_BYTES);
     }
     buffer[used] = 0;
     *text = buffer;
@@ -1975,10 +2005,10 @@ static int read_stream(FILE *f, const char *path, char **text, size_t *size) {
     return GNA_OK;
 }
 
-/* the whole of a (small) file */
+/* the whole of a (small) regular file */
 static int read_file(const char *path, char **text, size_t *size) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return bad_input(path, "cannot open (%s)", strerror(errno));
+    FILE *f;
+    TRY(open_regular(path, 0, &f));
     int status = read_stream(f, path, text, size);
     fclose(f);
     return status;
@@ -3447,10 +3477,10 @@ static void swap_elements(void *data, size_t count, int element_bytes) {
 /* The whole file into f->map and f->size: mapped, or (GNA_NO_MMAP) read with stdio */
 static int load_safetensors_bytes(SafetensorsFile *f, const char *path) {
 #ifndef GNA_NO_MMAP
-    int fd = open(path, O_RDONLY);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO must not block the open */
     if (fd < 0) return bad_input(path, "cannot open (%s)", strerror(errno));
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) { close(fd); return bad_input(path, "not a regular file"); }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) { close(fd); return bad_input(path, "not a regular file (a FIFO, a device or a folder)"); }
     if ((uintmax_t)st.st_size > SIZE_MAX) {
         close(fd);
         return bad_input(path, "%jd bytes: more than this build's address space", (intmax_t)st.st_size);
@@ -3467,7 +3497,15 @@ static int load_safetensors_bytes(SafetensorsFile *f, const char *path) {
     }
     return GNA_OK;
 #else
-    FILE *file = fopen(path, "rb");
+    FILE *file = NULL;
+#if GNA_POSIX /* a FIFO must not block the open, nor a device be read */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) { close(fd); return bad_input(path, "not a regular file (a FIFO, a device or a folder)"); }
+    if (fd >= 0 && !(file = fdopen(fd, "rb"))) close(fd);
+#else
+    file = fopen(path, "rb");
+#endif
     if (!file) return bad_input(path, "cannot open (%s)", strerror(errno));
     long length = fseek(file, 0, SEEK_END) == 0 ? ftell(file) : -1;
     if (length < 0 || fseek(file, 0, SEEK_SET) != 0) { fclose(file); return bad_input(path, "not a regular file"); }
@@ -6092,19 +6130,27 @@ int gna_detokenize(const gna_tokenizer *tokenizer, const int *ids, int n_ids, in
 }
 
 /* ---------------------------------------------------------------------------------------------
- * II.9 Output. Files are written under a temporary name and renamed when complete, so a failed or
- * interrupted run never leaves half a file behind. The temporary goes too: close_output removes it
- * when the run fails, remove_unfinished when the process ends first (an exit for want of memory,
- * SIGINT, SIGTERM).
+ * II.9 Output. Nothing gna writes destroys what was there:
+ *   - every output path is checked before any work (check_outputs): a folder, a missing folder, or a
+ *     path that is also an input (the model's files, --data, --keys, the log) or another output is
+ *     refused by name;
+ *   - a special file (/dev/null, /dev/stdout, a FIFO, a terminal) is written in place;
+ *   - a regular file, or a path where nothing is yet, is written under an unpredictable temporary name
+ *     beside it (mkstemp: O_EXCL, so never through a planted link), renamed over it only when complete
+ *     and only if what is there is still a regular file (or nothing); a symbolic link is followed to
+ *     its target. A failed run removes its temporary, and so does the program when it ends first (an
+ *     exit for want of memory, SIGINT, SIGTERM).
  */
 typedef struct {
-    const char *path;
-    char *temporary_path;
+    char *path;                /* where the output goes: the path given, a link resolved */
+    char *temporary_path;      /* NULL: written in place (a special file) */
     FILE *file;
 } OutputFile;
 
 enum { MAX_OPEN_OUTPUTS = 4 };                       /* at most two are open at once (logits --svg) */
 static char *volatile unfinished[MAX_OPEN_OUTPUTS]; /* the temporary paths being written now */
+static int program_handles_signals;                  /* set by main(): a library leaves signals alone */
+static unsigned output_mode = 0644;                  /* a new file's permissions (main() reads the umask) */
 
 static void remove_unfinished(void) {
     for (int i = 0; i < MAX_OPEN_OUTPUTS; i++)
@@ -6117,31 +6163,124 @@ static void remove_unfinished_and_die(int signal_number) {
     signal(signal_number, SIG_DFL);
     raise(signal_number);
 }
+
+/* The program's handlers, installed once, before its first output: only where the signal is not
+ * ignored, since a parent that ignores SIGINT (nohup, a shell's background job) means the program to
+ * run on through it; and never by the library, whose host owns its signals. */
+static void handle_signals(void) {
+    static int installed;
+    if (installed || !program_handles_signals) return;
+    installed = 1;
+    const int numbers[] = {SIGINT, SIGTERM};
+    for (int i = 0; i < 2; i++) {
+        struct sigaction now;
+        if (sigaction(numbers[i], NULL, &now) == 0 && now.sa_handler != SIG_IGN) signal(numbers[i], remove_unfinished_and_die);
+    }
+}
+#else
+static void handle_signals(void) {}
 #endif
+
+/* Do two paths name one file? Both there: the same device and inode; otherwise the same folder
+ * (realpath) and name. */
+static int same_file(const char *a, const char *b) {
+    struct stat x, y;
+    if (stat(a, &x) == 0 && stat(b, &y) == 0) return x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+    const char *names[2] = {a, b};
+    char *full[2] = {NULL, NULL};
+    for (int i = 0; i < 2; i++) {
+        const char *slash = strrchr(names[i], '/');
+        char *folder = slash ? checked_strndup(names[i], (size_t)(slash - names[i]) + (slash == names[i])) : checked_strdup(".");
+#if GNA_POSIX
+        char *resolved = realpath(folder, NULL);
+#else
+        char *resolved = NULL;
+#endif
+        Bytes b = {0};
+        bytes_printf(&b, "%s/%s", resolved ? resolved : folder, slash ? slash + 1 : names[i]);
+        full[i] = b.data;
+        free(resolved);
+        free(folder);
+    }
+    int same = strcmp(full[0], full[1]) == 0;
+    free(full[0]), free(full[1]);
+    return same;
+}
+
+/* Each output of a command, checked before it does any work (see above); NULL entries are skipped */
+static int check_outputs(const char *const *outputs, int n_outputs, const char *const *inputs, int n_inputs) {
+    for (int i = 0; i < n_outputs; i++) {
+        if (!outputs[i]) continue;
+        struct stat st;
+        int exists = stat(outputs[i], &st) == 0;
+        if (exists && S_ISDIR(st.st_mode)) return bad_input(outputs[i], "is a folder: give a file name");
+        if (!exists) {
+            char *folder = checked_strdup(outputs[i]), *slash = strrchr(folder, '/');
+            int ok = outputs[i][0] != 0 && outputs[i][strlen(outputs[i]) - 1] != '/';
+            if (slash && ok) {
+                slash[slash == folder] = 0; /* "/x" -> "/" */
+                ok = stat(folder, &st) == 0 && S_ISDIR(st.st_mode);
+            }
+            free(folder);
+            if (!ok) return bad_input(outputs[i], "cannot be written: its folder does not exist");
+        }
+        if (exists && !S_ISREG(st.st_mode)) continue; /* /dev/null, a FIFO: written in place, destroys nothing */
+        for (int j = 0; j < n_inputs; j++)
+            if (inputs[j] && same_file(outputs[i], inputs[j]))
+                return bad_input(outputs[i], "is also an input of this run (%s): writing it would destroy it", inputs[j]);
+        for (int j = 0; j < i; j++)
+            if (outputs[j] && same_file(outputs[i], outputs[j])) return bad_input(outputs[i], "is given as two outputs of this run");
+    }
+    return GNA_OK;
+}
 
 static int open_output(OutputFile *o, const char *path) {
     static int cleanup_registered = 0;
     if (!cleanup_registered) {
         cleanup_registered = 1;
         atexit(remove_unfinished);
-#ifndef GNA_NO_SIGNALS
-        signal(SIGINT, remove_unfinished_and_die);
-        signal(SIGTERM, remove_unfinished_and_die);
-#endif
     }
-    o->path = path;
-    o->temporary_path = checked_malloc(strlen(path) + 32);
-#if defined(__wasi__) /* no process ids */
-    sprintf(o->temporary_path, "%s.tmp-%ld", path, 0L);
-#else
-    sprintf(o->temporary_path, "%s.tmp-%ld", path, (long)getpid());
-#endif
-    o->file = fopen(o->temporary_path, "wb");
-    if (!o->file) {
-        int status = bad_input(path, "cannot write (%s)", strerror(errno));
+    handle_signals();
+    memset(o, 0, sizeof *o);
+    struct stat st;
+    int exists = stat(path, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) return bad_input(path, "is a folder: give a file name");
+    if (exists && !S_ISREG(st.st_mode)) { /* a device, a FIFO, a terminal: written in place */
+        o->path = checked_strdup(path);
+        if (!(o->file = fopen(path, "wb"))) {
+            free(o->path);
+            return bad_input(path, "cannot write (%s)", strerror(errno));
+        }
+        return GNA_OK;
+    }
+#if GNA_POSIX
+    char *resolved = exists ? realpath(path, NULL) : NULL;
+    o->path = resolved ? checked_strdup(resolved) : checked_strdup(path);
+    free(resolved);
+    const char *slash = strrchr(o->path, '/');
+    size_t folder = slash ? (size_t)(slash - o->path) + 1 : 0;
+    o->temporary_path = checked_malloc(strlen(o->path) + 16);
+    sprintf(o->temporary_path, "%.*s.%s.gna-XXXXXX", (int)folder, o->path, o->path + folder);
+    int fd = mkstemp(o->temporary_path); /* O_CREAT | O_EXCL, mode 0600, a random name */
+    if (fd >= 0) fchmod(fd, exists ? (st.st_mode & 07777) : output_mode);
+    if (fd < 0 || !(o->file = fdopen(fd, "wb"))) {
+        int status = bad_input(path, "cannot write beside it (%s)", strerror(errno));
+        if (fd >= 0) close(fd), unlink(o->temporary_path);
         free(o->temporary_path);
+        free(o->path);
         return status;
     }
+#else /* no mkstemp (WASI, bare metal): one process at a time there */
+    o->path = checked_strdup(path);
+    o->temporary_path = checked_malloc(strlen(path) + 16);
+    sprintf(o->temporary_path, "%s.gna-partial", path);
+    if (!(o->file = fopen(o->temporary_path, "wb"))) {
+        int status = bad_input(path, "cannot write (%s)", strerror(errno));
+        free(o->temporary_path);
+        free(o->path);
+        return status;
+    }
+#endif
     for (int i = 0; i < MAX_OPEN_OUTPUTS; i++)
         if (!unfinished[i]) {
             unfinished[i] = o->temporary_path;
@@ -6150,17 +6289,24 @@ static int open_output(OutputFile *o, const char *path) {
     return GNA_OK;
 }
 
-/* ok: rename into place; otherwise (or if writing failed) remove the temporary file */
+/* ok: put the file in place (rename the temporary over a regular file or nothing); otherwise, or if
+ * writing failed, remove the temporary */
 static int close_output(OutputFile *o, int ok) {
     int status = GNA_OK;
     if (ferror(o->file)) status = failure(o->path, "write failed");
     if (fclose(o->file) != 0 && status == GNA_OK) status = failure(o->path, "write failed (%s)", strerror(errno));
-    if (ok && status == GNA_OK && rename(o->temporary_path, o->path) != 0)
-        status = failure(o->path, "cannot rename the finished file into place (%s)", strerror(errno));
-    if (!ok || status != GNA_OK) remove(o->temporary_path);
-    for (int i = 0; i < MAX_OPEN_OUTPUTS; i++)
-        if (unfinished[i] == o->temporary_path) unfinished[i] = NULL;
-    free(o->temporary_path);
+    if (o->temporary_path) {
+        struct stat st;
+        if (ok && status == GNA_OK && lstat(o->path, &st) == 0 && !S_ISREG(st.st_mode))
+            status = failure(o->path, "is no longer a regular file: the finished output is not put in its place");
+        if (ok && status == GNA_OK && rename(o->temporary_path, o->path) != 0)
+            status = failure(o->path, "cannot rename the finished file into place (%s)", strerror(errno));
+        if (!ok || status != GNA_OK) remove(o->temporary_path);
+        for (int i = 0; i < MAX_OPEN_OUTPUTS; i++)
+            if (unfinished[i] == o->temporary_path) unfinished[i] = NULL;
+        free(o->temporary_path);
+    }
+    free(o->path);
     return status;
 }
 
@@ -7171,22 +7317,66 @@ static int same_request(const Question *q, const JsonValue *arguments, const Jso
 }
 
 /* The log, opened to read and to append, and locked: two runs given one --log would interleave their
- * lines. A POSIX record lock, which ends with the process however it ends; the lock is lost when any
- * descriptor of the file closes, so the log is read through this one stream alone. */
-static int open_log(const char *path, FILE **log) {
-    if (!(*log = fopen(path, "a+b"))) return bad_input(path, "cannot write (%s)", strerror(errno));
-#if GNA_POSIX
-    struct flock whole_file = {.l_type = F_WRLCK, .l_whence = SEEK_SET}; /* l_start 0, l_len 0: all of it */
-    if (fcntl(fileno(*log), F_SETLK, &whole_file) != 0) {
-        int error = errno;
-        fclose(*log);
-        *log = NULL;
-        if (error == EACCES || error == EAGAIN)
-            return bad_input(path, "is the log of another gna run now (it is locked): wait for that run, or give another --log");
-        return failure(path, "cannot lock it (%s)", strerror(error));
+ * lines. A POSIX record lock, which ends with the process however it ends, keeps other processes out;
+ * it does not keep out this process's own threads (two gna.Models in one Python), so the logs open in
+ * this process are listed too, by device and inode. The record lock is lost when any descriptor of
+ * the file closes, so the log is read through this one stream alone. */
+#if GNA_THREADS
+static pthread_mutex_t open_logs_lock = PTHREAD_MUTEX_INITIALIZER;
+#endif
+static struct { dev_t device; ino_t inode; int used; } open_logs[64];
+
+static int list_log(const struct stat *st, int add) { /* add 2: only whether it is listed */
+    for (int i = 0; i < 64; i++) {
+        int same = open_logs[i].used && open_logs[i].device == st->st_dev && open_logs[i].inode == st->st_ino;
+        if (add == 2 && same) return 1;
+        if (add == 1 && !open_logs[i].used) {
+            open_logs[i].device = st->st_dev, open_logs[i].inode = st->st_ino, open_logs[i].used = 1;
+            return 1;
+        }
+        if (add == 0 && same) open_logs[i].used = 0;
     }
+    return 0;
+}
+
+static int open_log(const char *path, FILE **log) {
+    struct stat st;
+    int status = GNA_OK, error = 0;
+    *log = NULL;
+#if GNA_THREADS
+    pthread_mutex_lock(&open_logs_lock);
+#endif
+    /* listed: this process writes it now; not opened again, as closing a second descriptor would drop
+       the record lock */
+    if (stat(path, &st) == 0 && list_log(&st, 2)) error = EAGAIN;
+    else if ((status = open_regular(path, 1, log)) == GNA_OK) {
+#if GNA_POSIX
+        struct flock whole_file = {.l_type = F_WRLCK, .l_whence = SEEK_SET}; /* l_start 0, l_len 0: all of it */
+        if (fcntl(fileno(*log), F_SETLK, &whole_file) != 0) error = errno;
 #endif /* (no record locks on WASI or bare metal: one process at a time there) */
-    return GNA_OK;
+        if (!error && (fstat(fileno(*log), &st) != 0 || !list_log(&st, 1))) error = EMFILE;
+        if (error) fclose(*log), *log = NULL;
+    }
+#if GNA_THREADS
+    pthread_mutex_unlock(&open_logs_lock);
+#endif
+    if (status != GNA_OK || !error) return status;
+    if (error == EACCES || error == EAGAIN)
+        return bad_input(path, "is the log of another gna run now (it is locked): wait for that run, or give another --log");
+    return failure(path, "cannot lock it (%s)", strerror(error));
+}
+
+static int close_log(FILE *log) {
+    struct stat st;
+#if GNA_THREADS
+    pthread_mutex_lock(&open_logs_lock);
+#endif
+    if (fstat(fileno(log), &st) == 0) list_log(&st, 0);
+    int status = fclose(log);
+#if GNA_THREADS
+    pthread_mutex_unlock(&open_logs_lock);
+#endif
+    return status;
 }
 
 /* Read an existing log: check its first line is this run's, take the outcomes of its samples, and
@@ -7247,8 +7437,14 @@ static int resume_log(const HarnessRun *r, const Harness *h, FILE *log, const in
         at += length + 1;
         complete = at;
     }
-    if (status == GNA_OK && complete < size && ftruncate(fileno(log), (off_t)complete) != 0)
-        status = failure(r->log_path, "cannot cut off its unfinished last line (%s)", strerror(errno));
+    if (status == GNA_OK && complete < size) { /* an unfinished line is cut off only if gna began writing it */
+        const char *cut = text + complete, *sample = "{\"doc_id\": ";
+        size_t n = size - complete, known = line == 0 ? strlen(header) : strlen(sample);
+        if (memcmp(cut, line == 0 ? header : sample, n < known ? n : known) != 0 || (line == 0 && n >= known))
+            status = bad_input(r->log_path, "ends in a line that gna did not write (no final newline): not a gna log? give another --log");
+        else if (ftruncate(fileno(log), (off_t)complete) != 0)
+            status = failure(r->log_path, "cannot cut off its unfinished last line (%s)", strerror(errno));
+    }
     if (status == GNA_OK && line == 0) *exists = 0; /* only an unfinished first line: start afresh */
     for (int i = 0; i < n_mine; i++) free(keys[i]);
     free(keys);
@@ -7297,7 +7493,7 @@ static int run_harness(const HarnessRun *r, const Harness *h, Scorer *s, Outcome
         if (progress) show_progress(r->command, outcomes->n, n_mine, resumed, started, 0);
     }
     if (progress && status == GNA_OK) show_progress(r->command, outcomes->n, n_mine, resumed, started, 1);
-    if (log && fclose(log) != 0 && status == GNA_OK) status = failure(r->log_path, "write failed (%s)", strerror(errno));
+    if (log && close_log(log) != 0 && status == GNA_OK) status = failure(r->log_path, "write failed (%s)", strerror(errno));
     free(lls);
     free(normalised);
     free(greedy);
@@ -8890,6 +9086,22 @@ static int check_settings_text(const Options *o) {
     return GNA_OK;
 }
 
+/* The outputs of a command against its inputs, before any work (II.9): the log, the data, the keys,
+ * the model folder's config, tokenizer and weights */
+static int check_command_outputs(const Options *o, const Model *m) {
+    const char *outputs[] = {o->output, o->svg, o->json};
+    int n = m ? m->checkpoint->n_files : 0, k = 0;
+    const char **inputs = checked_calloc((size_t)n + 8, sizeof(char *));
+    char *config = path_join(o->model_dir, "config.json"), *tokenizer = path_join(o->model_dir, "tokenizer.json");
+    char *index = path_join(o->model_dir, "model.safetensors.index.json");
+    const char *named[] = {o->log, o->data, o->keys, o->tokenizer, config, tokenizer, index};
+    for (int i = 0; i < 7; i++) inputs[k++] = named[i];
+    for (int i = 0; i < n; i++) inputs[k++] = m->checkpoint->files[i].path;
+    int status = check_outputs(outputs, 3, inputs, k);
+    free(config), free(tokenizer), free(index), free(inputs);
+    return status;
+}
+
 static int run_command(int argc, char **argv) {
     if (argc < 2) return bad_input("command", "missing (gna --help lists the commands)");
     const char *command = argv[1];
@@ -8906,7 +9118,10 @@ static int run_command(int argc, char **argv) {
         print_help(command);
         return GNA_OK;
     }
-    if (strcmp(command, "merge") == 0) return command_merge(o.n_logs, o.logs, o.json);
+    if (strcmp(command, "merge") == 0) {
+        TRY(check_outputs((const char *const *)&o.json, 1, (const char *const *)o.logs, o.n_logs));
+        return command_merge(o.n_logs, o.logs, o.json);
+    }
     int is_harness = strcmp(command, "kv") == 0 || strcmp(command, "mmlu") == 0 || strcmp(command, "mc") == 0 ||
                      strcmp(command, "heads") == 0;
     int *tokens = NULL, n_tokens = 0;
@@ -8928,6 +9143,7 @@ static int run_command(int argc, char **argv) {
         Model *m = NULL;
         gna_run *run = NULL;
         if (status == GNA_OK) status = gna_load(o.model_dir, &m);
+        if (status == GNA_OK) status = check_command_outputs(&o, m);
         if (status == GNA_OK && strcmp(command, "info") == 0) status = command_info(m);
         else if (status == GNA_OK && (status = gna_run_new(m, o.n_run_options, o.run_options, &run)) == GNA_OK &&
                  (status = check_tokens(m, o.prompt ? "-p" : "--tokens", tokens, n_tokens)) == GNA_OK) {
@@ -8962,7 +9178,15 @@ int gna_main(int argc, char **argv) {
 }
 
 #ifndef GNA_NO_MAIN
-int main(int argc, char **argv) { return gna_main(argc, argv); }
+int main(int argc, char **argv) {
+    program_handles_signals = 1; /* the program's own: its unfinished outputs go when it is killed (II.9) */
+#if GNA_POSIX
+    mode_t mask = umask(0);     /* a new output file gets 0666 less the umask, as fopen would give it */
+    umask(mask);
+    output_mode = 0666 & ~(unsigned)mask;
+#endif
+    return gna_main(argc, argv);
+}
 #endif
 /* ---------------------------------------------------------------------------------------------
  * II.12 Elementary functions: e^x, log, log(1+x), erf, sin, cos, x^y of gna's own, which Part I's

@@ -222,6 +222,7 @@ count_c_checks "kv cache reuse (llama)" $? "$TMP/reuse.txt"
 # --shard i/n and gna merge give the results of one run; a run killed part-way resumes from its log
 # into the same log and results; the --threads count changes nothing
 kv="kv -q -m $H/mamba2_tiny --keys $H/data/keys.txt --pairs 3,6,9 --samples 5 --seed 3 --mask L1H1"
+long_kv="kv -q -m $H/mamba2_tiny --keys $H/data/keys.txt --pairs 3,6,9 --samples 60 --seed 3"
 # shellcheck disable=SC2086
 $RUN "$GNA" $kv --log "$TMP/one.jsonl" --json "$TMP/one.json" --svg "$TMP/kv.svg" >"$TMP/one.txt" 2>"$TMP/err"
 for i in 1 2 3; do
@@ -264,6 +265,26 @@ if cmp -s "$TMP/one.jsonl" "$TMP/killed.jsonl" && cmp -s "$TMP/one.json" "$TMP/k
     pass "kv: a run killed (SIGKILL) after $lines log lines resumes into the same log and results"
 else
     fail "kv: a run killed (SIGKILL) resumes into the same log and results" "$(cat "$TMP/err")"
+fi
+# a run started with SIGINT ignored (a shell's background job, nohup) runs on through a SIGINT and gives
+# the results of an undisturbed run: gna installs its handlers only where its parent left a signal alone
+rm -f "$TMP/ignored.jsonl" "$TMP/ignored.json"
+# shellcheck disable=SC2086
+(trap '' INT; exec $RUN "$GNA" $long_kv --log "$TMP/ignored.jsonl" --json "$TMP/ignored.json" >/dev/null 2>"$TMP/err") &
+pid=$!
+for _ in $(seq 1 600); do
+    [ -f "$TMP/ignored.jsonl" ] && [ "$(wc -l <"$TMP/ignored.jsonl")" -ge 3 ] && break
+    sleep 0.1
+done
+kill -INT $pid 2>/dev/null
+wait $pid
+rc=$?
+# shellcheck disable=SC2086
+$RUN "$GNA" $long_kv --json "$TMP/undisturbed.json" >/dev/null 2>>"$TMP/err"
+if [ $rc -eq 0 ] && [ -s "$TMP/ignored.json" ] && cmp -s "$TMP/ignored.json" "$TMP/undisturbed.json"; then
+    pass "kv started with SIGINT ignored: a SIGINT neither kills it nor changes its results"
+else
+    fail "kv started with SIGINT ignored: a SIGINT neither kills it nor changes its results" "status $rc: $(cat "$TMP/err")"
 fi
 # two runs given one --log: the second is refused while the first holds it (exit 2, one line), and the
 # log, resumed after the first is killed, gives what one run gives

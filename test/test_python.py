@@ -243,21 +243,42 @@ with gna.Model(LLAMA_DEMO) as m:
                 done.stdout + done.stderr)
     check("kv() without quiet prints gna's table in its place on stdout", table_printed)
 
-    def ctrl_c_after_harness():
-        # gna_main's output files install C handlers for SIGINT; the binding gives Python its own back
+    def dispositions_kept():
+        # the library installs no signal handler: whatever SIGINT and SIGTERM were before a harness call,
+        # they are after it (set here, not assumed: a background job starts with SIGINT ignored)
         import signal
-        m.kv(pairs=[10], samples=1, quiet=True)
-        return signal.getsignal(signal.SIGINT) is signal.default_int_handler, str(signal.getsignal(signal.SIGINT))
-    check("after a harness, SIGINT is Python's KeyboardInterrupt again", ctrl_c_after_harness)
+        custom = lambda number, frame: None  # noqa: E731
+        saved = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+        seen = []
+        try:
+            for disposition in (signal.default_int_handler, signal.SIG_IGN, custom, signal.SIG_DFL):
+                signal.signal(signal.SIGINT, disposition)
+                signal.signal(signal.SIGTERM, disposition if disposition is not signal.default_int_handler else signal.SIG_DFL)
+                before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+                m.kv(pairs=[10], samples=1, quiet=True)
+                after = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+                seen.append((str(before), str(after)))
+                if before != after:
+                    return False, seen
+        finally:
+            signal.signal(signal.SIGINT, saved[0])
+            signal.signal(signal.SIGTERM, saved[1])
+        return True, seen
+    check("after a harness, SIGINT and SIGTERM have the dispositions they had before (Python's, ignored, custom, default)",
+          dispositions_kept)
 
-    def ctrl_c_really():
-        code = ("import os, signal, sys; sys.path.insert(0, 'weights_tools'); import gna; "
+    def sigint_after_harness(disposition, expected):
+        code = ("import os, signal, sys, time; sys.path.insert(0, 'weights_tools'); import gna\n"
+                f"signal.signal(signal.SIGINT, {disposition})\n"
                 f"gna.Model({LLAMA_DEMO!r}).kv(pairs=[10], samples=1, quiet=True)\n"
-                "try:\n    os.kill(os.getpid(), signal.SIGINT); import time; time.sleep(1); print('no interrupt')\n"
+                "try:\n    os.kill(os.getpid(), signal.SIGINT); time.sleep(1); print('no interrupt')\n"
                 "except KeyboardInterrupt:\n    print('KeyboardInterrupt')")
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-        return done.stdout.strip() == "KeyboardInterrupt", f"status {done.returncode}: {done.stdout}{done.stderr}"
-    check("after a harness, a real SIGINT raises KeyboardInterrupt (the process is not killed)", ctrl_c_really)
+        return done.stdout.strip() == expected, f"status {done.returncode}: {done.stdout}{done.stderr}"
+    check("after a harness, a real SIGINT raises KeyboardInterrupt where Python's handler was set (not killed)",
+          lambda: sigint_after_harness("signal.default_int_handler", "KeyboardInterrupt"))
+    check("after a harness, a real SIGINT is still ignored where it was ignored (as in a background job)",
+          lambda: sigint_after_harness("signal.SIG_IGN", "no interrupt"))
 
 # 4. Tokenizer: the binding equals gna tokenize / gna detokenize
 texts = ["Memorize the following dictionary:\napple:42\ncastle:7\n", "The value of the key 'castle' is",

@@ -57,6 +57,10 @@ Errors: a failed call raises gna.Error, whose message is gna_error()'s line ("<f
 type raise TypeError before anything reaches C; token ids outside the vocabulary and empty id lists
 raise gna.Error before C sees them, in the words gna_forward uses. A Model holds a lock: calls from
 several threads take turns (a gna run is used by one thread at a time).
+
+Signals: the library installs no signal handler (only the gna program does, to remove its unfinished
+output files), so after any call the process's signal dispositions are what they were before it,
+whatever they were, and a SIGINT that Python would turn into KeyboardInterrupt still does.
 """
 
 import contextlib
@@ -66,7 +70,6 @@ import operator
 import os
 import re
 import shutil
-import signal
 import sys
 import tempfile
 import threading
@@ -323,20 +326,6 @@ def _stdio(quiet):
         os.dup2(saved[1], 2)
         for fd in saved + [null]:
             os.close(fd)
-
-
-@contextlib.contextmanager
-def _python_signals():
-    """gna_main's output files install C handlers for SIGINT and SIGTERM (they remove a half-written
-    file, then die); give Python its own back afterwards, so that Ctrl-C is KeyboardInterrupt again."""
-    main = threading.current_thread() is threading.main_thread()
-    saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)} if main else {}
-    try:
-        yield
-    finally:
-        for number, handler in saved.items():
-            if handler is not None:
-                signal.signal(number, handler)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -704,7 +693,7 @@ class Model:
             results = os.path.join(directory, "results.json")
             arguments += [b"--json", results.encode(), b"-q"]
             argv = (ctypes.c_char_p * (len(arguments) + 1))(*arguments, None)
-            with self._lock, _python_signals(), _stdio(quiet):
+            with self._lock, _stdio(quiet):
                 status = lib.gna_main(len(arguments), argv)
             _check(status)
             with open(results, encoding="utf-8") as f:
