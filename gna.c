@@ -87,6 +87,7 @@ static float *float_array(size_t rows, size_t cols);
 static void *checked_malloc(size_t bytes);
 static void *checked_calloc(size_t count, size_t size);
 static char *checked_strdup(const char *text);
+static char *checked_strndup(const char *text, size_t n);
 
 typedef struct { /* a growing NUL-terminated text */
     char *data;
@@ -96,7 +97,8 @@ static void bytes_add(Bytes *b, const void *data, size_t n);
 static void bytes_add_text(Bytes *b, const char *text);
 static void bytes_printf(Bytes *b, const char *format, ...);
 static void json_add_text(Bytes *b, const char *text); /* a JSON string, as Python's json.dumps writes it */
-static size_t trailing_space_bytes(const char *text, size_t n); /* what Python's str.rstrip() removes */
+static uint32_t utf8_next(const char *text, size_t *at);       /* the code point at text[*at] of UTF-8 */
+static int is_white_space(uint32_t c);                         /* Unicode White_Space */
 static uint64_t random_next(uint64_t *state);                  /* splitmix64 */
 
 /* ---------------------------------------------------------------------------------------------
@@ -656,7 +658,12 @@ typedef struct {
     long query_first, query_last;
     int has_keys;              /* an entry mask: these keys of those queries */
     long key_first, key_last;
-    char text[48];             /* the item as written, for messages */
+    int query_name, key_name;  /* -1: the positions above; else named (I.7: a MarkKind, or text=named_text) */
+    char named_text[32];
+    int resolved;              /* named positions resolved for one request, into the lists: */
+    const size_t *query_list, *key_list;     /* [n_query_list], [n_key_list] */
+    size_t n_query_list, n_key_list;
+    char text[96];             /* the item as written, for messages */
 } MaskItem;
 
 typedef struct {
@@ -703,6 +710,22 @@ static long resolve_position(long position, size_t length) {
 
 static int in_positions(size_t t, long first, long last, size_t length) {
     return (long)t >= resolve_position(first, length) && (long)t <= resolve_position(last, length);
+}
+
+static int in_list(size_t t, const size_t *list, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (list[i] == t) return 1;
+    return 0;
+}
+
+/* Does a mask item cover query t, key j (in a sequence of `length` tokens so far)? */
+static int item_has_query(const MaskItem *m, size_t t, size_t length) {
+    if (!m->has_queries) return 1;
+    return m->query_name >= 0 ? in_list(t, m->query_list, m->n_query_list) : in_positions(t, m->query_first, m->query_last, length);
+}
+
+static int item_has_key(const MaskItem *m, size_t j, size_t length) {
+    return m->key_name >= 0 ? in_list(j, m->key_list, m->n_key_list) : in_positions(j, m->key_first, m->key_last, length);
 }
 
 /* How many heads of `kind` layer l has (0: none of that kind) */
@@ -786,8 +809,7 @@ static void ablate_heads(const Step *s, HeadKind kind, size_t size, size_t width
         const MaskItem *item = &s->iv->items[i];
         if (item->layer != s->layer || item->kind != kind || item->has_keys) continue;
         for (size_t t = 0; t < s->T; t++)
-            if (!item->has_queries || in_positions(s->p0 + t, item->query_first, item->query_last, s->p0 + s->T))
-                memset(y + t * width + item->head * size, 0, sizeof(float) * size);
+            if (item_has_query(item, s->p0 + t, s->p0 + s->T)) memset(y + t * width + item->head * size, 0, sizeof(float) * size);
     }
     tap_sites(s, 0, kind, size, width, y);
 }
@@ -818,8 +840,7 @@ static const Hook *layer_hook(const Step *s, HeadKind kind, Hook *hook) {
 static int hook_wants_row(const Hook *k, size_t head, size_t t) {
     for (size_t i = 0; i < k->iv->n_items; i++) {
         const MaskItem *m = &k->iv->items[i];
-        if (m->layer == k->layer && m->kind == k->kind && m->head == head && m->has_keys &&
-            in_positions(t, m->query_first, m->query_last, k->length))
+        if (m->layer == k->layer && m->kind == k->kind && m->head == head && m->has_keys && item_has_query(m, t, k->length))
             return 1;
     }
     for (size_t i = 0; i < k->iv->n_probes; i++) {
@@ -836,11 +857,10 @@ static int mask_and_record_row(const Hook *k, size_t head, size_t t, float *row,
     int masked = 0;
     for (size_t i = 0; i < k->iv->n_items; i++) {
         const MaskItem *m = &k->iv->items[i];
-        if (m->layer != k->layer || m->kind != k->kind || m->head != head || !m->has_keys ||
-            !in_positions(t, m->query_first, m->query_last, k->length))
+        if (m->layer != k->layer || m->kind != k->kind || m->head != head || !m->has_keys || !item_has_query(m, t, k->length))
             continue;
         for (size_t j = 0; j < n; j++)
-            if (in_positions(j, m->key_first, m->key_last, k->length) && row[j] != 0) {
+            if (item_has_key(m, j, k->length) && row[j] != 0) {
                 row[j] = 0;
                 masked = 1;
             }
@@ -1337,11 +1357,15 @@ static int forward(const Model *m, const Compute *cx, const Intervention *iv, Ca
     for (size_t i = 0; iv && i < iv->n_items; i++) { /* positions must lie in the sequence */
         const MaskItem *item = &iv->items[i];
         long ends[4] = {item->query_first, item->query_last, item->key_first, item->key_last};
+        if ((item->query_name >= 0 || item->key_name >= 0) && !item->resolved)
+            return bad_input("--mask", "\"%s\": positions by name are a request's (gna mmlu, kv, knowledge, gsm8k; text= also "
+                                       "in logits, attn and lens)", item->text);
         for (int e = 0; e < (item->has_keys ? 4 : item->has_queries ? 2 : 0); e++)
-            if (resolve_position(ends[e], p0 + T) < 0)
+            if ((e < 2 ? item->query_name : item->key_name) < 0 && resolve_position(ends[e], p0 + T) < 0)
                 return bad_input("--mask", "\"%s\": position %ld is outside the %zu tokens", item->text, ends[e], p0 + T);
         for (int keys = 0; keys <= item->has_keys; keys++)
-            if (resolve_position(ends[2 * keys], p0 + T) > resolve_position(ends[2 * keys + 1], p0 + T))
+            if ((keys ? item->key_name : item->query_name) < 0 &&
+                resolve_position(ends[2 * keys], p0 + T) > resolve_position(ends[2 * keys + 1], p0 + T))
                 return bad_input("--mask", "\"%s\": the %s range runs backwards", item->text, keys ? "key" : "query");
         if (p0 > 0 && item->kind == HEAD_SSM && item->has_keys) /* implicit attention reads the whole sequence */
             return bad_input("--mask", "\"%s\": SSM entry masks need the whole sequence in one chunk", item->text);
@@ -1385,23 +1409,37 @@ static int forward(const Model *m, const Compute *cx, const Intervention *iv, Ca
 }
 
 /* ---------------------------------------------------------------------------------------------
- * I.7 The tasks. Every harness reduces to lm-eval's multiple-choice requests: a context, and
- * continuations each scored by its log-likelihood after the context; the prediction is the argmax.
+ * I.7 The tasks, as lm-evaluation-harness 0.4.x defines them (lm_eval/api/task.py): a task turns each
+ * document into a Question - its requests, each a context and a continuation scored by log-likelihood
+ * (multiple choice), or one context to continue by greedy generation (generate_until) - the scorer
+ * scores the requests (score_request, and Part II's scorer, which shares runs), and the metrics turn
+ * the scores into numbers (question_metrics, task_score, group_score).
  */
+/* Named parts of a context, which mask specs can select by name (:letters, @value): bytes [start, end) */
+typedef enum { MARK_LETTER, MARK_OPTION, MARK_PAIR, MARK_ASKED, MARK_VALUE, N_MARK_KINDS } MarkKind;
+static const char *const mark_names[N_MARK_KINDS] = {"letters", "options", "pairs", "asked", "value"};
+
 typedef struct {
-    char *task;              /* "mmlu_virology", "arc_easy", "kv_pairs_10", "kv_pairs_10_masked" */
+    MarkKind kind;
+    size_t start, end;
+} Mark;
+
+typedef struct {
+    char *task;              /* "mmlu_virology", "arc_easy", "kv_pairs_10", "kv_pairs_10_masked", "gsm8k" */
     int doc_id;              /* the document's index within its task */
     char *doc;               /* the document as JSON, for the log */
-    char *context;
+    char *context;           /* the context of every request; NULL when each has its own (contexts) */
+    char **contexts;         /* [n_choices] each request's own context (winogrande), or NULL */
     size_t n_choices;
     char **continuations;    /* [n_choices] scored after the context: " A", " " + choice, "42" */
-    size_t *choice_lengths;  /* [n_choices] len(choice) in code points, for acc_norm */
+    size_t *choice_lengths;  /* [n_choices] len(choice) in code points, for acc_norm; NULL: no acc_norm */
     size_t gold;
+    char *target;            /* generate_until (gsm8k): the reference answer, n_choices 0; else NULL */
     long prefix;             /* the few-shot prefix (of Harness.prefixes) the context starts with, or -1 */
     int masked;              /* scored under --mask (kv scores each sample with and without it) */
-    size_t n_segments;       /* the context's segments, for `gna heads`: kv's "key:value\n" lines, */
-    size_t *segment_starts;  /* mmlu's option lines "A. <choice>\n"; byte offsets into the context, */
-    size_t *segment_ends;    /* each ending with its "\n"; segment `gold` holds the answer */
+    size_t n_marks;
+    Mark *marks;             /* [n_marks] mmlu: the option letters and lines; kv: its lines, the asked one
+                                and its value */
 } Question;
 
 typedef struct {
@@ -1409,8 +1447,9 @@ typedef struct {
     Question *questions;     /* in the order of the results */
     size_t n_prefixes;
     char **prefixes;         /* few-shot prefixes, one per mmlu subject */
-    int has_acc_norm;        /* mc reports acc_norm too */
 } Harness;
+
+static const char *request_context(const Question *q, size_t c) { return q->contexts ? q->contexts[c] : q->context; }
 
 static Question *add_question(Harness *h, const char *task, int doc_id, size_t n_choices) {
     if (h->n_questions == h->capacity) {
@@ -1426,41 +1465,476 @@ static Question *add_question(Harness *h, const char *task, int doc_id, size_t n
     q->doc_id = doc_id;
     q->n_choices = n_choices;
     q->continuations = checked_calloc(n_choices, sizeof(char *));
-    q->choice_lengths = checked_calloc(n_choices, sizeof(size_t));
     q->prefix = -1;
     return q;
 }
 
-static void add_segment(Question *q, size_t start, size_t end) {
-    size_t *starts = checked_malloc(sizeof(size_t) * (q->n_segments + 1)), *ends = checked_malloc(sizeof(size_t) * (q->n_segments + 1));
-    if (q->n_segments) {
-        memcpy(starts, q->segment_starts, sizeof(size_t) * q->n_segments);
-        memcpy(ends, q->segment_ends, sizeof(size_t) * q->n_segments);
-    }
-    free(q->segment_starts);
-    free(q->segment_ends);
-    starts[q->n_segments] = start;
-    ends[q->n_segments++] = end;
-    q->segment_starts = starts;
-    q->segment_ends = ends;
+static void add_mark(Question *q, MarkKind kind, size_t start, size_t end) {
+    Mark *marks = checked_malloc(sizeof(Mark) * (q->n_marks + 1));
+    if (q->n_marks) memcpy(marks, q->marks, sizeof(Mark) * q->n_marks);
+    free(q->marks);
+    marks[q->n_marks++] = (Mark){kind, start, end};
+    q->marks = marks;
 }
 
 static void free_harness(Harness *h) {
     for (size_t i = 0; i < h->n_questions; i++) {
         Question *q = &h->questions[i];
-        for (size_t c = 0; c < q->n_choices; c++) free(q->continuations[c]);
+        for (size_t c = 0; c < q->n_choices; c++) {
+            free(q->continuations[c]);
+            if (q->contexts) free(q->contexts[c]);
+        }
         free(q->continuations);
+        free(q->contexts);
         free(q->choice_lengths);
-        free(q->segment_starts);
-        free(q->segment_ends);
+        free(q->marks);
         free(q->task);
         free(q->doc);
         free(q->context);
+        free(q->target);
     }
     for (size_t p = 0; p < h->n_prefixes; p++) free(h->prefixes[p]);
     free(h->prefixes);
     free(h->questions);
     memset(h, 0, sizeof *h);
+}
+
+/* -- Text as Python sees it. lm-eval is Python: where it strips, measures, lowers or capitalizes a
+ * string, gna does the same on code points. str.isspace() is Unicode White_Space plus U+001C..U+001F;
+ * str.lower() and str.capitalize() follow CPython's unicodeobject.c (full case mappings and the
+ * final-sigma rule), with the tables of the appendix. */
+static int python_is_space(uint32_t c) { return is_white_space(c) || (c >= 0x1C && c <= 0x1F); }
+
+/* bytes of trailing white space at the end of text[0..n) (what str.rstrip() removes) */
+static size_t trailing_space_bytes(const char *text, size_t n) {
+    size_t kept = n;
+    for (size_t at = 0; at < n;) {
+        uint32_t c = utf8_next(text, &at);
+        if (!python_is_space(c)) kept = at;
+    }
+    return n - kept;
+}
+
+/* str.strip() and str.lstrip(): the span of text[0..n) without white space at the ends */
+static void python_strip(const char *text, size_t n, int right_too, size_t *begin, size_t *end) {
+    size_t b = 0;
+    for (size_t at = 0; at < n && python_is_space(utf8_next(text, &at));) b = at;
+    *begin = b;
+    *end = right_too ? n - trailing_space_bytes(text + b, n - b) : n;
+}
+
+static size_t code_points(const char *text) {
+    size_t n = 0;
+    for (const unsigned char *s = (const unsigned char *)text; *s; s++) n += (*s & 0xC0) != 0x80;
+    return n;
+}
+
+static void python_lower(Bytes *out, const char *text, size_t n);      /* str.lower() (the appendix's tables) */
+static void python_capitalize(Bytes *out, const char *text, size_t n); /* str.capitalize() */
+
+/* text with every `from` replaced by `to`, left to right without overlaps (str.replace) */
+static char *python_replace(const char *text, const char *from, const char *to) {
+    Bytes b = {0};
+    bytes_add(&b, "", 0);
+    for (const char *p = text, *hit; *p; p = hit + strlen(from)) {
+        if (!(hit = strstr(p, from))) {
+            bytes_add_text(&b, p);
+            break;
+        }
+        bytes_add(&b, p, (size_t)(hit - p));
+        bytes_add_text(&b, to);
+    }
+    return b.data;
+}
+
+/* -- Multiple choice (lm-eval's output_type multiple_choice, target_delimiter " "): request c is
+ * (context, " " + choices[c]); acc_norm divides each log-likelihood by len(choices[c]) in code points
+ * (process_results' completion_len). */
+static Question *mc_question(Harness *h, const char *task, int doc_id, const char *context, const char *const *choices,
+                             size_t n_choices, size_t gold) {
+    Question *q = add_question(h, task, doc_id, n_choices);
+    q->context = checked_strdup(context);
+    q->gold = gold;
+    q->choice_lengths = checked_calloc(n_choices, sizeof(size_t));
+    for (size_t c = 0; c < n_choices; c++) {
+        Bytes b = {0};
+        bytes_add_text(&b, " ");
+        bytes_add_text(&b, choices[c]);
+        q->continuations[c] = b.data;
+        q->choice_lengths[c] = code_points(choices[c]);
+    }
+    return q;
+}
+
+/* -- The knowledge control: the paper's "knowledge tasks" (the authors' eval_knowledge: the mean acc of
+ * lm-eval's winogrande, openbookqa, piqa, hellaswag, arc_challenge and arc_easy, 0-shot). Each as its
+ * lm-eval 0.4.x yaml defines it (lm_eval/tasks/<task>/), on its Hugging Face dataset's rows:
+ *   arc_easy, arc_challenge (allenai/ai2_arc, test)   "Question: <question>\nAnswer:", the choices'
+ *       texts, gold = choices.label.index(answerKey) (labels "A"-"E" or "1"-"5")
+ *   openbookqa (openbookqa main, test)                <question_stem>, gold = label.index(answerKey.lstrip())
+ *   piqa (piqa, validation)                           "Question: <goal>\nAnswer:", [sol1, sol2], gold = label
+ *   hellaswag (hellaswag, validation)                 process_docs (hellaswag/utils.py): query =
+ *       preprocess(activity_label + ": " + ctx_a + " " + ctx_b.capitalize()), choices =
+ *       preprocess(ending) each, gold = int(label)
+ *   winogrande (winogrande_xl, validation)            partial evaluation (preprocess_winogrande.py): with i
+ *       the index of the first "_" in sentence, request c is (sentence[:i] + option_c, " " +
+ *       sentence[i+1:].strip()): two contexts, one continuation; gold = {"1": 0, "2": 1}[answer];
+ *       acc only
+ * A label that is not among the choices is refused (lm-eval would stop with a ValueError). */
+enum { N_KNOWLEDGE_TASKS = 6 };
+static const char *const knowledge_tasks[N_KNOWLEDGE_TASKS] = {"arc_challenge", "arc_easy", "hellaswag", "openbookqa",
+                                                               "piqa", "winogrande"};
+
+static Question *labelled_question(Harness *h, const char *task, int doc_id, const char *context, const char *const *texts,
+                                   const char *const *labels, size_t n, const char *answer_key) {
+    for (size_t c = 0; c < n; c++)
+        if (strcmp(labels[c], answer_key) == 0) return mc_question(h, task, doc_id, context, texts, n, c);
+    return NULL;
+}
+
+static Question *arc_question(Harness *h, const char *task, int doc_id, const char *question, const char *const *texts,
+                              const char *const *labels, size_t n, const char *answer_key) {
+    Bytes context = {0};
+    bytes_printf(&context, "Question: %s\nAnswer:", question);
+    Question *q = labelled_question(h, task, doc_id, context.data, texts, labels, n, answer_key);
+    free(context.data);
+    return q;
+}
+
+static Question *openbookqa_question(Harness *h, int doc_id, const char *question_stem, const char *const *texts,
+                                     const char *const *labels, size_t n, const char *answer_key) {
+    size_t begin, end;
+    python_strip(answer_key, strlen(answer_key), 0, &begin, &end);
+    return labelled_question(h, "openbookqa", doc_id, question_stem, texts, labels, n, answer_key + begin);
+}
+
+static Question *piqa_question(Harness *h, int doc_id, const char *goal, const char *sol1, const char *sol2, size_t label) {
+    Bytes context = {0};
+    bytes_printf(&context, "Question: %s\nAnswer:", goal);
+    const char *choices[2] = {sol1, sol2};
+    Question *q = mc_question(h, "piqa", doc_id, context.data, choices, 2, label);
+    free(context.data);
+    return q;
+}
+
+/* hellaswag/utils.py preprocess: strip; " [title]" -> ". "; re.sub("\\[.*?\\]", ""), that is each "["
+ * with the nearest "]" after it on the same line (. matches no "\n"), left to right; "  " -> " " */
+static char *hellaswag_preprocess(const char *text) {
+    size_t begin, end;
+    python_strip(text, strlen(text), 1, &begin, &end);
+    char *stripped = checked_strndup(text + begin, end - begin), *titled = python_replace(stripped, " [title]", ". ");
+    Bytes b = {0};
+    bytes_add(&b, "", 0);
+    for (const char *p = titled; *p;) {
+        const char *close = *p == '[' ? p + 1 + strcspn(p + 1, "]\n") : NULL;
+        if (close && *close == ']') p = close + 1;
+        else bytes_add(&b, p++, 1);
+    }
+    char *result = python_replace(b.data, "  ", " ");
+    free(stripped), free(titled), free(b.data);
+    return result;
+}
+
+static Question *hellaswag_question(Harness *h, int doc_id, const char *activity_label, const char *ctx_a, const char *ctx_b,
+                                    const char *const endings[4], size_t label) {
+    Bytes ctx = {0};
+    bytes_printf(&ctx, "%s: %s ", activity_label, ctx_a);
+    python_capitalize(&ctx, ctx_b, strlen(ctx_b));
+    char *query = hellaswag_preprocess(ctx.data), *choices[4];
+    for (int c = 0; c < 4; c++) choices[c] = hellaswag_preprocess(endings[c]);
+    Question *q = mc_question(h, "hellaswag", doc_id, query, (const char *const *)choices, 4, label);
+    for (int c = 0; c < 4; c++) free(choices[c]);
+    free(query), free(ctx.data);
+    return q;
+}
+
+static Question *winogrande_question(Harness *h, int doc_id, const char *sentence, const char *option1, const char *option2,
+                                     size_t answer) {
+    const char *blank = strchr(sentence, '_'), *options[2] = {option1, option2};
+    if (!blank) return NULL;
+    size_t begin, end, i = (size_t)(blank - sentence);
+    python_strip(blank + 1, strlen(blank + 1), 1, &begin, &end);
+    Question *q = add_question(h, "winogrande", doc_id, 2);
+    q->contexts = checked_calloc(2, sizeof(char *));
+    q->gold = answer;
+    for (int c = 0; c < 2; c++) {
+        Bytes context = {0}, continuation = {0};
+        bytes_add(&context, sentence, i);
+        bytes_add_text(&context, options[c]);
+        bytes_add_text(&continuation, " ");
+        bytes_add(&continuation, blank + 1 + begin, end - begin);
+        q->contexts[c] = context.data;
+        q->continuations[c] = continuation.data;
+    }
+    return q;
+}
+
+/* -- gsm8k, the rebuttal's check beyond multiple choice ("gsm8k and ifeval confirm the same G&A head
+ * dependency"), as lm-eval 0.4.x's gsm8k.yaml runs it (generate_until, 5-shot):
+ *   context      5 shots, each "Question: <question>\nAnswer:" + " " + <answer> + "\n\n" (an empty answer
+ *                adds neither), then "Question: <question>\nAnswer:"
+ *   shots        from the train split, drawn for each evaluated document in order by one
+ *                random.Random(1234) (simple_evaluate's fewshot_random_seed): rnd.sample(train, 5)
+ *                (ContextSampler.get_context), a drawn document equal to the evaluated one left out
+ *   generation   greedy, until "Question:", "</s>", "<|im_end|>" or the EOS token's text, at most 256
+ *                tokens (HFLM.generate_until: the text is cut at the first of them)
+ *   strict-match       the first match of "#### (\-?[0-9\.\,]+)", its group, stripped
+ *   flexible-extract   the last match of "(-?[$0-9.,]{2,})|(-?[0-9]+)", its non-empty group, stripped
+ *                      (each "[invalid]" when nothing matches: RegexFilter)
+ *   exact_match  of each filter's answer and the reference <answer>, both with the regexes ",", "\$",
+ *                "(?s).*#### " and "\.$" removed in that order, then lower()ed (exact_match_hf_evaluate)
+ * Python's random: MT19937 seeded by init_by_array (random_seed for an int), getrandbits(k) =
+ * genrand_uint32() >> (32 - k), _randbelow(n) = getrandbits(bit_length(n)) until below n, and sample()'s
+ * two methods (Lib/random.py, Modules/_randommodule.c). */
+static const char *const gsm8k_stops[3] = {"Question:", "</s>", "<|im_end|>"};
+
+typedef struct {
+    uint32_t mt[624];
+    size_t index;
+} PythonRandom;
+
+static void python_seed(PythonRandom *r, uint32_t seed) { /* init_genrand(19650218), then init_by_array([seed]) */
+    r->mt[0] = 19650218u;
+    for (uint32_t i = 1; i < 624; i++) r->mt[i] = 1812433253u * (r->mt[i - 1] ^ (r->mt[i - 1] >> 30)) + i;
+    uint32_t i = 1;
+    for (int k = 0; k < 624; k++) {
+        r->mt[i] = (r->mt[i] ^ ((r->mt[i - 1] ^ (r->mt[i - 1] >> 30)) * 1664525u)) + seed;
+        if (++i >= 624) r->mt[0] = r->mt[623], i = 1;
+    }
+    for (int k = 0; k < 623; k++) {
+        r->mt[i] = (r->mt[i] ^ ((r->mt[i - 1] ^ (r->mt[i - 1] >> 30)) * 1566083941u)) - i;
+        if (++i >= 624) r->mt[0] = r->mt[623], i = 1;
+    }
+    r->mt[0] = 0x80000000u;
+    r->index = 624;
+}
+
+static uint32_t python_random32(PythonRandom *r) { /* genrand_uint32 */
+    if (r->index >= 624) {
+        for (size_t k = 0; k < 624; k++) {
+            uint32_t y = (r->mt[k] & 0x80000000u) | (r->mt[(k + 1) % 624] & 0x7FFFFFFFu);
+            r->mt[k] = r->mt[(k + 397) % 624] ^ (y >> 1) ^ ((y & 1) ? 0x9908B0DFu : 0);
+        }
+        r->index = 0;
+    }
+    uint32_t y = r->mt[r->index++];
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9D2C5680u;
+    y ^= (y << 15) & 0xEFC60000u;
+    return y ^ (y >> 18);
+}
+
+static size_t python_randbelow(PythonRandom *r, size_t n) { /* 1 <= n < 2^32 */
+    int bits = 0;
+    while (bits < 32 && (n >> bits)) bits++;
+    size_t x;
+    do x = python_random32(r) >> (32 - bits);
+    while (x >= n);
+    return x;
+}
+
+/* random.sample(range(n), k) into out[k] (k <= n < 2^31) */
+static void python_sample(PythonRandom *r, size_t n, size_t k, size_t *out) {
+    size_t set_size = 21, power = 1; /* 21, plus 4 ** ceil(log(3k, 4)) when k > 5 */
+    if (k > 5) {
+        while (power < 3 * k) power *= 4;
+        set_size += power;
+    }
+    if (n <= set_size) { /* the pool method */
+        size_t *pool = checked_malloc(sizeof(size_t) * (n + 1));
+        for (size_t i = 0; i < n; i++) pool[i] = i;
+        for (size_t i = 0; i < k; i++) {
+            size_t j = python_randbelow(r, n - i);
+            out[i] = pool[j];
+            pool[j] = pool[n - i - 1];
+        }
+        free(pool);
+        return;
+    }
+    for (size_t i = 0; i < k; i++) { /* the set method: draw again what was drawn */
+        for (int again = 1; again;) {
+            out[i] = python_randbelow(r, n);
+            again = 0;
+            for (size_t j = 0; j < i; j++) again |= out[j] == out[i];
+        }
+    }
+}
+
+typedef struct {
+    const char *question, *answer;
+} Gsm8kDoc;
+
+/* The questions of the first `limit` test documents (limit 0: all) */
+static int gsm8k_questions(Harness *h, const char *where, const Gsm8kDoc *test, size_t n_test, const Gsm8kDoc *train,
+                           size_t n_train, size_t shots, size_t limit, char **docs_json) {
+    if (shots > n_train) return bad_input(where, "--shots %zu: the train split has only %zu documents", shots, n_train);
+    PythonRandom rnd;
+    python_seed(&rnd, 1234);
+    size_t *drawn = checked_malloc(sizeof(size_t) * (shots + 1));
+    for (size_t i = 0; i < n_test && (limit == 0 || i < limit); i++) {
+        Bytes context = {0};
+        bytes_add(&context, "", 0);
+        python_sample(&rnd, n_train, shots, drawn);
+        for (size_t s = 0; s < shots; s++) {
+            const Gsm8kDoc *shot = &train[drawn[s]];
+            if (strcmp(shot->question, test[i].question) == 0 && strcmp(shot->answer, test[i].answer) == 0) continue;
+            bytes_printf(&context, "Question: %s\nAnswer:", shot->question);
+            if (*shot->answer) bytes_printf(&context, " %s\n\n", shot->answer);
+        }
+        bytes_printf(&context, "Question: %s\nAnswer:", test[i].question);
+        Question *q = add_question(h, "gsm8k", (int)i, 0);
+        q->context = context.data;
+        q->target = checked_strdup(test[i].answer);
+        q->doc = checked_strdup(docs_json[i]);
+    }
+    free(drawn);
+    return GNA_OK;
+}
+
+static int is_gsm8k_digit(char c, int dollar) { return (c >= '0' && c <= '9') || c == '.' || c == ',' || (dollar && c == '$'); }
+
+/* strict-match into out: the first "#### " followed by an optional "-" and one or more of [0-9.,] */
+static void gsm8k_strict_match(const char *response, Bytes *out) {
+    for (const char *p = response; (p = strstr(p, "#### ")); p++) {
+        const char *q = p + 5, *e = q + (*q == '-' && is_gsm8k_digit(q[1], 0));
+        if (!is_gsm8k_digit(*e, 0)) continue;
+        while (is_gsm8k_digit(*e, 0)) e++;
+        bytes_add(out, q, (size_t)(e - q));
+        return;
+    }
+    bytes_add_text(out, "[invalid]");
+}
+
+/* flexible-extract into out: the last match of (-?[$0-9.,]{2,})|(-?[0-9]+), scanning as re.findall does */
+static void gsm8k_flexible_extract(const char *response, Bytes *out) {
+    const char *last = NULL;
+    size_t last_length = 0;
+    for (const char *p = response; *p;) {
+        size_t n = 0, sign = *p == '-';
+        while (is_gsm8k_digit(p[sign + n], 1)) n++;
+        if (n < 2) { /* the second alternative: -?[0-9]+ */
+            n = 0;
+            while (p[sign + n] >= '0' && p[sign + n] <= '9') n++;
+        }
+        if (n == 0) {
+            p++;
+            continue;
+        }
+        last = p, last_length = sign + n;
+        p += last_length;
+    }
+    if (last) bytes_add(out, last, last_length);
+    else bytes_add_text(out, "[invalid]");
+}
+
+/* exact_match's normalisation: re.sub of ",", "\$", "(?s).*#### " and "\.$" (a "." at the end, or before
+ * a final "\n"), then lower() */
+static char *gsm8k_normalise(const char *text) {
+    Bytes kept = {0}, lowered = {0};
+    bytes_add(&kept, "", 0);
+    bytes_add(&lowered, "", 0);
+    for (const char *p = text; *p; p++)
+        if (*p != ',' && *p != '$') bytes_add(&kept, p, 1);
+    char *after = kept.data;
+    for (char *p = kept.data; (p = strstr(p, "#### ")); p++) after = p + 5;
+    size_t n = strlen(after);
+    for (size_t at = n >= 2 ? n - 2 : 0; at < n; at++)
+        if (after[at] == '.' && (at + 1 == n || (at + 2 == n && after[n - 1] == '\n'))) {
+            memmove(after + at, after + at + 1, n - at); /* (its NUL too) */
+            n--;
+            break;
+        }
+    python_lower(&lowered, after, n);
+    free(kept.data);
+    return lowered.data;
+}
+
+static double gsm8k_exact_match(const char *prediction, const char *reference) {
+    char *p = gsm8k_normalise(prediction), *r = gsm8k_normalise(reference);
+    double match = strcmp(p, r) == 0;
+    free(p), free(r);
+    return match;
+}
+
+/* -- The metrics of one question (lm-eval's process_results), into value[0] and value[1]:
+ *   multiple choice  acc = [argmax_c ll_c = gold] and acc_norm = [argmax_c ll_c / len(choice_c) = gold]
+ *                    (np.argmax: the first largest; acc_norm NAN where the task reports none)
+ *   generate_until   exact_match of the strict-match and of the flexible-extract answer, filtered[0..1] */
+static size_t argmax_double(const double *x, size_t n) {
+    size_t best = 0;
+    for (size_t i = 1; i < n; i++)
+        if (x[i] > x[best]) best = i;
+    return best;
+}
+
+static void question_metrics(const Question *q, const double *lls, const char *const *filtered, double value[2]) {
+    if (q->target) {
+        for (int f = 0; f < 2; f++) value[f] = gsm8k_exact_match(filtered[f], q->target);
+        return;
+    }
+    value[0] = argmax_double(lls, q->n_choices) == q->gold;
+    value[1] = NAN;
+    if (q->choice_lengths) {
+        double *normalised = checked_malloc(sizeof(double) * q->n_choices);
+        for (size_t c = 0; c < q->n_choices; c++) normalised[c] = lls[c] / (double)q->choice_lengths[c];
+        value[1] = argmax_double(normalised, q->n_choices) == q->gold;
+        free(normalised);
+    }
+}
+
+/* -- Aggregation, as lm-eval 0.4.x aggregates (lm_eval/api/metrics.py):
+ *   a task's metric    the mean over its questions (mean)
+ *   its stderr         sample standard deviation / sqrt(n) (mean_stderr); NAN ("N/A") when n <= 1
+ *   a group's metric   the mean of its members' metric weighted by their sizes (weight_by_size), which is
+ *                      the mean over all its questions
+ *   a group's stderr   pooled_sample_stderr: sqrt(sum_i (n_i - 1) se_i^2 n_i / (N - k) / N) over its k
+ *                      members of sizes n_i, N = sum n_i; N/A if a member's is
+ *   the knowledge average   the plain mean of the six tasks' acc, as the authors average them (no stderr) */
+typedef struct {
+    char *task;
+    int doc_id;
+    double value[2];         /* question_metrics' numbers; NAN: not reported */
+} Outcome;
+
+typedef struct {
+    const char *name;        /* a task (its outcomes' name: they outlive the scores) or a group */
+    int n;
+    double value[2], stderr_value[2];   /* NAN: not reported; a stderr NAN: "N/A" */
+    int level;               /* 0: top group, 1: category, 2: a subject or a task */
+} Score;
+
+static void task_score(Score *s, const Outcome *const *members, int n) {
+    s->n = n;
+    for (int k = 0; k < 2; k++) {
+        double sum = 0, squares = 0;
+        for (int i = 0; i < n; i++) sum += members[i]->value[k];
+        s->value[k] = sum / n;
+        for (int i = 0; i < n; i++) squares += (members[i]->value[k] - s->value[k]) * (members[i]->value[k] - s->value[k]);
+        s->stderr_value[k] = n > 1 ? sqrt(squares / (n - 1)) / sqrt((double)n) : NAN;
+    }
+}
+
+static void group_score(Score *g, const Score *members, int n) {
+    double weighted = 0, pooled = 0;
+    int total = 0, any_na = 0;
+    for (int i = 0; i < n; i++) {
+        weighted += members[i].value[0] * members[i].n;
+        total += members[i].n;
+        pooled += (members[i].n - 1) * members[i].stderr_value[0] * members[i].stderr_value[0] * members[i].n;
+        any_na |= isnan(members[i].stderr_value[0]);
+    }
+    g->n = total;
+    g->value[0] = weighted / total;
+    g->stderr_value[0] = any_na || total == n ? NAN : sqrt(pooled / (total - n) / total);
+    g->value[1] = g->stderr_value[1] = NAN;
+}
+
+static void knowledge_average(Score *k, const Score *tasks, int n) {
+    double sum = 0;
+    k->n = 0;
+    for (int i = 0; i < n; i++) sum += tasks[i].value[0], k->n += tasks[i].n;
+    k->value[0] = sum / n;
+    k->stderr_value[0] = k->value[1] = k->stderr_value[1] = NAN;
 }
 
 /* -- KV retrieval, the paper's task (§3.4, fig. 4; the authors' kv_retrieval.py, MemorizationDataset):
@@ -1497,10 +1971,14 @@ static void kv_question(Harness *h, const char *const *keys, size_t n_keys, size
     Bytes text = {0}, doc = {0};
     bytes_add_text(&text, "Memorize the following dictionary:\n");
     bytes_add_text(&doc, "{\"keys\": [");
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++) { /* marks: every line, the asked one, and its value */
         size_t start = text.length;
         bytes_printf(&text, "%s:%zu\n", keys[key_order[i]], values[i]);
-        add_segment(q, start, text.length);
+        add_mark(q, MARK_PAIR, start, text.length);
+        if (i == query) {
+            add_mark(q, MARK_ASKED, start, text.length);
+            add_mark(q, MARK_VALUE, start + strlen(keys[key_order[i]]) + 1, text.length - 1);
+        }
         bytes_add_text(&doc, i ? ", " : "");
         json_add_text(&doc, keys[key_order[i]]);
     }
@@ -1516,7 +1994,6 @@ static void kv_question(Harness *h, const char *const *keys, size_t n_keys, size
         char value[8];
         snprintf(value, sizeof value, "%zu", values[i]);
         q->continuations[i] = checked_strdup(value);
-        q->choice_lengths[i] = strlen(value);
     }
     free(key_order);
 }
@@ -1541,11 +2018,9 @@ typedef struct {
     MmluDoc *docs;
 } MmluSplit;
 
-static void python_strip(const char *text, size_t n, size_t *begin, size_t *end); /* str.strip() (Part II) */
-
 static void mmlu_doc_text(Bytes *b, const MmluDoc *d) {
     size_t begin, end;
-    python_strip(d->question, strlen(d->question), &begin, &end);
+    python_strip(d->question, strlen(d->question), 1, &begin, &end);
     bytes_add(b, d->question + begin, end - begin);
     for (int c = 0; c < 4; c++) {
         bytes_printf(b, "\n%c. ", 'A' + c);
@@ -1596,48 +2071,22 @@ static int mmlu_questions(Harness *h, const char *where, const MmluSplit *dev, c
         bytes_add_text(&text, h->prefixes[q->prefix]);
         mmlu_doc_text(&text, d);
         q->context = checked_strdup(text.data);
-        size_t end = text.length - strlen("Answer:"); /* the option lines, from the end: "X. " + choice + "\n" */
-        q->n_segments = 4;
-        q->segment_starts = checked_malloc(sizeof(size_t) * 4);
-        q->segment_ends = checked_malloc(sizeof(size_t) * 4);
-        for (int c = 3; c >= 0; c--) {
-            q->segment_ends[c] = end;
-            q->segment_starts[c] = end -= strlen(d->choices[c]) + 4;
+        size_t start = text.length - strlen("Answer:"); /* the option lines "X. " + choice + "\n", and X */
+        for (int c = 0; c < 4; c++) start -= strlen(d->choices[c]) + 4;
+        for (int c = 0; c < 4; c++) {
+            add_mark(q, MARK_OPTION, start, start + strlen(d->choices[c]) + 4);
+            add_mark(q, MARK_LETTER, start, start + 1);
+            start += strlen(d->choices[c]) + 4;
         }
         q->doc = mmlu_doc_json(d);
         q->gold = d->answer;
         for (int c = 0; c < 4; c++) {
             char letter[3] = {' ', (char)('A' + c), 0};
             q->continuations[c] = checked_strdup(letter);
-            q->choice_lengths[c] = 1;
         }
     }
     free(text.data);
     return GNA_OK;
-}
-
-/* -- Generic multiple choice (lm-eval's multiple_choice output type, target_delimiter " "): continuation
- * i is " " + choices[i]; acc_norm divides each log-likelihood by len(choice) in code points (lm-eval's
- * process_results, completion_len). */
-static size_t code_points(const char *text) {
-    size_t n = 0;
-    for (const unsigned char *s = (const unsigned char *)text; *s; s++) n += (*s & 0xC0) != 0x80;
-    return n;
-}
-
-static Question *mc_question(Harness *h, const char *task, int doc_id, const char *context, const char *const *choices,
-                             size_t n_choices, size_t gold) {
-    Question *q = add_question(h, task, doc_id, n_choices);
-    q->context = checked_strdup(context);
-    q->gold = gold;
-    for (size_t c = 0; c < n_choices; c++) {
-        Bytes b = {0};
-        bytes_add_text(&b, " ");
-        bytes_add_text(&b, choices[c]);
-        q->continuations[c] = b.data;
-        q->choice_lengths[c] = code_points(choices[c]);
-    }
-    return q;
 }
 
 /* -- A request, as lm-eval's HFLM builds and scores it (lm_eval/models/huggingface.py):
@@ -1661,18 +2110,19 @@ static int encode_text(const gna_tokenizer *t, const char *text, size_t n, int a
     return GNA_OK;
 }
 
-/* the context's tokens: the context without its trailing white space */
-static int encode_context(const gna_tokenizer *t, int add_special, const Question *q, Tokens *context) {
-    size_t length = strlen(q->context), kept = length - trailing_space_bytes(q->context, length);
+/* request c's context tokens: its context without its trailing white space */
+static int encode_context(const gna_tokenizer *t, int add_special, const Question *q, size_t c, Tokens *context) {
+    const char *text = request_context(q, c);
+    size_t length = strlen(text), kept = length - trailing_space_bytes(text, length);
     if (kept == 0) return bad_input(q->task, "document %d: the context is empty", q->doc_id);
-    return encode_text(t, q->context, kept, add_special, context);
+    return encode_text(t, text, kept, add_special, context);
 }
 
-/* choice c's continuation tokens: encode(context + continuation) after the context's tokens */
+/* request c's continuation tokens: encode(context + continuation) after the context's tokens */
 static int encode_continuation(const gna_tokenizer *t, int add_special, const Question *q, size_t c, const Tokens *context,
                                Tokens *continuation) {
     Bytes whole = {0};
-    bytes_add_text(&whole, q->context); /* its trailing white space now leads the continuation */
+    bytes_add_text(&whole, request_context(q, c)); /* its trailing white space now leads the continuation */
     bytes_add_text(&whole, q->continuations[c]);
     Tokens all;
     int status = encode_text(t, whole.data, whole.length, add_special, &all);
@@ -1684,6 +2134,61 @@ static int encode_continuation(const gna_tokenizer *t, int add_special, const Qu
     memcpy(continuation->ids, all.ids + (all.n - continuation->n), sizeof(int) * continuation->n);
     free(all.ids);
     return status;
+}
+
+/* -- Positions by what is there (mask specs' :letters, @value, :text=Answer; the rebuttal's refined
+ * Zamba2 mask, "':' attending to choices A-D"). A named part [start, end) of a request's context (its
+ * marks: the option letters and lines of an mmlu question, a kv prompt's lines, the asked one and its
+ * value) is the tokens that hold a byte of it: with P(k) the tokens of context[:k] and C the context's,
+ *   first = the length of the common prefix of P(start) and C
+ *   last  = the length of the common prefix of P(end) and C, plus one when P(end) is not a prefix of C
+ * (a token across either edge belongs to the part). text=S is every token of the request's input whose
+ * text, white space stripped, is S. A prompt without such a part selects nothing there. */
+static size_t common_prefix(const Tokens *a, const Tokens *b) {
+    size_t n = 0;
+    while (n < a->n && n < b->n && a->ids[n] == b->ids[n]) n++;
+    return n;
+}
+
+static int span_tokens(const gna_tokenizer *t, int add_special, const char *context, const Tokens *tokens, size_t start,
+                       size_t end, size_t *first, size_t *last) {
+    Tokens before, through;
+    TRY(encode_text(t, context, start, add_special, &before));
+    int status = encode_text(t, context, end, add_special, &through);
+    if (status == GNA_OK) {
+        *first = common_prefix(&before, tokens);
+        *last = common_prefix(&through, tokens);
+        if (*last < through.n && *last < tokens->n) ++*last;
+        free(through.ids);
+    }
+    free(before.ids);
+    return status;
+}
+
+/* positions[*n]: those of `input` (the request's context tokens come first) that `name` selects: a
+ * MarkKind, or N_MARK_KINDS for text == `text` */
+static int named_positions(const gna_tokenizer *t, int add_special, const Question *q, size_t c, const Tokens *context,
+                           const Tokens *input, int name, const char *text, size_t *positions, size_t *n) {
+    *n = 0;
+    if (name == N_MARK_KINDS) {
+        for (size_t i = 0; i < input->n; i++) {
+            char *token_text;
+            size_t length, begin, end;
+            TRY(gna_detokenize(t, &input->ids[i], 1, 0, &token_text, &length));
+            python_strip(token_text, length, 1, &begin, &end);
+            if (end - begin == strlen(text) && memcmp(token_text + begin, text, end - begin) == 0) positions[(*n)++] = i;
+            free(token_text);
+        }
+        return GNA_OK;
+    }
+    for (size_t m = 0; m < q->n_marks; m++) {
+        size_t first, last;
+        if ((int)q->marks[m].kind != name) continue;
+        TRY(span_tokens(t, add_special, request_context(q, c), context, q->marks[m].start, q->marks[m].end, &first, &last));
+        for (size_t p = first; p < last; p++)
+            if (*n == 0 || positions[*n - 1] < p) positions[(*n)++] = p;
+    }
+    return GNA_OK;
 }
 
 /* log softmax(row)[token], in double, and whether token is the row's (first) largest entry */
@@ -2741,6 +3246,26 @@ static const char *parse_positions(const char *p, long *first, long *last) {
     return end;
 }
 
+/* positions after @ or :, or a name of I.7's named positions: letters, options, pairs, asked, value, or
+ * text=S (S up to the next "," or ":") */
+static const char *parse_positions_or_name(const char *p, long *first, long *last, int *name, char *named_text) {
+    *name = -1;
+    if (strncmp(p, "text=", 5) == 0) {
+        size_t n = strcspn(p + 5, ",:");
+        if (n == 0 || n >= 32) return NULL;
+        memcpy(named_text, p + 5, n);
+        named_text[n] = 0;
+        *name = N_MARK_KINDS;
+        return p + 5 + n;
+    }
+    for (int k = 0; k < N_MARK_KINDS; k++)
+        if (strncmp(p, mark_names[k], strlen(mark_names[k])) == 0) {
+            *name = k;
+            return p + strlen(mark_names[k]);
+        }
+    return parse_positions(p, first, last);
+}
+
 /* A spec's items for the model as the plan runs it; `option` names the spec in messages */
 static int parse_mask_items(const Model *m, const LayerPlan *plan, const char *option, const char *spec, MaskItem **items,
                             size_t *n_items) {
@@ -2750,12 +3275,12 @@ static int parse_mask_items(const Model *m, const LayerPlan *plan, const char *o
     *n_items = 0;
     for (const char *p = spec; *p;) {
         const char *start = p;
-        char text[48];
+        char text[96], named_text[32] = "";
         size_t n = strcspn(p, ",");
-        snprintf(text, sizeof text, "%.*s", (int)(n < 47 ? n : 47), p);
+        snprintf(text, sizeof text, "%.*s", (int)(n < 95 ? n : 95), p);
         size_t l0, l1, h0 = 0, h1 = 0;
         long q0 = 0, q1 = 0, k0 = 0, k1 = 0;
-        int has_q = 0, has_k = 0;
+        int has_q = 0, has_k = 0, q_name = -1, k_name = -1;
         if (*p++ != 'L' || !(p = parse_range(p, c->n_layers, &l0, &l1)))
             return bad_input(option, "\"%s\": expected L<layer>H<head>, e.g. L17H24, L16-17H*, L*A*@-1", text);
         char kind_letter = *p++;
@@ -2767,11 +3292,17 @@ static int parse_mask_items(const Model *m, const LayerPlan *plan, const char *o
             return bad_input(option, "\"%s\": expected a head number, range or * after %c", text, kind_letter);
         if (*p == '@') {
             has_q = 1;
-            if (!(p = parse_positions(p + 1, &q0, &q1))) return bad_input(option, "\"%s\": expected query positions after @", text);
+            if (!(p = parse_positions_or_name(p + 1, &q0, &q1, &q_name, named_text)))
+                return bad_input(option, "\"%s\": expected query positions or a name (letters, options, pairs, asked, value, "
+                                         "text=S) after @", text);
             if (*p == ':') {
                 has_k = 1;
-                if (!(p = parse_positions(p + 1, &k0, &k1))) return bad_input(option, "\"%s\": expected key positions after :", text);
+                if (!(p = parse_positions_or_name(p + 1, &k0, &k1, &k_name, named_text)))
+                    return bad_input(option, "\"%s\": expected key positions or a name (letters, options, pairs, asked, value, "
+                                             "text=S) after :", text);
             }
+            if (q_name == N_MARK_KINDS && k_name == N_MARK_KINDS)
+                return bad_input(option, "\"%s\": one text= per item", text);
         }
         if (*p && *p != ',') return bad_input(option, "\"%s\": unexpected \"%c\"", text, *p);
         if (l0 > l1 || l1 >= c->n_layers)
@@ -2800,7 +3331,9 @@ static int parse_mask_items(const Model *m, const LayerPlan *plan, const char *o
             for (size_t h = first; h <= last; h++) {
                 *items = grow_array(*items, *n_items, &capacity, sizeof(MaskItem));
                 MaskItem *item = &(*items)[(*n_items)++];
-                *item = (MaskItem){l, kind, h, has_q, q0, q1, has_k, k0, k1, ""};
+                *item = (MaskItem){.layer = l, .kind = kind, .head = h, .has_queries = has_q, .query_first = q0, .query_last = q1,
+                                   .has_keys = has_k, .key_first = k0, .key_last = k1, .query_name = q_name, .key_name = k_name};
+                snprintf(item->named_text, sizeof item->named_text, "%s", named_text);
                 snprintf(item->text, sizeof item->text, "%s", text);
             }
         }
@@ -6412,23 +6945,6 @@ static void write_attention_svg(FILE *f, const Probe *probes, const char *const 
  * resume and shards that merge, lm-eval's aggregation, and `gna heads`' ablations. The tasks' own
  * definitions are Part I's (I.7).
  */
-/* -- Text as Python sees it. lm-eval is Python: where it strips or measures strings, gna does the same
- * on code points. Python's str.isspace() is Unicode White_Space plus U+001C..U+001F. */
-static int python_is_space(uint32_t c) { return is_white_space(c) || (c >= 0x1C && c <= 0x1F); }
-
-/* bytes of trailing white space at the end of text[0..n), well-formed UTF-8 (what Python's
- * rstrip() removes) */
-static size_t trailing_space_bytes(const char *text, size_t n) { return n - space_run_before(text, n, python_is_space); }
-
-/* str.strip(): the span of text[0..n) without white space at either end */
-static void python_strip(const char *text, size_t n, size_t *begin, size_t *end) {
-    size_t b = 0;
-    for (size_t at = 0; at < n && python_is_space(utf8_next(text, &at));) b = at;
-    *begin = b;
-    *end = n - trailing_space_bytes(text + b, n - b);
-}
-
-/* len() of a Python string: code points */
 /* -- JSON out: strings as Python's json.dumps(ensure_ascii=False) writes them */
 static void json_add_string(Bytes *b, const char *text, size_t n) {
     bytes_add_text(b, "\"");
@@ -6779,40 +7295,123 @@ static int build_mmlu(Harness *h, const char *path, size_t shots, size_t limit) 
     return status;
 }
 
+/* -- Rows of JSON lines: a field by name, of the right type, named when it is missing or wrong. A
+ * task's documents are its Hugging Face dataset's rows, with their field names. */
+static int row_text(const char *path, int line, const JsonValue *row, const char *key, const char **out) {
+    const JsonValue *v = json_get(row, key);
+    if (!v || v->type != JSON_STRING) return bad_input(path, "line %d: needs the field \"%s\", a string", line, key);
+    TRY(text_field(path, line, key, v));
+    *out = v->string;
+    return GNA_OK;
+}
+
+/* a list of strings (at most `most`) into out[] */
+static int row_texts(const char *path, int line, const JsonValue *list, const char *key, const char **out, size_t most, size_t *n) {
+    if (!list || list->type != JSON_ARRAY || list->length < 1 || list->length > most)
+        return bad_input(path, "line %d: needs \"%s\", a list of 1 to %zu strings", line, key, most);
+    *n = 0;
+    for (const JsonValue *e = list->first; e; e = e->next) {
+        if (e->type != JSON_STRING) return bad_input(path, "line %d: \"%s\" must hold strings", line, key);
+        TRY(text_field(path, line, key, e));
+        out[(*n)++] = e->string;
+    }
+    return GNA_OK;
+}
+
+/* an index 0..n-1 given as a number or as a string of digits (hellaswag's "label" is "0".."3") */
+static int row_index(const char *path, int line, const JsonValue *row, const char *key, size_t n, size_t *out) {
+    const JsonValue *v = json_get(row, key);
+    double x = -1;
+    if (v && v->type == JSON_NUMBER) x = v->number;
+    if (v && v->type == JSON_STRING && v->length >= 1 && v->length <= 3 && strspn(v->string, "0123456789") == v->length)
+        x = atoi(v->string);
+    if (!(x >= 0 && x < (double)n && x == floor(x))) return bad_input(path, "line %d: \"%s\" must be 0-%zu", line, key, n - 1);
+    *out = (size_t)x;
+    return GNA_OK;
+}
+
 /* -- Multiple choice from JSONL, {"context": str, "choices": [str, ...], "gold": int} per line (Part I's
- * mc_question). The task is named after the file: arc_easy.jsonl -> arc_easy. */
+ * mc_question), and the knowledge tasks' rows (Part I's arc_question ... winogrande_question). */
 typedef struct {
     Harness *harness;
     const char *task;
     size_t limit;
     int n_docs;
-} McReading;
+} RowReading;
+
+enum { MAX_CHOICES = 64 };
 
 static int mc_reader(const char *path, int line, const JsonValue *v, const char *text, size_t length, void *context) {
-    McReading *r = context;
-    const JsonValue *ctx = json_get(v, "context"), *choices = json_get(v, "choices"), *gold = json_get(v, "gold");
-    if (!ctx || ctx->type != JSON_STRING) return bad_input(path, "line %d: needs a \"context\" string", line);
-    if (!choices || choices->type != JSON_ARRAY || choices->length < 1)
-        return bad_input(path, "line %d: \"choices\" must be a non-empty list of strings", line);
-    for (const JsonValue *e = choices->first; e; e = e->next)
-        if (e->type != JSON_STRING) return bad_input(path, "line %d: \"choices\" must be a non-empty list of strings", line);
-    if (!gold || gold->type != JSON_NUMBER || gold->number != floor(gold->number) || gold->number < 0 ||
-        gold->number >= (double)choices->length)
-        return bad_input(path, "line %d: \"gold\" must be the index of a choice, 0-%zu", line, choices->length - 1);
-    TRY(text_field(path, line, "context", ctx));
-    for (const JsonValue *e = choices->first; e; e = e->next) TRY(text_field(path, line, "choices", e));
-    size_t kept = ctx->length - trailing_space_bytes(ctx->string, ctx->length);
-    if (kept == 0) /* lm-eval would score after the BOS (or EOS) token alone; gna does not guess which */
+    RowReading *r = context;
+    const char *ctx, *choices[MAX_CHOICES];
+    size_t n, gold;
+    TRY(row_text(path, line, v, "context", &ctx));
+    TRY(row_texts(path, line, json_get(v, "choices"), "choices", choices, MAX_CHOICES, &n));
+    TRY(row_index(path, line, v, "gold", n, &gold));
+    if (trailing_space_bytes(ctx, strlen(ctx)) == strlen(ctx)) /* lm-eval would score after the BOS (or EOS) alone */
         return bad_input(path, "line %d: the context is empty (or only white space)", line);
     int doc_id = r->n_docs++;
     if (r->limit > 0 && (size_t)doc_id >= r->limit) return GNA_OK;
-    const char **texts = checked_malloc(sizeof(char *) * choices->length);
-    size_t c = 0;
-    for (const JsonValue *e = choices->first; e; e = e->next) texts[c++] = e->string;
-    Question *q = mc_question(r->harness, r->task, doc_id, ctx->string, texts, choices->length, (size_t)gold->number);
-    q->doc = checked_strndup(text, length);
-    free(texts);
+    mc_question(r->harness, r->task, doc_id, ctx, choices, n, gold)->doc = checked_strndup(text, length);
     return GNA_OK;
+}
+
+static int knowledge_reader(const char *path, int line, const JsonValue *v, const char *text, size_t length, void *context) {
+    RowReading *r = context;
+    const char *a, *b, *c, *texts[MAX_CHOICES], *labels[MAX_CHOICES];
+    size_t n = 0, n_labels = 0, index;
+    Question *q = NULL;
+    int doc_id = r->n_docs++, skip = r->limit > 0 && (size_t)doc_id >= r->limit;
+    const char *task = r->task;
+    if (strncmp(task, "arc_", 4) == 0 || strcmp(task, "openbookqa") == 0) {
+        const JsonValue *choices = json_get(v, "choices");
+        TRY(row_text(path, line, v, task[0] == 'a' ? "question" : "question_stem", &a));
+        TRY(row_text(path, line, v, "answerKey", &b));
+        if (!choices || choices->type != JSON_OBJECT) return bad_input(path, "line %d: needs \"choices\": {\"text\", \"label\"}", line);
+        TRY(row_texts(path, line, json_get(choices, "text"), "choices.text", texts, MAX_CHOICES, &n));
+        TRY(row_texts(path, line, json_get(choices, "label"), "choices.label", labels, MAX_CHOICES, &n_labels));
+        if (n != n_labels) return bad_input(path, "line %d: %zu choices.text but %zu choices.label", line, n, n_labels);
+        if (skip) return GNA_OK;
+        q = task[0] == 'a' ? arc_question(r->harness, task, doc_id, a, texts, labels, n, b)
+                           : openbookqa_question(r->harness, doc_id, a, texts, labels, n, b);
+        if (!q) return bad_input(path, "line %d: answerKey \"%s\" is not among choices.label", line, b);
+    } else if (strcmp(task, "piqa") == 0) {
+        TRY(row_text(path, line, v, "goal", &a));
+        TRY(row_text(path, line, v, "sol1", &b));
+        TRY(row_text(path, line, v, "sol2", &c));
+        TRY(row_index(path, line, v, "label", 2, &index));
+        if (skip) return GNA_OK;
+        q = piqa_question(r->harness, doc_id, a, b, c, index);
+    } else if (strcmp(task, "hellaswag") == 0) {
+        TRY(row_text(path, line, v, "activity_label", &a));
+        TRY(row_text(path, line, v, "ctx_a", &b));
+        TRY(row_text(path, line, v, "ctx_b", &c));
+        TRY(row_texts(path, line, json_get(v, "endings"), "endings", texts, 4, &n));
+        if (n != 4) return bad_input(path, "line %d: \"endings\" must hold 4 strings", line);
+        TRY(row_index(path, line, v, "label", 4, &index));
+        if (skip) return GNA_OK;
+        q = hellaswag_question(r->harness, doc_id, a, b, c, texts, index);
+    } else { /* winogrande */
+        TRY(row_text(path, line, v, "sentence", &a));
+        TRY(row_text(path, line, v, "option1", &b));
+        TRY(row_text(path, line, v, "option2", &c));
+        const JsonValue *answer = json_get(v, "answer");
+        if (!answer || answer->type != JSON_STRING || (strcmp(answer->string, "1") && strcmp(answer->string, "2")))
+            return bad_input(path, "line %d: \"answer\" must be \"1\" or \"2\"", line);
+        if (!strchr(a, '_')) return bad_input(path, "line %d: the sentence has no blank \"_\"", line);
+        if (skip) return GNA_OK;
+        q = winogrande_question(r->harness, doc_id, a, b, c, (size_t)(answer->string[0] - '1'));
+    }
+    q->doc = checked_strndup(text, length);
+    return GNA_OK;
+}
+
+/* the rows of FILE (mc: the task is named after it) or of FOLDER/<task>.jsonl for each knowledge task */
+static int build_rows(Harness *h, const char *path, const char *task, JsonLineReader reader, size_t limit) {
+    RowReading r = {h, task, limit, 0};
+    size_t before = h->n_questions;
+    TRY(read_jsonl(path, reader, &r));
+    return h->n_questions > before ? GNA_OK : bad_input(path, "holds no documents");
 }
 
 static int build_mc(Harness *h, const char *path, size_t limit) {
@@ -6820,11 +7419,66 @@ static int build_mc(Harness *h, const char *path, size_t limit) {
     size_t n = strlen(base);
     if (n > 6 && strcmp(base + n - 6, ".jsonl") == 0) n -= 6;
     char *task = checked_strndup(base, n);
-    McReading r = {h, task, limit, 0};
-    h->has_acc_norm = 1;
-    int status = read_jsonl(path, mc_reader, &r);
-    if (status == GNA_OK && h->n_questions == 0) status = bad_input(path, "holds no questions");
+    int status = build_rows(h, path, task, mc_reader, limit);
     free(task);
+    return status;
+}
+
+/* --tasks: a comma list of the six, each once (NULL: all six), in the order of knowledge_tasks */
+static int build_knowledge(Harness *h, const char *folder, const char *tasks, size_t limit) {
+    int chosen[N_KNOWLEDGE_TASKS] = {0}, status = GNA_OK;
+    for (const char *p = tasks; p && *p; p += *p == ',') {
+        size_t n = strcspn(p, ","), k = 0;
+        while (k < N_KNOWLEDGE_TASKS && !(strlen(knowledge_tasks[k]) == n && strncmp(p, knowledge_tasks[k], n) == 0)) k++;
+        if (k == N_KNOWLEDGE_TASKS || chosen[k]++)
+            return bad_input("--tasks", "\"%.*s\": expected each of arc_challenge, arc_easy, hellaswag, openbookqa, piqa, "
+                                        "winogrande at most once, comma separated", (int)n, p);
+        p += n;
+    }
+    for (int k = 0; k < N_KNOWLEDGE_TASKS && status == GNA_OK; k++) {
+        if (tasks && !chosen[k]) continue;
+        Bytes file = {0};
+        bytes_printf(&file, "%s/%s.jsonl", folder, knowledge_tasks[k]);
+        status = build_rows(h, file.data, knowledge_tasks[k], knowledge_reader, limit);
+        free(file.data);
+    }
+    return status;
+}
+
+/* gsm8k: FOLDER/gsm8k.jsonl (the evaluated test split) and FOLDER/gsm8k_train.jsonl (the shots' pool),
+ * rows {"question", "answer"} */
+typedef struct {
+    size_t n, doc_capacity, line_capacity;
+    Gsm8kDoc *docs;
+    char **lines;            /* [n] each row as given, for the log */
+} Gsm8kRows;
+
+static int gsm8k_reader(const char *path, int line, const JsonValue *v, const char *text, size_t length, void *context) {
+    Gsm8kRows *rows = context;
+    const char *question, *answer;
+    TRY(row_text(path, line, v, "question", &question));
+    TRY(row_text(path, line, v, "answer", &answer));
+    rows->docs = grow_array(rows->docs, rows->n, &rows->doc_capacity, sizeof(Gsm8kDoc));
+    rows->lines = grow_array(rows->lines, rows->n, &rows->line_capacity, sizeof(char *));
+    rows->docs[rows->n] = (Gsm8kDoc){checked_strdup(question), checked_strdup(answer)};
+    rows->lines[rows->n++] = checked_strndup(text, length);
+    return GNA_OK;
+}
+
+static void free_gsm8k_rows(Gsm8kRows *rows) {
+    for (size_t i = 0; i < rows->n; i++) free((char *)rows->docs[i].question), free((char *)rows->docs[i].answer), free(rows->lines[i]);
+    free(rows->docs), free(rows->lines);
+}
+
+static int build_gsm8k(Harness *h, const char *folder, size_t shots, size_t limit) {
+    Gsm8kRows test = {0}, train = {0};
+    char *test_path = path_join(folder, "gsm8k.jsonl"), *train_path = path_join(folder, "gsm8k_train.jsonl");
+    int status = read_jsonl(test_path, gsm8k_reader, &test);
+    if (status == GNA_OK && shots > 0) status = read_jsonl(train_path, gsm8k_reader, &train);
+    if (status == GNA_OK && test.n == 0) status = bad_input(test_path, "holds no documents");
+    if (status == GNA_OK) status = gsm8k_questions(h, train_path, test.docs, test.n, train.docs, train.n, shots, limit, test.lines);
+    free_gsm8k_rows(&test), free_gsm8k_rows(&train);
+    free(test_path), free(train_path);
     return status;
 }
 
@@ -6836,20 +7490,21 @@ static void build_kv(Harness *h, const char *const *keys, size_t n_keys, const s
             for (int s = 0; s < samples; s++) kv_question(h, keys, n_keys, pairs[p], seed, s, masked);
 }
 
-/* -- The scorer: Part I's score_request for every choice of a question, with the work shared where
- * that changes nothing but rounding: the context runs once, and each continuation continues from a
+/* -- The scorer: Part I's score_request for every request of a question, with the work shared where
+ * that changes nothing but rounding: a context runs once, and each continuation continues from a
  * copy of its cache; an mmlu subject's few-shot prefix runs once, and each question continues from a
- * copy of that. Masks that name positions (@-1) count them from the end of each request's own input,
- * so under them - and with --no-reuse - every request runs whole, as Part I defines it (the choices
- * of one token share theirs: it is the context itself). The tests hold the two ways to each other
- * within the fidelity tolerance. */
+ * copy of that. Masks that name positions (@-1, :letters) count them from the end of each request's
+ * own input, or find them in it, so under them - and with --no-reuse - every request runs whole, as
+ * Part I defines it (requests of one continuation token and one context share theirs: they are the
+ * same tokens). The tests hold the two ways to each other within the fidelity tolerance. */
 typedef struct {
     const Model *model;
     const gna_tokenizer *tokenizer;
     const Compute *cx;
-    const Intervention *plain, *masked; /* the interventions of unmasked and of masked questions */
+    const LayerPlan *plan;              /* the run's layers, for the caches */
     int add_special;
     int reuse;                          /* 0: every request whole (--no-reuse) */
+    size_t max_new_tokens;              /* generate_until: --max-gen-toks */
     size_t capacity;                    /* positions the caches hold */
     Cache *prefix_cache, *context_cache, *branch_cache;
     long prefix_index;                  /* the prefix that prefix_cache holds, or -1 */
@@ -6877,9 +7532,9 @@ static void ensure_capacity(Scorer *s, size_t positions) {
     cache_free(s->prefix_cache);
     cache_free(s->context_cache);
     cache_free(s->branch_cache);
-    s->prefix_cache = cache_new(s->model, s->plain->plan, capacity);
-    s->context_cache = cache_new(s->model, s->plain->plan, capacity);
-    s->branch_cache = cache_new(s->model, s->plain->plan, capacity);
+    s->prefix_cache = cache_new(s->model, s->plan, capacity);
+    s->context_cache = cache_new(s->model, s->plan, capacity);
+    s->branch_cache = cache_new(s->model, s->plan, capacity);
     s->capacity = capacity;
     s->prefix_index = -1;
 }
@@ -6942,77 +7597,204 @@ static int run_context(Scorer *s, const Question *q, const Intervention *iv, con
                    context->n - start - 1);
 }
 
-/* lls[c], greedy[c]: each continuation's log-likelihood after the context, and whether it is greedy */
-static int score_question(Scorer *s, const Question *q, const char *const *prefixes, double *lls, int *greedy) {
-    const Intervention *iv = q->masked ? s->masked : s->plain;
-    size_t V = s->model->config.vocab_size, longest = 0;
-    int whole = !s->reuse || mask_names_positions(iv), status;
-    Tokens context = {NULL, 0}, *continuations = checked_calloc(q->n_choices, sizeof(Tokens));
-    status = encode_context(s->tokenizer, s->add_special, q, &context);
-    for (size_t c = 0; c < q->n_choices && status == GNA_OK; c++) {
-        status = encode_continuation(s->tokenizer, s->add_special, q, c, &context, &continuations[c]);
-        if (continuations[c].n > longest) longest = continuations[c].n;
+static int names_positions(const Intervention *iv) {
+    for (size_t i = 0; iv && i < iv->n_items; i++)
+        if (iv->items[i].query_name >= 0 || iv->items[i].key_name >= 0) return 1;
+    return 0;
+}
+
+/* One request's mask: iv's items, those with named positions (I.7, named_positions) resolved in this
+ * request's tokens into `resolved` (the caller frees it and each item's lists). What each item selected
+ * goes to `log` as "<item>": [queries, keys]. */
+static int resolve_request(const Scorer *s, const Intervention *iv, const Question *q, size_t c, const Tokens *context,
+                           const Tokens *input, Intervention *out, Bytes *log) {
+    MaskItem *items = checked_calloc(iv->n_items, sizeof(MaskItem));
+    *out = *iv;
+    out->items = items;
+    bytes_add_text(log, "{");
+    int status = GNA_OK, first = 1;
+    for (size_t i = 0; i < iv->n_items && status == GNA_OK; i++) {
+        items[i] = iv->items[i];
+        if (items[i].query_name < 0 && items[i].key_name < 0) continue;
+        for (int keys = 0; keys < 2 && status == GNA_OK; keys++) {
+            int name = keys ? items[i].key_name : items[i].query_name;
+            size_t *list = checked_malloc(sizeof(size_t) * (input->n + 1)), n = 0;
+            if (name >= 0) status = named_positions(s->tokenizer, s->add_special, q, c, context, input, name, items[i].named_text, list, &n);
+            *(keys ? &items[i].key_list : &items[i].query_list) = list;
+            *(keys ? &items[i].n_key_list : &items[i].n_query_list) = n;
+        }
+        items[i].resolved = 1;
+        bytes_add_text(log, first ? "" : ", ");
+        json_add_text(log, items[i].text);
+        for (int keys = 0; keys < 2; keys++) {
+            bytes_add_text(log, keys ? "], [" : ": [[");
+            int name = keys ? items[i].key_name : items[i].query_name;
+            long a = keys ? items[i].key_first : items[i].query_first, b = keys ? items[i].key_last : items[i].query_last;
+            for (size_t k = 0; name >= 0 && k < (keys ? items[i].n_key_list : items[i].n_query_list); k++)
+                bytes_printf(log, k ? ", %zu" : "%zu", (keys ? items[i].key_list : items[i].query_list)[k]);
+            for (long p = resolve_position(a, input->n); name < 0 && (keys ? items[i].has_keys : items[i].has_queries) && p >= 0 &&
+                                                         p <= resolve_position(b, input->n); p++)
+                bytes_printf(log, p > resolve_position(a, input->n) ? ", %ld" : "%ld", p);
+        }
+        bytes_add_text(log, "]]");
+        first = 0;
     }
-    if (status == GNA_OK) {
-        ensure_capacity(s, context.n + longest);
-        logit_rows(s, longest);
-    }
+    bytes_add_text(log, "}");
+    return status;
+}
+
+static void free_resolved(Intervention *iv) {
+    for (size_t i = 0; i < iv->n_items; i++) free((void *)iv->items[i].query_list), free((void *)iv->items[i].key_list);
+    free((void *)iv->items);
+}
+
+/* lls[c], greedy[c]: each request's log-likelihood and whether it is greedy; under named positions,
+ * what each request's mask selected goes to `positions` as a JSON list */
+static int score_question(Scorer *s, const Question *q, const Intervention *iv, const char *const *prefixes, double *lls, int *greedy,
+                          Bytes *positions) {
+    size_t V = s->model->config.vocab_size;
+    int named = names_positions(iv), whole = !s->reuse || mask_names_positions(iv) || named, status = GNA_OK;
+    int have_last_row = 0; /* last_context_row holds the current context's last logits */
+    Tokens context = {NULL, 0}, continuation = {NULL, 0};
     float *last_context_row = checked_malloc(sizeof(float) * V);
-    int have_last_row = 0; /* last_context_row holds the context's last logits */
-    if (status == GNA_OK && !whole && (status = run_context(s, q, iv, &context, prefixes)) == GNA_OK) {
-        memcpy(last_context_row, s->logits, sizeof(float) * V);
-        have_last_row = 1;
-    }
+    if (named) bytes_add_text(positions, "[");
     for (size_t c = 0; c < q->n_choices && status == GNA_OK; c++) {
-        const Tokens *m = &continuations[c];
-        if (whole && (m->n > 1 || !have_last_row)) {
-            status = score_request(s->model, s->cx, iv, s->context_cache, &context, m, s->logits, &lls[c], &greedy[c]);
-            if (status == GNA_OK && m->n == 1) memcpy(last_context_row, s->logits, sizeof(float) * V);
-            have_last_row |= m->n == 1;
+        if (c == 0 || strcmp(request_context(q, c), request_context(q, c - 1)) != 0) { /* a new context */
+            free(context.ids);
+            context = (Tokens){NULL, 0};
+            have_last_row = 0;
+            if ((status = encode_context(s->tokenizer, s->add_special, q, c, &context)) != GNA_OK) break;
+            ensure_capacity(s, context.n + 1);
+            if (!whole && (status = run_context(s, q, iv, &context, prefixes)) != GNA_OK) break;
+            if (!whole) memcpy(last_context_row, s->logits, sizeof(float) * V);
+            have_last_row = !whole;
+        }
+        free(continuation.ids);
+        continuation = (Tokens){NULL, 0};
+        if ((status = encode_continuation(s->tokenizer, s->add_special, q, c, &context, &continuation)) != GNA_OK) break;
+        ensure_capacity(s, context.n + continuation.n);
+        logit_rows(s, continuation.n);
+        if (named) { /* this request's own mask, resolved in its own input */
+            Intervention resolved;
+            Tokens input = {checked_malloc(sizeof(int) * (context.n + continuation.n)), context.n + continuation.n - 1};
+            memcpy(input.ids, context.ids, sizeof(int) * context.n);
+            memcpy(input.ids + context.n, continuation.ids, sizeof(int) * continuation.n);
+            bytes_add_text(positions, c ? ", " : "");
+            status = resolve_request(s, iv, q, c, &context, &input, &resolved, positions);
+            if (status == GNA_OK)
+                status = score_request(s->model, s->cx, &resolved, s->context_cache, &context, &continuation, s->logits, &lls[c], &greedy[c]);
+            free_resolved(&resolved);
+            free(input.ids);
+            continue;
+        }
+        if (whole && (continuation.n > 1 || !have_last_row)) {
+            status = score_request(s->model, s->cx, iv, s->context_cache, &context, &continuation, s->logits, &lls[c], &greedy[c]);
+            if (status == GNA_OK && continuation.n == 1) memcpy(last_context_row, s->logits, sizeof(float) * V);
+            have_last_row |= status == GNA_OK && continuation.n == 1;
             continue;
         }
         lls[c] = 0;
         greedy[c] = 1;
-        add_log_probabilities(last_context_row, V, m->ids, 1, &lls[c], &greedy[c]);
-        if (m->n > 1) { /* the rest of the continuation continues from the context's cache */
+        add_log_probabilities(last_context_row, V, continuation.ids, 1, &lls[c], &greedy[c]);
+        if (continuation.n > 1) { /* the rest of the continuation continues from the context's cache */
             copy_cache(s->branch_cache, s->context_cache);
-            status = forward(s->model, s->cx, iv, s->branch_cache, m->ids, m->n - 1, s->logits, 0);
-            if (status == GNA_OK) add_log_probabilities(s->logits, V, m->ids + 1, m->n - 1, &lls[c], &greedy[c]);
+            status = forward(s->model, s->cx, iv, s->branch_cache, continuation.ids, continuation.n - 1, s->logits, 0);
+            if (status == GNA_OK) add_log_probabilities(s->logits, V, continuation.ids + 1, continuation.n - 1, &lls[c], &greedy[c]);
         }
     }
+    if (named) bytes_add_text(positions, "]");
     free(last_context_row);
-    for (size_t c = 0; c < q->n_choices; c++) free(continuations[c].ids);
-    free(continuations);
+    free(context.ids);
+    free(continuation.ids);
+    return status;
+}
+
+/* gsm8k's request (HFLM.generate_until): greedy generation from the context, encoded as it is, stopped at
+ * the model's EOS, at max_new_tokens, or once a stop text appears in the text generated (decoded without
+ * special tokens); the response is that text cut at each stop in turn (s.split(term)[0]). Under named
+ * positions, they are found in the context and kept while it grows. */
+static int generate_until(Scorer *s, const Question *q, const Intervention *iv, Bytes *response, Bytes *positions) {
+    const Model *m = s->model;
+    size_t V = m->config.vocab_size, made = 0;
+    Tokens context;
+    TRY(encode_text(s->tokenizer, q->context, strlen(q->context), s->add_special, &context));
+    Intervention resolved = *iv;
+    int status = GNA_OK, named = names_positions(iv);
+    if (named && (status = resolve_request(s, iv, q, 0, &context, &context, &resolved, positions)) != GNA_OK) {
+        free_resolved(&resolved);
+        free(context.ids);
+        return status;
+    }
+    char *stops[4] = {(char *)gsm8k_stops[0], (char *)gsm8k_stops[1], (char *)gsm8k_stops[2], NULL}, *text = NULL;
+    size_t length;
+    if (m->config.n_eos && gna_detokenize(s->tokenizer, m->config.eos_token_ids, 1, 0, &stops[3], &length) != GNA_OK) stops[3] = NULL;
+    int *made_ids = checked_malloc(sizeof(int) * (s->max_new_tokens + 1));
+    Cache *cache = cache_new(m, s->plan, context.n + s->max_new_tokens);
+    float *row = logit_rows(s, 1);
+    status = forward(m, s->cx, &resolved, cache, context.ids, context.n, row, context.n - 1);
+    while (status == GNA_OK && made < s->max_new_tokens) {
+        int next = 0, stop = 0;
+        for (size_t v = 1; v < V; v++)
+            if (row[v] > row[next]) next = (int)v;
+        made_ids[made++] = next;
+        for (size_t e = 0; e < m->config.n_eos; e++) stop |= next == m->config.eos_token_ids[e];
+        free(text);
+        text = NULL;
+        if ((status = gna_detokenize(s->tokenizer, made_ids, (int)made, 1, &text, &length)) != GNA_OK) break;
+        for (int k = 0; k < 4; k++) stop |= stops[k] && *stops[k] && strstr(text, stops[k]) != NULL;
+        if (stop || made == s->max_new_tokens) break;
+        status = forward(m, s->cx, &resolved, cache, &next, 1, row, 0);
+    }
+    if (status == GNA_OK) {
+        if (!text) text = checked_strdup("");
+        for (int k = 0; k < 4; k++) { /* for term in until: s = s.split(term)[0] */
+            char *at = stops[k] && *stops[k] ? strstr(text, stops[k]) : NULL;
+            if (at) *at = 0;
+        }
+        bytes_add_text(response, text);
+    }
+    if (named) free_resolved(&resolved);
+    free(text);
+    free(stops[3]);
+    free(made_ids);
+    cache_free(cache);
     free(context.ids);
     return status;
 }
 
-static size_t argmax_double(const double *x, size_t n) {
-    size_t best = 0;
-    for (size_t i = 1; i < n; i++)
-        if (x[i] > x[best]) best = i;
-    return best;
-}
-
 /* -- The log: one JSON line per question, lm-eval's sample fields (doc_id, doc, target, arguments,
- * resps, filtered_resps, and the metrics acc, acc_norm), plus "task". Its first line records the
- * command, its settings, the shard and how many questions it holds, so that a re-run resumes only a
- * log of the same settings and `gna merge` can check shards against each other. Lines are written
- * whole and flushed; a line cut short by a kill is dropped when the run resumes. */
-typedef struct {
-    char *task;
-    int doc_id;
-    double acc, acc_norm;    /* acc_norm: NAN when the harness does not report it */
-} Outcome;
-
+ * resps, filtered_resps, and the metrics), plus "task" (and, under named mask positions,
+ * "mask_positions": what each request's mask selected). Its first line records the command, the
+ * model, its settings, the shard and how many questions it holds, so that a re-run resumes only a log
+ * of the same settings and `gna merge` can check shards against each other. Lines are written whole
+ * and flushed; a line cut short by a kill is dropped when the run resumes. */
 typedef struct {
     size_t n, capacity;
     Outcome *items;
 } Outcomes;
 
-static void add_outcome(Outcomes *o, const char *task, int doc_id, double acc, double acc_norm) {
+/* what a command's two numbers are called: lm-eval's metric and filter names */
+typedef struct {
+    const char *command, *metric[2], *filter[2];
+} MetricNames;
+
+static const MetricNames metric_names[] = {
+    {"kv", {"acc", NULL}, {"none", NULL}},
+    {"mmlu", {"acc", NULL}, {"none", NULL}},
+    {"mc", {"acc", "acc_norm"}, {"none", "none"}},
+    {"knowledge", {"acc", "acc_norm"}, {"none", "none"}},
+    {"gsm8k", {"exact_match", "exact_match"}, {"strict-match", "flexible-extract"}},
+};
+
+static const MetricNames *names_of(const char *command) {
+    for (size_t i = 0; i < sizeof metric_names / sizeof *metric_names; i++)
+        if (strcmp(command, metric_names[i].command) == 0) return &metric_names[i];
+    return NULL;
+}
+
+static void add_outcome(Outcomes *o, const char *task, int doc_id, const double value[2]) {
     o->items = grow_array(o->items, o->n, &o->capacity, sizeof *o->items);
-    o->items[o->n++] = (Outcome){checked_strdup(task), doc_id, acc, acc_norm};
+    o->items[o->n++] = (Outcome){checked_strdup(task), doc_id, {value[0], value[1]}};
 }
 
 static void free_outcomes(Outcomes *o) {
@@ -7021,40 +7803,71 @@ static void free_outcomes(Outcomes *o) {
     memset(o, 0, sizeof *o);
 }
 
-static void log_line(Bytes *b, const Question *q, const double *lls, const int *greedy, double acc, double acc_norm) {
+/* a metric's key in log lines: "acc", "acc_norm", or "exact_match,strict-match" */
+static void metric_key(Bytes *b, const MetricNames *names, int k) {
+    bytes_add_text(b, names->metric[k]);
+    if (strcmp(names->filter[k], "none") != 0) bytes_printf(b, ",%s", names->filter[k]);
+}
+
+/* lls, greedy: multiple choice; response, filtered: generate_until */
+static void log_line(Bytes *b, const MetricNames *names, const Question *q, const double *lls, const int *greedy,
+                     const char *response, const char *const *filtered, const double value[2], const Bytes *positions) {
     b->length = 0;
     bytes_printf(b, "{\"doc_id\": %d, \"task\": ", q->doc_id);
     json_add_text(b, q->task);
     bytes_add_text(b, ", \"doc\": ");
     bytes_add(b, q->doc, strlen(q->doc));
-    bytes_printf(b, ", \"target\": %d, \"arguments\": [", q->gold);
-    for (size_t c = 0; c < q->n_choices; c++) {
-        bytes_add_text(b, c ? ", [" : "[");
+    if (q->target) {
+        bytes_add_text(b, ", \"target\": ");
+        json_add_text(b, q->target);
+        bytes_add_text(b, ", \"arguments\": [[");
         json_add_text(b, q->context);
-        bytes_add_text(b, ", ");
-        json_add_text(b, q->continuations[c]);
+        bytes_add_text(b, ", {\"until\": [\"Question:\", \"</s>\", \"<|im_end|>\"], \"do_sample\": false, \"temperature\": 0.0}]], "
+                          "\"resps\": [[");
+        json_add_text(b, response);
+        bytes_add_text(b, "]], \"filtered_resps\": {\"strict-match\": ");
+        json_add_text(b, filtered[0]);
+        bytes_add_text(b, ", \"flexible-extract\": ");
+        json_add_text(b, filtered[1]);
+        bytes_add_text(b, "}");
+    } else {
+        bytes_printf(b, ", \"target\": %zu, \"arguments\": [", q->gold);
+        for (size_t c = 0; c < q->n_choices; c++) {
+            bytes_add_text(b, c ? ", [" : "[");
+            json_add_text(b, request_context(q, c));
+            bytes_add_text(b, ", ");
+            json_add_text(b, q->continuations[c]);
+            bytes_add_text(b, "]");
+        }
+        for (int pass = 0; pass < 2; pass++) {
+            bytes_add_text(b, pass ? "], \"filtered_resps\": [" : "], \"resps\": [");
+            for (size_t c = 0; c < q->n_choices; c++) {
+                bytes_add_text(b, c ? ", " : "");
+                bytes_add_text(b, pass ? "[" : "[[");
+                json_add_number(b, lls[c]);
+                bytes_add_text(b, greedy[c] ? ", true" : ", false");
+                bytes_add_text(b, pass ? "]" : "]]");
+            }
+        }
         bytes_add_text(b, "]");
     }
-    for (int pass = 0; pass < 2; pass++) {
-        bytes_add_text(b, pass ? "], \"filtered_resps\": [" : "], \"resps\": [");
-        for (size_t c = 0; c < q->n_choices; c++) {
-            bytes_add_text(b, c ? ", " : "");
-            bytes_add_text(b, pass ? "[" : "[[");
-            json_add_number(b, lls[c]);
-            bytes_add_text(b, greedy[c] ? ", true" : ", false");
-            bytes_add_text(b, pass ? "]" : "]]");
-        }
+    for (int k = 0; k < 2; k++) {
+        if (isnan(value[k])) continue;
+        bytes_add_text(b, ", \"");
+        metric_key(b, names, k);
+        bytes_add_text(b, "\": ");
+        json_add_number(b, value[k]);
     }
-    bytes_add_text(b, "], \"acc\": ");
-    json_add_number(b, acc);
-    if (!isnan(acc_norm)) {
-        bytes_add_text(b, ", \"acc_norm\": ");
-        json_add_number(b, acc_norm);
+    if (positions && positions->length) {
+        bytes_add_text(b, ", \"mask_positions\": ");
+        bytes_add(b, positions->data, positions->length);
     }
     bytes_add_text(b, "}\n");
 }
 
-/* The settings part of the first line; everything that changes results is in it (not --threads) */
+/* The first line; everything that changes results is in it (not --threads). The model is named by its
+ * path and identified by model_id in the settings; a run resumes a log, and merge joins logs, whose
+ * first lines agree but for the path (headers_agree). */
 static void log_header(Bytes *b, const char *command, const char *settings, int shard, int n_shards, int n_questions) {
     b->length = 0;
     bytes_add_text(b, "{\"gna\": ");
@@ -7062,7 +7875,24 @@ static void log_header(Bytes *b, const char *command, const char *settings, int 
     bytes_printf(b, ", \"shard\": \"%d/%d\", \"questions\": %d, \"settings\": %s}\n", shard, n_shards, n_questions, settings);
 }
 
-/* one line of a log, parsed: the header's fields or a sample's outcome */
+/* the text of a header without the value of "model" (a JSON string): before it, and after it */
+static int split_at_model(const char *text, size_t n, size_t *before, size_t *after) {
+    const char *at = strstr(text, ", \"settings\": {\"model\": \"");
+    if (!at || (size_t)(at - text) >= n) return 0;
+    size_t i = (size_t)(at - text) + strlen(", \"settings\": {\"model\": \"");
+    *before = i;
+    while (i < n && text[i] != '"') i += text[i] == '\\' ? 2 : 1;
+    *after = i;
+    return i < n;
+}
+
+static int headers_agree(const char *a, size_t na, const char *b, size_t nb) {
+    size_t a0, a1, b0, b1;
+    if (!split_at_model(a, na, &a0, &a1) || !split_at_model(b, nb, &b0, &b1)) return na == nb && memcmp(a, b, na) == 0;
+    return a0 == b0 && memcmp(a, b, a0) == 0 && na - a1 == nb - b1 && memcmp(a + a1, b + b1, na - a1) == 0;
+}
+
+/* one line of a log, parsed */
 static int parse_log_line(const char *path, int line, const char *text, size_t length, JsonDocument *doc) {
     char where[64];
     snprintf(where, sizeof where, "line %d", line);
@@ -7074,76 +7904,74 @@ static int parse_log_line(const char *path, int line, const char *text, size_t l
     return GNA_OK;
 }
 
-/* a sample line's task, document and metrics; acc (and acc_norm, which mc logs need) must be 0 or 1 */
-static int sample_outcome(const char *path, int line, const JsonValue *v, int needs_acc_norm, const char **task, int *doc_id,
-                          double *acc, double *acc_norm) {
-    const JsonValue *t = json_get(v, "task"), *d = json_get(v, "doc_id"), *a = json_get(v, "acc"), *an = json_get(v, "acc_norm");
+/* A sample line's task, document and metrics, the metrics recomputed from what it logged (its
+ * log-likelihoods or filtered answers, its target, its continuations) by Part I's question_metrics; a
+ * logged metric that does not follow from them is refused, never trusted. */
+static int logged_outcome(const char *path, int line, const JsonValue *v, const MetricNames *names, const char **task,
+                          int *doc_id, double value[2]) {
+    const JsonValue *t = json_get(v, "task"), *d = json_get(v, "doc_id"), *target = json_get(v, "target");
+    const JsonValue *arguments = json_get(v, "arguments"), *filtered = json_get(v, "filtered_resps");
     if (!t || t->type != JSON_STRING || !d || d->type != JSON_NUMBER || d->number < 0 || d->number != floor(d->number) ||
-        d->number > INT_MAX || !a || a->type != JSON_NUMBER || (a->number != 0 && a->number != 1) || (needs_acc_norm && !an) ||
-        (an && (an->type != JSON_NUMBER || (an->number != 0 && an->number != 1))))
-        return bad_input(path, "line %d: not a sample of gna's log (needs task, doc_id, and acc%s of 0 or 1)", line,
-                         needs_acc_norm ? " and acc_norm" : "");
+        d->number > INT_MAX || !arguments || arguments->type != JSON_ARRAY || !filtered || !target)
+        return bad_input(path, "line %d: not a sample of gna's log (needs task, doc_id, target, arguments, filtered_resps)", line);
+    Question q = {0};
+    int status = GNA_OK;
+    const char *answers[2] = {NULL, NULL};
+    double *lls = NULL;
+    if (names->filter[0][0] != 'n') { /* generate_until: the two filters' answers */
+        const JsonValue *s = json_get(filtered, "strict-match"), *f = json_get(filtered, "flexible-extract");
+        if (target->type != JSON_STRING || !s || s->type != JSON_STRING || !f || f->type != JSON_STRING)
+            return bad_input(path, "line %d: a generate_until sample needs a target and filtered_resps of strict-match and "
+                                   "flexible-extract", line);
+        q.target = (char *)target->string;
+        answers[0] = s->string, answers[1] = f->string;
+    } else {
+        q.n_choices = arguments->length;
+        if (q.n_choices == 0 || filtered->type != JSON_ARRAY || filtered->length != q.n_choices || target->type != JSON_NUMBER ||
+            target->number != floor(target->number) || target->number < 0 || target->number >= (double)q.n_choices)
+            return bad_input(path, "line %d: a multiple-choice sample needs one filtered_resps per request and a target "
+                                   "among them", line);
+        q.gold = (size_t)target->number;
+        lls = checked_calloc(q.n_choices, sizeof(double));
+        if (json_get(v, "acc_norm")) q.choice_lengths = checked_calloc(q.n_choices, sizeof(size_t));
+        size_t c = 0;
+        for (const JsonValue *r = filtered->first, *a = arguments->first; r && a; r = r->next, a = a->next, c++) {
+            const JsonValue *ll = r->type == JSON_ARRAY ? r->first : NULL, *continuation = a->type == JSON_ARRAY && a->first ? a->first->next : NULL;
+            if (!ll || ll->type != JSON_NUMBER || !continuation || continuation->type != JSON_STRING) {
+                status = bad_input(path, "line %d: request %zu has no log-likelihood or no continuation", line, c);
+                break;
+            }
+            lls[c] = ll->number;
+            if (q.choice_lengths) q.choice_lengths[c] = code_points(continuation->string) - (continuation->string[0] == ' ');
+        }
+    }
+    if (status == GNA_OK) question_metrics(&q, lls, answers, value);
+    for (int k = 0; k < 2 && status == GNA_OK; k++) {
+        Bytes key = {0};
+        metric_key(&key, names, k);
+        const JsonValue *m = names->metric[k] ? json_get(v, key.data) : NULL;
+        if (!isnan(value[k]) && (!m || m->type != JSON_NUMBER || m->number != value[k]))
+            status = bad_input(path, "line %d: its %s is not what its log-likelihoods or answers give (%g): the log was changed",
+                               line, key.data, value[k]);
+        free(key.data);
+    }
+    free(lls);
+    free(q.choice_lengths);
     *task = t->string;
     *doc_id = (int)d->number;
-    *acc = a->number;
-    *acc_norm = an ? an->number : NAN;
-    return GNA_OK;
+    return status;
 }
 
-/* -- Results, aggregated as lm-eval 0.4.x aggregates them (lm_eval/api/metrics.py):
- *   a task's acc         the mean over its questions
- *   its acc_stderr       sample standard deviation / sqrt(n) (mean_stderr); "N/A" when n <= 1
- *   a group's acc        the mean of its members' acc weighted by their sizes (weight_by_size), which
- *                        is the mean over all its questions
- *   a group's stderr     pooled_sample_stderr: sqrt(sum_i (n_i - 1) se_i^2 n_i / (N - k) / N) over
- *                        its k members of sizes n_i, N = sum n_i; "N/A" if a member's is
- * mmlu's groups: a category (mmlu_stem, mmlu_humanities, mmlu_social_sciences, mmlu_other) over its
- * subjects, and mmlu over all the subjects (consolidate_group_results gives a group its leaf tasks,
- * not its subgroups' aggregates). */
-typedef struct {
-    const char *name;        /* the outcomes' task (they outlive the scores), or a group's name */
-    int n;
-    double acc, acc_stderr, acc_norm, acc_norm_stderr; /* stderrs: NAN for "N/A"; acc_norm NAN when absent */
-    int level;               /* 0: top group, 1: category, 2: a subject or a task */
-} Score;
-
+/* -- Results, aggregated by Part I's task_score, group_score and knowledge_average:
+ * tasks in name order (kv: by pairs, masked after unmasked); mmlu's groups (a category - mmlu_stem,
+ * mmlu_humanities, mmlu_social_sciences, mmlu_other - over its subjects, and mmlu over all the subjects:
+ * consolidate_group_results gives a group its leaf tasks, not its subgroups' aggregates); the knowledge
+ * average after the six tasks, when all six ran. */
 typedef struct {
     int n;
     size_t capacity;
     Score *items;
 } Scores;
-
-static void task_score(Score *s, const Outcome *const *members, int n) {
-    double sum = 0, sum_norm = 0, squares = 0, squares_norm = 0;
-    for (int i = 0; i < n; i++) {
-        sum += members[i]->acc;
-        sum_norm += members[i]->acc_norm;
-    }
-    s->n = n;
-    s->acc = sum / n;
-    s->acc_norm = sum_norm / n;
-    for (int i = 0; i < n; i++) {
-        squares += (members[i]->acc - s->acc) * (members[i]->acc - s->acc);
-        squares_norm += (members[i]->acc_norm - s->acc_norm) * (members[i]->acc_norm - s->acc_norm);
-    }
-    s->acc_stderr = n > 1 ? sqrt(squares / (n - 1)) / sqrt((double)n) : NAN;
-    s->acc_norm_stderr = n > 1 ? sqrt(squares_norm / (n - 1)) / sqrt((double)n) : NAN;
-}
-
-static void group_score(Score *g, const Score *members, int n) {
-    double weighted = 0, pooled = 0;
-    int total = 0, any_na = 0;
-    for (int i = 0; i < n; i++) {
-        weighted += members[i].acc * members[i].n;
-        total += members[i].n;
-        pooled += (members[i].n - 1) * members[i].acc_stderr * members[i].acc_stderr * members[i].n;
-        any_na |= isnan(members[i].acc_stderr);
-    }
-    g->n = total;
-    g->acc = weighted / total;
-    g->acc_stderr = any_na || total == n ? NAN : sqrt(pooled / (total - n) / total);
-    g->acc_norm = g->acc_norm_stderr = NAN;
-}
 
 static int compare_outcomes(const void *a, const void *b) {
     const Outcome *x = *(const Outcome *const *)a, *y = *(const Outcome *const *)b;
@@ -7151,8 +7979,13 @@ static int compare_outcomes(const void *a, const void *b) {
     return c ? c : (x->doc_id > y->doc_id) - (x->doc_id < y->doc_id);
 }
 
-/* tasks in name order (kv: by pairs, masked after unmasked), then mmlu's groups above them */
-static int kv_pairs_of(const char *task) { return strncmp(task, "kv_pairs_", 9) == 0 ? atoi(task + 9) : -1; }
+/* the pairs of kv_pairs_N, or -1 (N from 1 to 100, as gna kv makes them) */
+static int kv_pairs_of(const char *task) {
+    if (strncmp(task, "kv_pairs_", 9) != 0) return -1;
+    char *end;
+    long n = strtol(task + 9, &end, 10);
+    return task[9] >= '1' && task[9] <= '9' && n <= 100 && (*end == 0 || strcmp(end, "_masked") == 0) ? (int)n : -1;
+}
 
 static int compare_tasks(const char *a, const char *b) {
     int pa = kv_pairs_of(a), pb = kv_pairs_of(b);
@@ -7166,16 +7999,17 @@ static int compare_outcome_order(const void *a, const void *b) {
     return c ? c : (x->doc_id > y->doc_id) - (x->doc_id < y->doc_id);
 }
 
-static void summarise(const Outcomes *o, int is_mmlu, Scores *out) {
+static void summarise(const Outcomes *o, const char *command, Scores *out) {
     memset(out, 0, sizeof *out);
     const Outcome **sorted = checked_malloc(sizeof(Outcome *) * (size_t)(o->n + 1));
     for (size_t i = 0; i < o->n; i++) sorted[i] = &o->items[i];
     qsort(sorted, o->n, sizeof *sorted, compare_outcome_order);
+    int is_mmlu = strcmp(command, "mmlu") == 0;
     Scores tasks = {0};
     for (size_t i = 0; i < o->n;) {
         size_t j = i;
         while (j < o->n && strcmp(sorted[j]->task, sorted[i]->task) == 0) j++;
-        tasks.items = grow_array(tasks.items, tasks.n, &tasks.capacity, sizeof(Score));
+        tasks.items = grow_array(tasks.items, (size_t)tasks.n, &tasks.capacity, sizeof(Score));
         Score *s = &tasks.items[tasks.n++];
         memset(s, 0, sizeof *s);
         s->name = sorted[i]->task;
@@ -7183,9 +8017,17 @@ static void summarise(const Outcomes *o, int is_mmlu, Scores *out) {
         task_score(s, sorted + i, (int)(j - i));
         i = j;
     }
+    free(sorted);
+    if (strcmp(command, "knowledge") == 0 && tasks.n == N_KNOWLEDGE_TASKS) {
+        tasks.items = grow_array(tasks.items, (size_t)tasks.n, &tasks.capacity, sizeof(Score));
+        Score *k = &tasks.items[tasks.n];
+        memset(k, 0, sizeof *k);
+        k->name = "knowledge";
+        k->level = 1;
+        knowledge_average(k, tasks.items, tasks.n++);
+    }
     if (!is_mmlu) {
         *out = tasks;
-        free(sorted);
         return;
     }
     /* mmlu, then each category with its subjects, as lm-eval's table lists them */
@@ -7218,36 +8060,28 @@ static void summarise(const Outcomes *o, int is_mmlu, Scores *out) {
             if (mmlu_category(tasks.items[t].name + strlen("mmlu_")) == category_of[g]) out->items[out->n++] = tasks.items[t];
     }
     free(tasks.items);
-    free(sorted);
 }
 
-static void print_scores(const Scores *s, int has_acc_norm) {
-    printf("%-44s %7s %8s %8s%s\n", "task", "n", "acc", "stderr", has_acc_norm ? "  acc_norm   stderr" : "");
+static void print_scores(const Scores *s, const MetricNames *names) {
+    printf("%-44s %7s", "task", "n");
+    for (int k = 0; k < 2 && names->metric[k]; k++)
+        printf(" %17s %8s", strcmp(names->filter[k], "none") ? names->filter[k] : names->metric[k], "stderr");
+    printf("\n");
     for (int i = 0; i < s->n; i++) {
         const Score *x = &s->items[i];
-        char stderr_text[32], norm_text[64] = "";
-        if (isnan(x->acc_stderr)) snprintf(stderr_text, sizeof stderr_text, "%8s", "N/A");
-        else snprintf(stderr_text, sizeof stderr_text, "%8.4f", x->acc_stderr);
-        if (has_acc_norm && !isnan(x->acc_norm)) {
-            if (isnan(x->acc_norm_stderr)) snprintf(norm_text, sizeof norm_text, "  %8.4f %8s", x->acc_norm, "N/A");
-            else snprintf(norm_text, sizeof norm_text, "  %8.4f %8.4f", x->acc_norm, x->acc_norm_stderr);
+        int indent = x->level == 2 ? 2 : x->level == 1 && s->items[0].level == 0 ? 1 : 0;
+        printf("%*s%-*s %7d", indent, "", 44 - indent, x->name, x->n);
+        for (int k = 0; k < 2 && names->metric[k]; k++) {
+            if (isnan(x->value[k])) printf(" %17s %8s", "", "");
+            else if (isnan(x->stderr_value[k])) printf(" %17.4f %8s", x->value[k], "N/A");
+            else printf(" %17.4f %8.4f", x->value[k], x->stderr_value[k]);
         }
-        printf("%*s%-*s %7d %8.4f %s%s\n", x->level == 2 ? 2 : x->level == 1 && s->items[0].level == 0 ? 1 : 0, "",
-               44 - (x->level == 2 ? 2 : x->level == 1 && s->items[0].level == 0 ? 1 : 0), x->name, x->n, x->acc,
-               stderr_text, norm_text);
+        printf("\n");
     }
 }
 
 /* results JSON with lm-eval's field names */
-static void json_add_metric(Bytes *b, const char *name, double value, double stderr_value) {
-    bytes_printf(b, ", \"%s,none\": ", name);
-    json_add_number(b, value);
-    bytes_printf(b, ", \"%s_stderr,none\": ", name);
-    if (isnan(stderr_value)) bytes_add_text(b, "\"N/A\"");
-    else json_add_number(b, stderr_value);
-}
-
-static void results_json(Bytes *b, const Scores *s, const char *settings) {
+static void results_json(Bytes *b, const Scores *s, const MetricNames *names, const char *settings) {
     b->length = 0;
     bytes_add_text(b, "{\n  \"results\": {");
     for (int i = 0; i < s->n; i++) {
@@ -7260,14 +8094,21 @@ static void results_json(Bytes *b, const Scores *s, const char *settings) {
         bytes_add_text(b, ": {\"alias\": ");
         json_add_text(b, alias.data);
         free(alias.data);
-        json_add_metric(b, "acc", x->acc, x->acc_stderr);
-        if (!isnan(x->acc_norm)) json_add_metric(b, "acc_norm", x->acc_norm, x->acc_norm_stderr);
+        for (int k = 0; k < 2 && names->metric[k]; k++) {
+            if (isnan(x->value[k])) continue;
+            bytes_printf(b, ", \"%s,%s\": ", names->metric[k], names->filter[k]);
+            json_add_number(b, x->value[k]);
+            bytes_printf(b, ", \"%s_stderr,%s\": ", names->metric[k], names->filter[k]);
+            if (isnan(x->stderr_value[k])) bytes_add_text(b, "\"N/A\"");
+            else json_add_number(b, x->stderr_value[k]);
+        }
         bytes_add_text(b, "}");
     }
     bytes_add_text(b, "\n  },\n  \"n-samples\": {");
     int first = 1;
     for (int i = 0; i < s->n; i++) {
-        if (s->items[i].level == 0 || (s->items[i].level == 1 && s->items[0].level == 0)) continue;
+        if (s->items[i].level == 0 || (s->items[i].level == 1 && s->items[0].level == 0) || strcmp(s->items[i].name, "knowledge") == 0)
+            continue;
         bytes_add_text(b, first ? "\n    " : ",\n    ");
         json_add_text(b, s->items[i].name);
         bytes_printf(b, ": {\"effective\": %d}", s->items[i].n);
@@ -7283,6 +8124,7 @@ typedef struct {
     int shard, n_shards;      /* --shard i/n, 1-based; 1/1 without it */
     int quiet;
     const char *settings;     /* the settings as a JSON object */
+    const Intervention *plain, *masked; /* of unmasked and of masked questions (kv scores both) */
 } HarnessRun;
 
 /* \r-updated progress on stderr, only when it is a terminal */
@@ -7303,14 +8145,18 @@ static char *question_key(const char *task, int doc_id) {
 
 /* Does a logged request (its "arguments" and "target") equal question q? */
 static int same_request(const Question *q, const JsonValue *arguments, const JsonValue *target) {
-    if (!arguments || arguments->type != JSON_ARRAY || arguments->length != q->n_choices || !target ||
-        target->type != JSON_NUMBER || target->number != q->gold)
-        return 0;
-    int c = 0;
+    if (!arguments || arguments->type != JSON_ARRAY || !target) return 0;
+    if (q->target) {
+        const JsonValue *pair = arguments->length == 1 ? arguments->first : NULL, *context = pair && pair->type == JSON_ARRAY ? pair->first : NULL;
+        return context && context->type == JSON_STRING && strcmp(context->string, q->context) == 0 && target->type == JSON_STRING &&
+               strcmp(target->string, q->target) == 0;
+    }
+    if (arguments->length != q->n_choices || target->type != JSON_NUMBER || target->number != (double)q->gold) return 0;
+    size_t c = 0;
     for (const JsonValue *pair = arguments->first; pair; pair = pair->next, c++) {
         const JsonValue *context = pair->type == JSON_ARRAY ? pair->first : NULL, *continuation = context ? context->next : NULL;
         if (!continuation || context->type != JSON_STRING || continuation->type != JSON_STRING ||
-            strcmp(context->string, q->context) != 0 || strcmp(continuation->string, q->continuations[c]) != 0)
+            strcmp(context->string, request_context(q, c)) != 0 || strcmp(continuation->string, q->continuations[c]) != 0)
             return 0;
     }
     return 1;
@@ -7406,16 +8252,16 @@ static int resume_log(const HarnessRun *r, const Harness *h, FILE *log, const in
         size_t length = (size_t)(end - (text + at));
         line++;
         if (line == 1) {
-            if (length + 1 != strlen(header) || memcmp(text, header, length) != 0)
+            if (!headers_agree(text, length, header, strlen(header) - 1))
                 status = bad_input(r->log_path, "holds a run with other settings or another shard (its first line differs "
                                                 "from this run's): give another --log, or delete it to start again");
         } else {
             JsonDocument doc;
             const char *task;
             int doc_id;
-            double acc, acc_norm;
+            double value[2];
             if ((status = parse_log_line(r->log_path, line, text + at, length, &doc)) != GNA_OK) break;
-            status = sample_outcome(r->log_path, line, doc.root, h->has_acc_norm, &task, &doc_id, &acc, &acc_norm);
+            status = logged_outcome(r->log_path, line, doc.root, names_of(r->command), &task, &doc_id, value);
             char *key = status == GNA_OK ? question_key(task, doc_id) : NULL;
             int i = key ? text_map_get(&map, key, strlen(key)) : -1;
             const JsonValue *arguments = json_get(doc.root, "arguments"), *target = json_get(doc.root, "target");
@@ -7429,7 +8275,7 @@ static int resume_log(const HarnessRun *r, const Harness *h, FILE *log, const in
                                                 "(did the data change?)", line, task, doc_id);
             } else {
                 done[i] = 1;
-                add_outcome(outcomes, task, doc_id, acc, acc_norm);
+                add_outcome(outcomes, task, doc_id, value);
             }
             free(key);
             free_json(&doc);
@@ -7471,32 +8317,42 @@ static int run_harness(const HarnessRun *r, const Harness *h, Scorer *s, Outcome
             status = failure(r->log_path, "write failed");
     }
     int resumed = (int)outcomes->n, progress = !r->quiet && isatty(2);
-    double started = seconds_now();
-    double *lls = NULL, *normalised = NULL;
+    double started = seconds_now(), *lls = NULL;
     int *greedy = NULL;
+    const MetricNames *names = names_of(r->command);
+    Bytes response = {0}, filtered[2] = {{0}, {0}}, positions = {0};
     for (int k = 0; k < n_mine && status == GNA_OK; k++) {
         if (done[k]) continue;
         const Question *q = &h->questions[mine[k]];
-        lls = checked_realloc(lls, sizeof(double) * (size_t)q->n_choices);
-        normalised = checked_realloc(normalised, sizeof(double) * (size_t)q->n_choices);
-        greedy = checked_realloc(greedy, sizeof(int) * (size_t)q->n_choices);
-        if ((status = score_question(s, q, (const char *const *)h->prefixes, lls, greedy)) != GNA_OK) break;
-        for (size_t c = 0; c < q->n_choices; c++) normalised[c] = lls[c] / (double)q->choice_lengths[c];
-        double acc = argmax_double(lls, q->n_choices) == q->gold;
-        double acc_norm = h->has_acc_norm ? argmax_double(normalised, q->n_choices) == q->gold : NAN;
-        add_outcome(outcomes, q->task, q->doc_id, acc, acc_norm);
+        double value[2];
+        response.length = filtered[0].length = filtered[1].length = positions.length = 0;
+        if (q->target) { /* generate_until: the response, and what each filter finds in it */
+            bytes_add(&response, "", 0);
+            if ((status = generate_until(s, q, q->masked ? r->masked : r->plain, &response, &positions)) != GNA_OK) break;
+            gsm8k_strict_match(response.data, &filtered[0]);
+            gsm8k_flexible_extract(response.data, &filtered[1]);
+        } else {
+            lls = checked_realloc(lls, sizeof(double) * (size_t)q->n_choices);
+            greedy = checked_realloc(greedy, sizeof(int) * (size_t)q->n_choices);
+            if ((status = score_question(s, q, q->masked ? r->masked : r->plain, (const char *const *)h->prefixes, lls, greedy,
+                                         &positions)) != GNA_OK)
+                break;
+        }
+        const char *answers[2] = {filtered[0].data, filtered[1].data};
+        question_metrics(q, lls, answers, value);
+        add_outcome(outcomes, q->task, q->doc_id, value);
         if (log) {
-            log_line(&line, q, lls, greedy, acc, acc_norm);
+            log_line(&line, names, q, lls, greedy, response.data, answers, value, &positions);
             if (fwrite(line.data, 1, line.length, log) != line.length || fflush(log) != 0)
                 status = failure(r->log_path, "write failed (%s)", strerror(errno));
         }
-        if (progress) show_progress(r->command, outcomes->n, n_mine, resumed, started, 0);
+        if (progress) show_progress(r->command, (int)outcomes->n, n_mine, resumed, started, 0);
     }
     if (progress && status == GNA_OK) show_progress(r->command, outcomes->n, n_mine, resumed, started, 1);
     if (log && close_log(log) != 0 && status == GNA_OK) status = failure(r->log_path, "write failed (%s)", strerror(errno));
     free(lls);
-    free(normalised);
     free(greedy);
+    free(response.data), free(filtered[0].data), free(filtered[1].data), free(positions.data);
     free(line.data);
     free(header.data);
     free(done);
@@ -7513,13 +8369,13 @@ static void print_kv_table(const Scores *s, const char *mask) {
         if (strstr(x->name, "_masked")) continue;
         char stderr_text[2][16];
         for (int k = 0; k < 2 && i + k < s->n; k++) {
-            double e = s->items[i + k].acc_stderr;
+            double e = s->items[i + k].stderr_value[0];
             if (isnan(e)) snprintf(stderr_text[k], sizeof stderr_text[k], "%8s", "N/A");
             else snprintf(stderr_text[k], sizeof stderr_text[k], "%8.4f", e);
         }
-        printf("%6d %8d %8.4f %s", kv_pairs_of(x->name), x->n, x->acc, stderr_text[0]);
+        printf("%6d %8d %8.4f %s", kv_pairs_of(x->name), x->n, x->value[0], stderr_text[0]);
         if (mask && i + 1 < s->n && strstr(s->items[i + 1].name, "_masked"))
-            printf("   %8.4f %s", s->items[i + 1].acc, stderr_text[1]);
+            printf("   %8.4f %s", s->items[i + 1].value[0], stderr_text[1]);
         printf("\n");
     }
 }
@@ -7558,12 +8414,12 @@ static void write_kv_svg(FILE *f, const Scores *s, const char *mask) {
                 masked ? " stroke-dasharray=\"6 4\"" : "");
         for (int i = 0; i < s->n; i++)
             if ((strstr(s->items[i].name, "_masked") != NULL) == masked)
-                fprintf(f, "%.1f,%.1f ", KV_X(kv_pairs_of(s->items[i].name)), KV_Y(s->items[i].acc));
+                fprintf(f, "%.1f,%.1f ", KV_X(kv_pairs_of(s->items[i].name)), KV_Y(s->items[i].value[0]));
         fprintf(f, "\"/>\n");
         for (int i = 0; i < s->n; i++)
             if ((strstr(s->items[i].name, "_masked") != NULL) == masked)
                 fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", KV_X(kv_pairs_of(s->items[i].name)),
-                        KV_Y(s->items[i].acc), colour);
+                        KV_Y(s->items[i].value[0]), colour);
         fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"%s/>\n", left + 10,
                 top + 12 + 16.0 * masked, left + 40, top + 12 + 16.0 * masked, colour, masked ? " stroke-dasharray=\"6 4\"" : "");
         Bytes label = {0};
@@ -7589,14 +8445,15 @@ static void write_kv_svg(FILE *f, const Scores *s, const char *mask) {
 static int report_results(const char *command, const Outcomes *outcomes, const char *settings, const char *mask,
                           const char *json_path, const char *svg_path) {
     Scores scores;
-    summarise(outcomes, strcmp(command, "mmlu") == 0, &scores);
+    const MetricNames *names = names_of(command);
+    summarise(outcomes, command, &scores);
     if (strcmp(command, "kv") == 0) print_kv_table(&scores, mask);
-    else print_scores(&scores, strcmp(command, "mc") == 0);
+    else print_scores(&scores, names);
     int status = GNA_OK;
     if (json_path) {
         OutputFile out;
         Bytes json = {0};
-        results_json(&json, &scores, settings);
+        results_json(&json, &scores, names, settings);
         if ((status = open_output(&out, json_path)) == GNA_OK) {
             fwrite(json.data, 1, json.length, out.file);
             status = close_output(&out, 1);
@@ -7614,7 +8471,6 @@ static int report_results(const char *command, const Outcomes *outcomes, const c
     return status;
 }
 
-
 /* -- `gna heads`: Part I's head_scores for every head on every question, then the task's accuracy with
  * each of the top candidates ablated alone, and with each pair of a top gather head and a later top
  * aggregate head ablated together: the paper's test of a G&A pair (§3.3-3.4). */
@@ -7626,19 +8482,30 @@ typedef struct {
     double ablated_accuracy;              /* the task's accuracy with this head ablated; NAN: not measured */
 } HeadScore;
 
+/* A question's segments are its marks of one line each: mmlu's option lines, kv's dictionary lines */
+static size_t count_segments(const Question *q) {
+    size_t n = 0;
+    for (size_t m = 0; m < q->n_marks; m++) n += q->marks[m].kind == MARK_OPTION || q->marks[m].kind == MARK_PAIR;
+    return n;
+}
+
 /* Token spans of a question's segments: tokens [starts[j], ends[j]) of its context. The tokens of
  * context[0..end) must be the context's first tokens: segments end in "\n", which the tokenizers'
  * pre-tokenizers keep apart from what follows. */
 static int segment_tokens(const Scorer *s, const Question *q, const Tokens *context, size_t *starts, size_t *ends) {
-    for (size_t j = 0; j < q->n_segments; j++)
+    size_t j = 0;
+    for (size_t m = 0; m < q->n_marks; m++) {
+        if (q->marks[m].kind != MARK_OPTION && q->marks[m].kind != MARK_PAIR) continue;
         for (int side = 0; side < 2; side++) {
             Tokens part;
-            TRY(encode_text(s->tokenizer, q->context, side ? q->segment_ends[j] : q->segment_starts[j], s->add_special, &part));
+            TRY(encode_text(s->tokenizer, q->context, side ? q->marks[m].end : q->marks[m].start, s->add_special, &part));
             int ok = part.n <= context->n && memcmp(part.ids, context->ids, sizeof(int) * part.n) == 0;
             (side ? ends : starts)[j] = part.n;
             free(part.ids);
             if (!ok) return bad_input(q->task, "document %d: segment %zu does not end on a token boundary of the context", q->doc_id, j);
         }
+        j++;
+    }
     return GNA_OK;
 }
 
@@ -7649,10 +8516,10 @@ static int score_heads(const Scorer *s, const Harness *h, size_t n, const MaskIt
     for (size_t i = 0; i < n_heads; i++) scores[i] = (HeadScore){heads[i].layer, heads[i].kind, heads[i].head, 0, 0, 0, NAN};
     for (size_t qi = 0; qi < n && status == GNA_OK; qi++) {
         const Question *q = &h->questions[qi];
-        if (q->n_segments == 0 || q->masked) continue;
+        if (count_segments(q) == 0 || q->masked) continue;
         Tokens context;
-        TRY(encode_context(s->tokenizer, s->add_special, q, &context));
-        size_t m = q->n_segments, T = context.n;
+        TRY(encode_context(s->tokenizer, s->add_special, q, 0, &context));
+        size_t m = count_segments(q), T = context.n;
         size_t *starts = checked_malloc(sizeof(size_t) * m), *ends = checked_malloc(sizeof(size_t) * m);
         size_t *rows = checked_malloc(sizeof(size_t) * (m + 1));
         status = segment_tokens(s, q, &context, starts, ends);
@@ -7662,7 +8529,7 @@ static int score_heads(const Scorer *s, const Harness *h, size_t n, const MaskIt
         float *matrices = checked_calloc(size_product(n_heads * (m + 1), T), sizeof(float));
         for (size_t i = 0; i < n_heads; i++)
             probes[i] = (Probe){heads[i].layer, heads[i].kind, heads[i].head, m + 1, rows, T, matrices + i * (m + 1) * T};
-        Intervention iv = {.n_probes = n_heads, .probes = probes, .plan = s->plain->plan};
+        Intervention iv = {.n_probes = n_heads, .probes = probes, .plan = s->plan};
         Cache *cache = cache_new(s->model, iv.plan, T);
         if (status == GNA_OK) status = forward(s->model, s->cx, &iv, cache, context.ids, T, NULL, T);
         cache_free(cache);
@@ -7692,9 +8559,7 @@ static int score_heads(const Scorer *s, const Harness *h, size_t n, const MaskIt
 
 /* the task's accuracy over the first n questions with the heads `ablated` (n_ablated 0: none) */
 static int harness_accuracy(Scorer *s, const Harness *h, size_t n, const MaskItem *ablated, size_t n_ablated, double *accuracy) {
-    Intervention iv = {.n_items = n_ablated, .items = ablated, .plan = s->plain->plan};
-    const Intervention *plain = s->plain, *masked = s->masked;
-    s->plain = s->masked = &iv;
+    Intervention iv = {.n_items = n_ablated, .items = ablated, .plan = s->plan};
     s->prefix_index = -1; /* a prefix made under another mask is of no use */
     double *lls = NULL;
     int *greedy = NULL, status = GNA_OK;
@@ -7704,13 +8569,11 @@ static int harness_accuracy(Scorer *s, const Harness *h, size_t n, const MaskIte
         if (q->masked) continue;
         lls = checked_realloc(lls, sizeof(double) * q->n_choices);
         greedy = checked_realloc(greedy, sizeof(int) * q->n_choices);
-        if ((status = score_question(s, q, (const char *const *)h->prefixes, lls, greedy)) != GNA_OK) break;
+        if ((status = score_question(s, q, &iv, (const char *const *)h->prefixes, lls, greedy, NULL)) != GNA_OK) break;
         correct += argmax_double(lls, q->n_choices) == q->gold;
         counted++;
     }
     s->prefix_index = -1;
-    s->plain = plain;
-    s->masked = masked;
     free(lls);
     free(greedy);
     *accuracy = counted ? (double)correct / (double)counted : NAN;
@@ -7761,6 +8624,8 @@ static const char *const usage_text =
     "  kv          -m DIR [--pairs 10,20] [--samples N] [--mask SPEC]    the paper's KV-retrieval task\n"
     "  mmlu        -m DIR --data PATH [--shots K]           MMLU exactly as lm-evaluation-harness 0.4.x\n"
     "  mc          -m DIR --data FILE.jsonl                 multiple choice / cloze: acc and acc_norm\n"
+    "  knowledge   -m DIR --data FOLDER                     the knowledge control: lm-eval's six 0-shot tasks\n"
+    "  gsm8k       -m DIR --data FOLDER                     lm-eval's gsm8k: 5-shot, greedy, exact match\n"
     "  heads       -m DIR --task kv|mmlu [--data PATH]      find the Gather and Aggregate heads\n"
     "  merge       LOG.jsonl...                            the shards of a harness run into its results\n"
     "\n"
@@ -7793,6 +8658,16 @@ static const char *const model_options_help =
     "  --dt-min-clamp   zamba2: clamp dt at time_step_min, as transformers 5.x (and 4.x on the CPU)\n"
     "                   does; default: as the CUDA path that made the paper's numbers, only to a\n"
     "                   time_step_limit that config.json gives\n";
+
+static const char *const harness_help =
+    "  --json F         the results as JSON, with lm-eval's field names (\"acc,none\", \"acc_stderr,none\")\n"
+    "  --log F.jsonl    one line per question: lm-eval's sample fields (doc_id, doc, target, arguments,\n"
+    "                   resps, filtered_resps, the metrics) and task; appended and flushed as each\n"
+    "                   question finishes, so that a re-run with the same settings resumes\n"
+    "  --shard i/n      only questions i-1, i-1+n, i-1+2n, ... (1 <= i <= n); gna merge joins the logs\n"
+    "  --no-reuse       run every request whole from position 0, as lm-eval does, instead of each\n"
+    "                   context once (and an mmlu subject's few-shot prefix once); slower, and the\n"
+    "                   same results within the fidelity tolerance\n";
 
 static const char *const common_help =
     "  --threads N      worker threads (default: all cores); results are identical for any N\n"
@@ -7879,14 +8754,7 @@ static const struct {
            "  --seed S         the samples' seed, 0 to 2^32-1 (default 0)\n"
            "  --keys FILE      keys, one per line (default: gna's built-in list of 216 common nouns)\n"
            "  --svg F          accuracy against pairs, the model as it is and under --mask\n"
-           "  --json F         the results as JSON, with lm-eval's field names (\"acc,none\", \"acc_stderr,none\")\n"
-            "  --log F.jsonl    one line per question: lm-eval's sample fields (doc_id, doc, target,\n"
-            "                   arguments, resps, filtered_resps, acc) and task; appended and flushed as\n"
-            "                   each question finishes, so that a re-run with the same settings resumes\n"
-            "  --shard i/n      only questions i-1, i-1+n, i-1+2n, ... (1 <= i <= n); gna merge joins the logs\n"
-            "  --no-reuse       run every request whole from position 0, as lm-eval does, instead of each\n"
-            "                   context once (and an mmlu subject's few-shot prefix once); slower, and the\n"
-            "                   same results within the fidelity tolerance\n"},
+},
     {"mmlu", "usage: gna mmlu -m DIR --data PATH [--shots K] [--limit N] [--bos] [--mask SPEC]\n"
              "lm-evaluation-harness 0.4.x's task mmlu: the description line, the first K dev questions of\n"
              "the subject, the question ending \"Answer:\", and the continuations \" A\"..\" D\" scored by\n"
@@ -7900,14 +8768,7 @@ static const struct {
              "  --shots K        few-shot examples (default 0, as the paper ran it)\n"
              "  --limit N        only the first N test questions of each subject\n"
              "  --bos            encode with the tokenizer's special tokens (BOS); lm-eval 0.4.x adds none\n"
-             "  --json F         the results as JSON, with lm-eval's field names (\"acc,none\", \"acc_stderr,none\")\n"
-            "  --log F.jsonl    one line per question: lm-eval's sample fields (doc_id, doc, target,\n"
-            "                   arguments, resps, filtered_resps, acc) and task; appended and flushed as\n"
-            "                   each question finishes, so that a re-run with the same settings resumes\n"
-            "  --shard i/n      only questions i-1, i-1+n, i-1+2n, ... (1 <= i <= n); gna merge joins the logs\n"
-            "  --no-reuse       run every request whole from position 0, as lm-eval does, instead of each\n"
-            "                   context once (and an mmlu subject's few-shot prefix once); slower, and the\n"
-            "                   same results within the fidelity tolerance\n"},
+  },
     {"mc", "usage: gna mc -m DIR --data FILE.jsonl [--limit N] [--bos] [--mask SPEC]\n"
            "Multiple choice or cloze from lines {\"context\": str, \"choices\": [str, ...], \"gold\": int}:\n"
            "each \" \" + choice scored by log-likelihood after the context (lm-eval's multiple_choice);\n"
@@ -7916,14 +8777,29 @@ static const struct {
            "  --data F.jsonl   the questions; the task is named after the file\n"
            "  --limit N        only the first N questions\n"
            "  --bos            encode with the tokenizer's special tokens (BOS)\n"
-           "  --json F         the results as JSON, with lm-eval's field names (\"acc,none\", \"acc_stderr,none\")\n"
-            "  --log F.jsonl    one line per question: lm-eval's sample fields (doc_id, doc, target,\n"
-            "                   arguments, resps, filtered_resps, acc) and task; appended and flushed as\n"
-            "                   each question finishes, so that a re-run with the same settings resumes\n"
-            "  --shard i/n      only questions i-1, i-1+n, i-1+2n, ... (1 <= i <= n); gna merge joins the logs\n"
-            "  --no-reuse       run every request whole from position 0, as lm-eval does, instead of each\n"
-            "                   context once (and an mmlu subject's few-shot prefix once); slower, and the\n"
-            "                   same results within the fidelity tolerance\n"},
+},
+    {"knowledge", "usage: gna knowledge -m DIR --data FOLDER [--tasks LIST] [--limit N] [--mask SPEC]\n"
+                  "The paper's knowledge control: lm-evaluation-harness 0.4.x's zero-shot arc_challenge, arc_easy,\n"
+                  "hellaswag, openbookqa, piqa and winogrande, each from FOLDER/<task>.jsonl (the rows of its\n"
+                  "Hugging Face dataset, as weights_tools/export_tasks.py writes them); acc, acc_norm (not\n"
+                  "winogrande) and stderr per task, and the knowledge average: the mean acc of the six, as the\n"
+                  "authors average them.\n"
+                  "  -m DIR           the model folder (with its tokenizer.json)\n"
+                  "  --data FOLDER    the tasks' .jsonl files\n"
+                  "  --tasks LIST     some of the six, comma separated (default: all six)\n"
+                  "  --limit N        only the first N documents of each task\n"
+                  "  --bos            encode with the tokenizer's special tokens (BOS); lm-eval 0.4.x adds none\n"},
+    {"gsm8k", "usage: gna gsm8k -m DIR --data FOLDER [--shots K] [--max-gen-toks N] [--limit N] [--mask SPEC]\n"
+              "lm-evaluation-harness 0.4.x's gsm8k: K shots (default 5) drawn by Python's random.Random(1234)\n"
+              "from FOLDER/gsm8k_train.jsonl, the questions of FOLDER/gsm8k.jsonl, greedy generation until\n"
+              "\"Question:\", \"</s>\", \"<|im_end|>\" or the model's EOS, and exact_match of the strict-match\n"
+              "(\"#### N\") and flexible-extract (the last number) answers.\n"
+              "  -m DIR           the model folder (with its tokenizer.json)\n"
+              "  --data FOLDER    gsm8k.jsonl (test) and gsm8k_train.jsonl, rows {\"question\", \"answer\"}\n"
+              "  --shots K        few-shot examples (default 5)\n"
+              "  --max-gen-toks N the most tokens generated per question (default 256, as lm-eval)\n"
+              "  --limit N        only the first N questions\n"
+              "  --bos            encode with the tokenizer's special tokens (BOS); lm-eval 0.4.x adds none\n"},
     {"heads", "usage: gna heads -m DIR --task kv|mmlu [--data PATH] [--heads SPEC] [--top K] [--sweep N|all] [--json F] [--svg F]\n"
               "Finds the G&A heads: the contexts are cut into segments (kv's \"key:value\\n\" lines, mmlu's\n"
               "option lines) whose last token (the \"\\n\") is the segment's summary token. For each head, r_t\n"
@@ -7978,7 +8854,9 @@ typedef struct {
     unsigned long long seed;  /* --seed */
     int ignore_eos;           /* --ignore-eos */
     const char *data;         /* --data (mmlu, mc) */
-    int shots;                /* --shots (mmlu) */
+    int shots;                /* --shots (mmlu, gsm8k); -1: the task's own (0, 5) */
+    const char *tasks;        /* --tasks (knowledge): some of the six */
+    int max_gen_toks;         /* --max-gen-toks (gsm8k): lm-eval's 256 */
     int limit;                /* --limit (mmlu, mc): the first N documents of each task */
     int bos;                  /* --bos (mmlu, mc) */
     const char *json;         /* --json (harnesses, merge) */
@@ -7997,6 +8875,19 @@ typedef struct {
     int quiet;                /* -q */
     int help;                 /* -h, --help */
 } Options;
+
+/* "i/n" with 1 <= i <= n <= limit, as whole numbers in range */
+static int parse_shard(const char *where, const char *text, int limit, int *shard, int *n_shards) {
+    const char *slash = strchr(text, '/');
+    long long i = 0, n = 0;
+    char *part = slash ? checked_strndup(text, (size_t)(slash - text)) : NULL;
+    int ok = slash && parse_whole_number(where, part, 1, limit, &i) == GNA_OK && parse_whole_number(where, slash + 1, 1, limit, &n) == GNA_OK &&
+             i <= n;
+    free(part);
+    if (!ok) return bad_input(where, "expected i/n with 1 <= i <= n <= %d (shard i of n), got \"%s\"", limit, text);
+    *shard = (int)i, *n_shards = (int)n;
+    return GNA_OK;
+}
 
 static int parse_double(const char *option, const char *text, double min, double *out) {
     char *end;
@@ -8051,7 +8942,9 @@ static void print_help(const char *command) {
     for (size_t i = 0; i < sizeof command_help / sizeof *command_help; i++)
         if (strcmp(command, command_help[i].name) == 0) {
             int is_merge = strcmp(command, "merge") == 0, runs_model = i >= 3 && !is_merge; /* after info, tokenize, detokenize */
-            printf("%s%s%s", command_help[i].help, runs_model ? model_options_help : "", is_merge ? "" : common_help);
+            int is_harness = names_of(command) != NULL;
+            printf("%s%s%s%s", command_help[i].help, is_harness ? harness_help : "", runs_model ? model_options_help : "",
+                   is_merge ? "" : common_help);
             return;
         }
     printf("%s", usage_text);
@@ -8066,8 +8959,9 @@ static int parse_options(int argc, char **argv, Options *o) {
         is_attn = strcmp(command, "attn") == 0, is_lens = strcmp(command, "lens") == 0,
         runs_model = is_logits || is_generate || is_attn || is_lens;
     int is_kv = strcmp(command, "kv") == 0, is_mmlu = strcmp(command, "mmlu") == 0, is_mc = strcmp(command, "mc") == 0,
-        is_heads = strcmp(command, "heads") == 0, is_harness = is_kv || is_mmlu || is_mc || is_heads,
-        is_merge = strcmp(command, "merge") == 0;
+        is_heads = strcmp(command, "heads") == 0, is_knowledge = strcmp(command, "knowledge") == 0,
+        is_gsm8k = strcmp(command, "gsm8k") == 0, is_harness = is_kv || is_mmlu || is_mc || is_heads || is_knowledge || is_gsm8k,
+        is_merge = strcmp(command, "merge") == 0, has_data = is_mmlu || is_mc || is_heads || is_knowledge || is_gsm8k;
     int is_tokenize = strcmp(command, "tokenize") == 0, is_detokenize = strcmp(command, "detokenize") == 0;
     runs_model |= is_harness;
     for (int i = 2; i < argc; i++) {
@@ -8083,7 +8977,7 @@ static int parse_options(int argc, char **argv, Options *o) {
                           strcmp(a, "--limit") == 0 || strcmp(a, "--json") == 0 || strcmp(a, "--log") == 0 ||
                           strcmp(a, "--shard") == 0 || strcmp(a, "--pairs") == 0 || strcmp(a, "--samples") == 0 ||
                           strcmp(a, "--keys") == 0 || strcmp(a, "--task") == 0 || strcmp(a, "--at") == 0 ||
-                          strcmp(a, "--sweep") == 0;
+                          strcmp(a, "--sweep") == 0 || strcmp(a, "--tasks") == 0 || strcmp(a, "--max-gen-toks") == 0;
         if (takes_value && !value) return bad_input(a, "needs a value");
         int allowed = 1;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -8174,18 +9068,25 @@ static int parse_options(int argc, char **argv, Options *o) {
             allowed = is_generate;
             o->ignore_eos = 1;
         } else if (strcmp(a, "--data") == 0) {
-            allowed = is_mmlu || is_mc || is_heads;
+            allowed = has_data;
             o->data = value;
         } else if (strcmp(a, "--shots") == 0) {
-            allowed = is_mmlu || is_heads;
+            allowed = is_mmlu || is_heads || is_gsm8k;
             TRY(parse_whole_number(a, value, 0, 1000, &number));
             o->shots = (int)number;
+        } else if (strcmp(a, "--tasks") == 0) {
+            allowed = is_knowledge;
+            o->tasks = value;
+        } else if (strcmp(a, "--max-gen-toks") == 0) {
+            allowed = is_gsm8k;
+            TRY(parse_whole_number(a, value, 1, 100000, &number));
+            o->max_gen_toks = (int)number;
         } else if (strcmp(a, "--limit") == 0) {
-            allowed = is_mmlu || is_mc || is_heads;
+            allowed = has_data;
             TRY(parse_whole_number(a, value, 1, INT_MAX, &number));
             o->limit = (int)number;
         } else if (strcmp(a, "--bos") == 0) {
-            allowed = is_mmlu || is_mc || is_heads;
+            allowed = has_data;
             o->bos = 1;
         } else if (strcmp(a, "--no-reuse") == 0) {
             allowed = is_harness;
@@ -8202,10 +9103,7 @@ static int parse_options(int argc, char **argv, Options *o) {
             o->log = value;
         } else if (strcmp(a, "--shard") == 0) {
             allowed = is_harness && !is_heads;
-            int used = 0;
-            if (sscanf(value, "%d/%d%n", &o->shard, &o->n_shards, &used) != 2 || value[used] || o->n_shards < 1 ||
-                o->shard < 1 || o->shard > o->n_shards)
-                return bad_input(a, "expected i/n with 1 <= i <= n (shard i of n), got \"%s\"", value);
+            TRY(parse_shard(a, value, 100000, &o->shard, &o->n_shards));
         } else if (strcmp(a, "--pairs") == 0) {
             allowed = is_kv || is_heads;
             o->pairs_text = value;
@@ -8228,9 +9126,10 @@ static int parse_options(int argc, char **argv, Options *o) {
     }
     if (is_heads && !o->task) return bad_input("--task", "missing: give --task kv or --task mmlu");
     if (is_heads && strcmp(o->task, "mmlu") == 0 && !o->data) return bad_input("--data", "missing: --task mmlu needs the MMLU data");
-    if ((is_mmlu || is_mc) && !o->data)
+    if ((is_mmlu || is_mc || is_knowledge || is_gsm8k) && !o->data)
         return bad_input("--data", is_mmlu ? "missing: give the MMLU folder (data/dev, data/test) or a .jsonl file"
-                                           : "missing: give the questions as a .jsonl file");
+                                   : is_mc ? "missing: give the questions as a .jsonl file"
+                                           : "missing: give the folder of the tasks' .jsonl files (weights_tools/export_tasks.py)");
     if (is_tokenize || is_detokenize) {
         if (!o->model_dir == !o->tokenizer)
             return bad_input(o->tokenizer ? "--tokenizer" : "-m", "give either -m DIR or --tokenizer FILE");
@@ -8623,10 +9522,37 @@ static int command_attn(gna_run *run, const Options *o, const int *tokens, size_
 }
 
 /* The settings every harness records: what changes its results */
-static void settings_begin(Bytes *b, const Options *o) {
+/* A model's identity, whatever its path: FNV-1a over its config.json and, for each safetensors file, its
+ * size and header (which names every tensor's dtype, shape and offsets) - what resume and merge check */
+static void add_model_identity(Bytes *b, const Model *m) {
+    char *config_path = path_join(m->dir, "config.json"), *config = NULL;
+    size_t size = 0;
+    uint64_t h = 0;
+    if (read_file(config_path, &config, &size) == GNA_OK) h = hash_text(config, size);
+    for (int f = 0; f < m->checkpoint->n_files; f++) {
+        const SafetensorsFile *file = &m->checkpoint->files[f];
+        uint64_t header = 0;
+        for (int i = 0; i < 8; i++) header |= (uint64_t)((const unsigned char *)file->map)[i] << (8 * i);
+        h = (h ^ file->size) * 0x100000001B3ull;
+        h = (h ^ hash_text((const char *)file->map + 8, (size_t)header)) * 0x100000001B3ull;
+    }
+    bytes_printf(b, "\"fnv1a64:%016llx\"", (unsigned long long)h);
+    free(config), free(config_path);
+}
+
+/* the settings of a harness run, as a JSON object: the model (its path and identity) and everything
+ * that changes a result */
+static void settings_begin(Bytes *b, const Options *o, const gna_run *run) {
     b->length = 0;
     bytes_add_text(b, "{\"model\": ");
     json_add_text(b, o->model_dir);
+    bytes_add_text(b, ", \"model_id\": ");
+    add_model_identity(b, run->model);
+    for (int i = 0; i < MAX_SURGERY && run->donors[i]; i++) {
+        bytes_add_text(b, i ? ", " : ", \"donor_ids\": [");
+        add_model_identity(b, run->donors[i]);
+        bytes_add_text(b, i + 1 < MAX_SURGERY && run->donors[i + 1] ? "" : "]");
+    }
     bytes_add_text(b, ", \"mask\": ");
     if (o->mask_spec) json_add_text(b, o->mask_spec);
     else bytes_add_text(b, "null");
@@ -8681,12 +9607,13 @@ static int read_keys(const char *path, char **text, const char ***keys, size_t *
     return GNA_OK;
 }
 
-/* gna kv, gna mmlu, gna mc */
+/* gna kv, mmlu, mc, knowledge, gsm8k: a harness's questions (Part I's tasks), scored by the scorer */
 static int command_harness(gna_run *run, const Options *o, const Tokenizer *t) {
     Harness h = {0};
     Bytes settings = {0};
-    settings_begin(&settings, o);
-    int status = GNA_OK, is_kv = strcmp(o->command, "kv") == 0, is_mmlu = strcmp(o->command, "mmlu") == 0;
+    settings_begin(&settings, o, run);
+    const char *command = o->command;
+    int status = GNA_OK, is_kv = strcmp(command, "kv") == 0;
     char *key_text = NULL;
     const char **keys = NULL;
     size_t n_keys = 0;
@@ -8720,34 +9647,38 @@ static int command_harness(gna_run *run, const Options *o, const Tokenizer *t) {
         for (size_t i = 0; i < n_settings; i++) bytes_printf(&settings, i ? ", %zu" : "%zu", pairs[i]);
         bytes_printf(&settings, "], \"samples\": %d, \"seed\": %llu}", o->samples, o->seed);
     } else {
-        status = is_mmlu ? build_mmlu(&h, o->data, (size_t)o->shots, (size_t)o->limit) : build_mc(&h, o->data, (size_t)o->limit);
+        size_t limit = (size_t)o->limit;
+        if (strcmp(command, "mmlu") == 0) status = build_mmlu(&h, o->data, (size_t)o->shots, limit);
+        else if (strcmp(command, "mc") == 0) status = build_mc(&h, o->data, limit);
+        else if (strcmp(command, "knowledge") == 0) status = build_knowledge(&h, o->data, o->tasks, limit);
+        else status = build_gsm8k(&h, o->data, (size_t)o->shots, limit);
         bytes_add_text(&settings, ", \"data\": ");
         json_add_text(&settings, o->data);
-        if (is_mmlu) bytes_printf(&settings, ", \"shots\": %d", o->shots);
+        if (strcmp(command, "mmlu") == 0 || strcmp(command, "gsm8k") == 0)
+            bytes_printf(&settings, ", \"shots\": %d", o->shots);
+        if (strcmp(command, "gsm8k") == 0) bytes_printf(&settings, ", \"max_gen_toks\": %d", o->max_gen_toks);
+        if (strcmp(command, "knowledge") == 0) {
+            bytes_add_text(&settings, ", \"tasks\": ");
+            if (o->tasks) json_add_text(&settings, o->tasks);
+            else bytes_add_text(&settings, "null");
+        }
         if (o->limit > 0) bytes_printf(&settings, ", \"limit\": %d", o->limit);
         else bytes_add_text(&settings, ", \"limit\": null");
         bytes_printf(&settings, ", \"bos\": %s}", o->bos ? "true" : "false");
     }
     Intervention plain = {.plan = run->plan}; /* kv scores every sample with and without --mask */
-    Scorer s = {0};
-    s.model = run->model;
-    s.tokenizer = t;
-    s.cx = &run->cx;
-    s.plain = is_kv ? &plain : &run->iv;
-    s.masked = &run->iv;
-    s.add_special = is_kv || o->bos;
-    s.reuse = !o->no_reuse;
-    s.prefix_index = -1;
+    Scorer s = {.model = run->model, .tokenizer = t, .cx = &run->cx, .plan = run->plan, .add_special = is_kv || o->bos,
+                .reuse = !o->no_reuse, .max_new_tokens = (size_t)o->max_gen_toks, .prefix_index = -1};
     Outcomes outcomes = {0};
-    HarnessRun harness_run = {o->command, o->log, o->shard, o->n_shards, o->quiet, settings.data};
+    HarnessRun harness_run = {command, o->log, o->shard, o->n_shards, o->quiet, settings.data, is_kv ? &plain : &run->iv, &run->iv};
     double started = seconds_now();
     if (status == GNA_OK) status = run_harness(&harness_run, &h, &s, &outcomes);
     if (status == GNA_OK && !o->quiet) {
-        fprintf(stderr, "gna %s: %zu questions in %.1f s", o->command, outcomes.n, seconds_now() - started);
-        if (is_mmlu) fprintf(stderr, " (few-shot prefix reused %lld times, recomputed %lld)", s.prefix_hits, s.prefix_misses);
+        fprintf(stderr, "gna %s: %zu questions in %.1f s", command, outcomes.n, seconds_now() - started);
+        if (s.prefix_hits + s.prefix_misses) fprintf(stderr, " (few-shot prefix reused %lld times, recomputed %lld)", s.prefix_hits, s.prefix_misses);
         fprintf(stderr, "\n");
     }
-    if (status == GNA_OK) status = report_results(o->command, &outcomes, settings.data, o->mask_spec, o->json, is_kv ? o->svg : NULL);
+    if (status == GNA_OK) status = report_results(command, &outcomes, settings.data, o->mask_spec, o->json, is_kv ? o->svg : NULL);
     free_outcomes(&outcomes);
     free_scorer(&s);
     free_harness(&h);
@@ -8757,16 +9688,19 @@ static int command_harness(gna_run *run, const Options *o, const Tokenizer *t) {
     return status;
 }
 
-/* gna merge LOG...: the shards of one run into its results */
+/* gna merge LOG...: the shards of one run into its results. The logs must be one split of one run's
+ * questions (the same first line but for the shard and the model's path), each shard once and whole,
+ * each question once; every metric is recomputed from what its line logged. */
 static int command_merge(int n_logs, char **logs, const char *json_path) {
     Outcomes outcomes = {0};
     char *command = NULL, *settings = NULL;
     int status = GNA_OK, n_shards = 0, *seen = NULL;
+    const MetricNames *names = NULL;
     for (int f = 0; f < n_logs && status == GNA_OK; f++) {
         char *text;
-        size_t size;
+        size_t size, from = outcomes.n;
         if ((status = read_file(logs[f], &text, &size)) != GNA_OK) break;
-        int line = 0, expected = 0, shard = 0, shards = 0, found = 0;
+        int line = 0, expected = 0, shard = 0, shards = 0;
         for (size_t at = 0; at < size && status == GNA_OK;) {
             const char *end = memchr(text + at, '\n', size - at);
             if (!end) {
@@ -8780,58 +9714,71 @@ static int command_merge(int n_logs, char **logs, const char *json_path) {
             if (line == 1) {
                 const JsonValue *g = json_get(doc.root, "gna"), *sh = json_get(doc.root, "shard"), *q = json_get(doc.root, "questions");
                 const char *settings_at = strstr(text, "\"settings\": ");
-                if (!g || g->type != JSON_STRING || !sh || sh->type != JSON_STRING || sscanf(sh->string, "%d/%d", &shard, &shards) != 2 ||
-                    !q || q->type != JSON_NUMBER || !settings_at || settings_at > end)
+                if (!g || g->type != JSON_STRING || !names_of(g->string) || !sh || sh->type != JSON_STRING ||
+                    parse_shard(logs[f], sh->string, 100000, &shard, &shards) != GNA_OK || !q || q->type != JSON_NUMBER ||
+                    !settings_at || settings_at > end || !(q->number >= 0 && q->number <= INT_MAX && q->number == floor(q->number)))
                     status = bad_input(logs[f], "line 1: not the first line of a gna log");
                 else {
                     size_t n = (size_t)(end - (settings_at + 12)) - 1; /* the object, without the line's closing } */
-                    char *given = strndup(settings_at + 12, n);
+                    char *given = checked_strndup(settings_at + 12, n);
                     Bytes written = {0}; /* the line must be the one log_header writes for these values */
-                    if (shards >= 1 && shards <= 100000 && q->number >= 0 && q->number <= INT_MAX && q->number == floor(q->number))
-                        log_header(&written, g->string, given, shard, shards, (int)q->number);
-                    expected = written.data ? (int)q->number : 0;
-                    if (!written.data || written.length != length + 1 || memcmp(written.data, text, length) != 0)
-                        status = bad_input(logs[f], "line 1: not a first line gna wrote (shard i/n with 1 <= i <= n <= 100000, "
-                                                    "the question count, settings last)");
-                    free(written.data);
-                    if (status != GNA_OK) {
-                    } else if (f == 0) {
+                    log_header(&written, g->string, given, shard, shards, (int)q->number);
+                    expected = (int)q->number;
+                    if (written.length != length + 1 || memcmp(written.data, text, length) != 0)
+                        status = bad_input(logs[f], "line 1: not a first line gna wrote");
+                    else if (f == 0) {
                         command = checked_strdup(g->string);
+                        names = names_of(command);
                         settings = checked_strdup(given);
                         n_shards = shards;
                         seen = checked_calloc((size_t)shards + 1, sizeof(int));
-                    } else if (strcmp(command, g->string) != 0 || strlen(settings) != n || memcmp(settings, settings_at + 12, n) != 0) {
-                        status = bad_input(logs[f], "is a log of other settings than %s", logs[0]);
+                    } else if (strcmp(command, g->string) != 0) {
+                        status = bad_input(logs[f], "is a log of gna %s, %s of gna %s", g->string, logs[0], command);
                     } else if (shards != n_shards) {
                         status = bad_input(logs[f], "is shard %s, of another split than %s's %d", sh->string, logs[0], n_shards);
+                    } else {
+                        Bytes mine = {0}, theirs = {0};
+                        log_header(&mine, command, settings, 1, shards, 0);
+                        log_header(&theirs, command, given, 1, shards, 0);
+                        if (!headers_agree(mine.data, mine.length, theirs.data, theirs.length))
+                            status = bad_input(logs[f], "is a log of other settings (or another model) than %s", logs[0]);
+                        free(mine.data), free(theirs.data);
                     }
-                    if (status == GNA_OK && (shard < 1 || shard > n_shards)) status = bad_input(logs[f], "line 1: shard %d/%d is out of range", shard, shards);
-                    else if (status == GNA_OK && seen[shard]++) status = bad_input(logs[f], "shard %d/%d is given twice", shard, shards);
+                    if (status == GNA_OK && seen[shard]++) status = bad_input(logs[f], "is shard %d/%d, which is given twice", shard, shards);
+                    free(written.data);
                     free(given);
                 }
             } else {
                 const char *task;
                 int doc_id;
-                double acc, acc_norm;
-                if ((status = sample_outcome(logs[f], line, doc.root, strcmp(command, "mc") == 0, &task, &doc_id, &acc, &acc_norm)) == GNA_OK &&
-                    strcmp(command, "mmlu") == 0 && strncmp(task, "mmlu_", 5) != 0) /* summarise reads the subject after it */
+                double value[2];
+                status = logged_outcome(logs[f], line, doc.root, names, &task, &doc_id, value);
+                if (status == GNA_OK && strcmp(command, "mmlu") == 0 && strncmp(task, "mmlu_", 5) != 0) /* summarise reads the subject after it */
                     status = bad_input(logs[f], "line %d: task \"%.80s\" is not an MMLU subject (mmlu_<subject>)", line, task);
-                if (status == GNA_OK) {
-                    add_outcome(&outcomes, task, doc_id, acc, acc_norm);
-                    found++;
-                }
+                if (status == GNA_OK && strcmp(command, "kv") == 0 && kv_pairs_of(task) < 0)
+                    status = bad_input(logs[f], "line %d: task \"%.80s\" is not one gna kv makes (kv_pairs_N, N 1-100)", line, task);
+                if (status == GNA_OK) add_outcome(&outcomes, task, doc_id, value);
             }
             free_json(&doc);
             at += length + 1;
         }
         free(text);
         if (status == GNA_OK && line == 0) status = bad_input(logs[f], "is empty");
-        if (status == GNA_OK && found != expected)
-            status = bad_input(logs[f], "holds %d of its %d questions: finish it first (re-run its command)", found, expected);
+        if (status == GNA_OK) { /* a question twice in one log: it was written by two runs at once, or edited */
+            const Outcome **sorted = checked_malloc(sizeof(Outcome *) * (outcomes.n - from + 1));
+            for (size_t i = from; i < outcomes.n; i++) sorted[i - from] = &outcomes.items[i];
+            qsort(sorted, outcomes.n - from, sizeof *sorted, compare_outcomes);
+            for (size_t i = 1; i < outcomes.n - from && status == GNA_OK; i++)
+                if (compare_outcomes(&sorted[i - 1], &sorted[i]) == 0)
+                    status = bad_input(logs[f], "%s document %d is there twice: not one run's log", sorted[i]->task, sorted[i]->doc_id);
+            free(sorted);
+        }
+        if (status == GNA_OK && (int)(outcomes.n - from) != expected)
+            status = bad_input(logs[f], "holds %d of its %d questions: finish it first (re-run its command)", (int)(outcomes.n - from), expected);
     }
     for (int i = 1; status == GNA_OK && i <= n_shards; i++)
         if (!seen[i]) status = bad_input("merge", "shard %d/%d is missing", i, n_shards);
-    if (status == GNA_OK) { /* a question twice means the shards were not of one split */
+    if (status == GNA_OK) { /* a question in two logs means the shards were not of one split */
         const Outcome **sorted = checked_malloc(sizeof(Outcome *) * (size_t)(outcomes.n + 1));
         for (size_t i = 0; i < outcomes.n; i++) sorted[i] = &outcomes.items[i];
         qsort(sorted, (size_t)outcomes.n, sizeof *sorted, compare_outcomes);
@@ -8841,17 +9788,15 @@ static int command_merge(int n_logs, char **logs, const char *json_path) {
         free(sorted);
     }
     if (status == GNA_OK) {
-        const char *mask = NULL;
+        char *mask = NULL;
         JsonDocument doc;
         if (strcmp(command, "kv") == 0 && parse_json(&doc, settings, strlen(settings), "settings") == GNA_OK) {
             const JsonValue *mv = json_get(doc.root, "mask");
-            char *mask_copy = mv && mv->type == JSON_STRING ? checked_strdup(mv->string) : NULL;
+            mask = mv && mv->type == JSON_STRING ? checked_strdup(mv->string) : NULL;
             free_json(&doc);
-            status = report_results(command, &outcomes, settings, mask_copy, json_path, NULL);
-            free(mask_copy);
-            mask = "";
         }
-        if (!mask) status = report_results(command, &outcomes, settings, NULL, json_path, NULL);
+        status = report_results(command, &outcomes, settings, mask, json_path, NULL);
+        free(mask);
     }
     free(seen);
     free(command);
@@ -8889,14 +9834,8 @@ static int command_heads(gna_run *run, const Options *o, const Tokenizer *t) {
     if (status == GNA_OK) status = parse_mask(m, run->plan, "--heads", spec, &heads, &n_heads);
     for (size_t i = 0; status == GNA_OK && i < n_heads; i++)
         if (heads[i].has_queries) status = bad_input("--heads", "\"%s\": --heads takes heads only (no @ or :)", heads[i].text);
-    Scorer s = {0};
-    s.model = m;
-    s.tokenizer = t;
-    s.cx = &run->cx;
-    s.plain = s.masked = &run->iv;
-    s.add_special = is_kv || o->bos;
-    s.reuse = !o->no_reuse;
-    s.prefix_index = -1;
+    Scorer s = {.model = m, .tokenizer = t, .cx = &run->cx, .plan = run->plan, .add_special = is_kv || o->bos, .reuse = !o->no_reuse,
+                .prefix_index = -1};
     size_t n = h.n_questions, K = (size_t)o->top < n_heads ? (size_t)o->top : n_heads;
     HeadScore *scores = checked_calloc(n_heads + 1, sizeof(HeadScore));
     double started = seconds_now(), accuracy = NAN;
@@ -8918,7 +9857,7 @@ static int command_heads(gna_run *run, const Options *o, const Tokenizer *t) {
     for (size_t k = 0; k < n_heads && status == GNA_OK; k++) {
         HeadScore *x = &scores[k];
         if (!candidate[k]) continue;
-        MaskItem item = {x->layer, x->kind, x->head, 0, 0, 0, 0, 0, 0, ""};
+        MaskItem item = {.layer = x->layer, .kind = x->kind, .head = x->head, .query_name = -1, .key_name = -1};
         status = harness_accuracy(&s, &h, n, &item, 1, &x->ablated_accuracy);
         n_swept++;
     }
@@ -8935,7 +9874,8 @@ static int command_heads(gna_run *run, const Options *o, const Tokenizer *t) {
         for (size_t g = 0; g < K && status == GNA_OK; g++) {
             const HeadScore *ga = &scores[by_gather[g]], *ag = &scores[by_aggregate[a]];
             if (ga->layer >= ag->layer) continue;
-            MaskItem items[2] = {{ga->layer, ga->kind, ga->head, 0, 0, 0, 0, 0, 0, ""}, {ag->layer, ag->kind, ag->head, 0, 0, 0, 0, 0, 0, ""}};
+            MaskItem items[2] = {{.layer = ga->layer, .kind = ga->kind, .head = ga->head, .query_name = -1, .key_name = -1},
+                                  {.layer = ag->layer, .kind = ag->kind, .head = ag->head, .query_name = -1, .key_name = -1}};
             Pair *p = &pairs[n_pairs];
             *p = (Pair){by_gather[g], by_aggregate[a], NAN};
             status = harness_accuracy(&s, &h, n, items, 2, &p->accuracy);
@@ -9031,7 +9971,7 @@ static int command_heads(gna_run *run, const Options *o, const Tokenizer *t) {
     }
     if (status == GNA_OK && o->svg && n_heads > 0) { /* the paper's figure: the top gather and aggregate heads' maps on question 0 */
         Tokens context;
-        status = encode_context(t, s.add_special, &h.questions[0], &context);
+        status = encode_context(t, s.add_special, &h.questions[0], 0, &context);
         size_t T = status == GNA_OK ? context.n : 0, pick[2] = {found >= 0 ? pairs[found].gather : by_gather[0],
                                                                    found >= 0 ? pairs[found].aggregate : by_aggregate[0]};
         size_t *rows = checked_malloc(sizeof(size_t) * (T + 1));
@@ -9112,8 +10052,10 @@ static int run_command(int argc, char **argv) {
     int known = 0;
     for (size_t i = 0; i < sizeof command_help / sizeof *command_help; i++) known |= strcmp(command, command_help[i].name) == 0;
     if (!known) return bad_input(command, "unknown command (gna --help lists them)");
-    Options o = {.command = command, .top = 5, .at = -1, .n_new = 16, .shard = 1, .n_shards = 1, .samples = 100};
+    Options o = {.command = command, .top = 5, .at = -1, .n_new = 16, .shard = 1, .n_shards = 1, .samples = 100, .shots = -1,
+                 .max_gen_toks = 256};
     TRY(parse_options(argc, argv, &o));
+    if (o.shots < 0) o.shots = strcmp(command, "gsm8k") == 0 ? 5 : 0; /* lm-eval's: gsm8k 5-shot, mmlu as the paper ran it */
     if (o.help) {
         print_help(command);
         return GNA_OK;
@@ -9122,8 +10064,7 @@ static int run_command(int argc, char **argv) {
         TRY(check_outputs((const char *const *)&o.json, 1, (const char *const *)o.logs, o.n_logs));
         return command_merge(o.n_logs, o.logs, o.json);
     }
-    int is_harness = strcmp(command, "kv") == 0 || strcmp(command, "mmlu") == 0 || strcmp(command, "mc") == 0 ||
-                     strcmp(command, "heads") == 0;
+    int is_harness = names_of(command) != NULL || strcmp(command, "heads") == 0;
     int *tokens = NULL, n_tokens = 0;
     if (o.tokens_text) TRY(parse_tokens(o.tokens_text, &tokens, &n_tokens));
     Tokenizer *t = NULL;
@@ -10459,6 +11400,282 @@ static const uint32_t unicode_composition[][3] = {
     {0x114B9, 0x114B0, 0x114BC}, {0x114B9, 0x114BA, 0x114BB}, {0x114B9, 0x114BD, 0x114BE},
     {0x115B8, 0x115AF, 0x115BA}, {0x115B9, 0x115AF, 0x115BB},
 };
+/* {first, last, stride, to}: str.lower() of first + k * stride (up to last) is to + k * stride; Python 3.11.7, Unicode 14.0.0 */
+static const uint32_t unicode_lower[][4] = {
+    {0x41, 0x5A, 0x1, 0x61}, {0xC0, 0xD6, 0x1, 0xE0}, {0xD8, 0xDE, 0x1, 0xF8},
+    {0x100, 0x12E, 0x2, 0x101}, {0x132, 0x136, 0x2, 0x133}, {0x139, 0x147, 0x2, 0x13A},
+    {0x14A, 0x176, 0x2, 0x14B}, {0x178, 0x178, 0x1, 0xFF}, {0x179, 0x17D, 0x2, 0x17A},
+    {0x181, 0x181, 0x1, 0x253}, {0x182, 0x184, 0x2, 0x183}, {0x186, 0x186, 0x1, 0x254},
+    {0x187, 0x187, 0x1, 0x188}, {0x189, 0x18A, 0x1, 0x256}, {0x18B, 0x18B, 0x1, 0x18C},
+    {0x18E, 0x18E, 0x1, 0x1DD}, {0x18F, 0x18F, 0x1, 0x259}, {0x190, 0x190, 0x1, 0x25B},
+    {0x191, 0x191, 0x1, 0x192}, {0x193, 0x193, 0x1, 0x260}, {0x194, 0x194, 0x1, 0x263},
+    {0x196, 0x196, 0x1, 0x269}, {0x197, 0x197, 0x1, 0x268}, {0x198, 0x198, 0x1, 0x199},
+    {0x19C, 0x19C, 0x1, 0x26F}, {0x19D, 0x19D, 0x1, 0x272}, {0x19F, 0x19F, 0x1, 0x275},
+    {0x1A0, 0x1A4, 0x2, 0x1A1}, {0x1A6, 0x1A6, 0x1, 0x280}, {0x1A7, 0x1A7, 0x1, 0x1A8},
+    {0x1A9, 0x1A9, 0x1, 0x283}, {0x1AC, 0x1AC, 0x1, 0x1AD}, {0x1AE, 0x1AE, 0x1, 0x288},
+    {0x1AF, 0x1AF, 0x1, 0x1B0}, {0x1B1, 0x1B2, 0x1, 0x28A}, {0x1B3, 0x1B5, 0x2, 0x1B4},
+    {0x1B7, 0x1B7, 0x1, 0x292}, {0x1B8, 0x1B8, 0x1, 0x1B9}, {0x1BC, 0x1BC, 0x1, 0x1BD},
+    {0x1C4, 0x1C4, 0x1, 0x1C6}, {0x1C5, 0x1C5, 0x1, 0x1C6}, {0x1C7, 0x1C7, 0x1, 0x1C9},
+    {0x1C8, 0x1C8, 0x1, 0x1C9}, {0x1CA, 0x1CA, 0x1, 0x1CC}, {0x1CB, 0x1DB, 0x2, 0x1CC},
+    {0x1DE, 0x1EE, 0x2, 0x1DF}, {0x1F1, 0x1F1, 0x1, 0x1F3}, {0x1F2, 0x1F4, 0x2, 0x1F3},
+    {0x1F6, 0x1F6, 0x1, 0x195}, {0x1F7, 0x1F7, 0x1, 0x1BF}, {0x1F8, 0x21E, 0x2, 0x1F9},
+    {0x220, 0x220, 0x1, 0x19E}, {0x222, 0x232, 0x2, 0x223}, {0x23A, 0x23A, 0x1, 0x2C65},
+    {0x23B, 0x23B, 0x1, 0x23C}, {0x23D, 0x23D, 0x1, 0x19A}, {0x23E, 0x23E, 0x1, 0x2C66},
+    {0x241, 0x241, 0x1, 0x242}, {0x243, 0x243, 0x1, 0x180}, {0x244, 0x244, 0x1, 0x289},
+    {0x245, 0x245, 0x1, 0x28C}, {0x246, 0x24E, 0x2, 0x247}, {0x370, 0x372, 0x2, 0x371},
+    {0x376, 0x376, 0x1, 0x377}, {0x37F, 0x37F, 0x1, 0x3F3}, {0x386, 0x386, 0x1, 0x3AC},
+    {0x388, 0x38A, 0x1, 0x3AD}, {0x38C, 0x38C, 0x1, 0x3CC}, {0x38E, 0x38F, 0x1, 0x3CD},
+    {0x391, 0x3A1, 0x1, 0x3B1}, {0x3A3, 0x3AB, 0x1, 0x3C3}, {0x3CF, 0x3CF, 0x1, 0x3D7},
+    {0x3D8, 0x3EE, 0x2, 0x3D9}, {0x3F4, 0x3F4, 0x1, 0x3B8}, {0x3F7, 0x3F7, 0x1, 0x3F8},
+    {0x3F9, 0x3F9, 0x1, 0x3F2}, {0x3FA, 0x3FA, 0x1, 0x3FB}, {0x3FD, 0x3FF, 0x1, 0x37B},
+    {0x400, 0x40F, 0x1, 0x450}, {0x410, 0x42F, 0x1, 0x430}, {0x460, 0x480, 0x2, 0x461},
+    {0x48A, 0x4BE, 0x2, 0x48B}, {0x4C0, 0x4C0, 0x1, 0x4CF}, {0x4C1, 0x4CD, 0x2, 0x4C2},
+    {0x4D0, 0x52E, 0x2, 0x4D1}, {0x531, 0x556, 0x1, 0x561}, {0x10A0, 0x10C5, 0x1, 0x2D00},
+    {0x10C7, 0x10C7, 0x1, 0x2D27}, {0x10CD, 0x10CD, 0x1, 0x2D2D}, {0x13A0, 0x13EF, 0x1, 0xAB70},
+    {0x13F0, 0x13F5, 0x1, 0x13F8}, {0x1C90, 0x1CBA, 0x1, 0x10D0}, {0x1CBD, 0x1CBF, 0x1, 0x10FD},
+    {0x1E00, 0x1E94, 0x2, 0x1E01}, {0x1E9E, 0x1E9E, 0x1, 0xDF}, {0x1EA0, 0x1EFE, 0x2, 0x1EA1},
+    {0x1F08, 0x1F0F, 0x1, 0x1F00}, {0x1F18, 0x1F1D, 0x1, 0x1F10}, {0x1F28, 0x1F2F, 0x1, 0x1F20},
+    {0x1F38, 0x1F3F, 0x1, 0x1F30}, {0x1F48, 0x1F4D, 0x1, 0x1F40}, {0x1F59, 0x1F5F, 0x2, 0x1F51},
+    {0x1F68, 0x1F6F, 0x1, 0x1F60}, {0x1F88, 0x1F8F, 0x1, 0x1F80}, {0x1F98, 0x1F9F, 0x1, 0x1F90},
+    {0x1FA8, 0x1FAF, 0x1, 0x1FA0}, {0x1FB8, 0x1FB9, 0x1, 0x1FB0}, {0x1FBA, 0x1FBB, 0x1, 0x1F70},
+    {0x1FBC, 0x1FBC, 0x1, 0x1FB3}, {0x1FC8, 0x1FCB, 0x1, 0x1F72}, {0x1FCC, 0x1FCC, 0x1, 0x1FC3},
+    {0x1FD8, 0x1FD9, 0x1, 0x1FD0}, {0x1FDA, 0x1FDB, 0x1, 0x1F76}, {0x1FE8, 0x1FE9, 0x1, 0x1FE0},
+    {0x1FEA, 0x1FEB, 0x1, 0x1F7A}, {0x1FEC, 0x1FEC, 0x1, 0x1FE5}, {0x1FF8, 0x1FF9, 0x1, 0x1F78},
+    {0x1FFA, 0x1FFB, 0x1, 0x1F7C}, {0x1FFC, 0x1FFC, 0x1, 0x1FF3}, {0x2126, 0x2126, 0x1, 0x3C9},
+    {0x212A, 0x212A, 0x1, 0x6B}, {0x212B, 0x212B, 0x1, 0xE5}, {0x2132, 0x2132, 0x1, 0x214E},
+    {0x2160, 0x216F, 0x1, 0x2170}, {0x2183, 0x2183, 0x1, 0x2184}, {0x24B6, 0x24CF, 0x1, 0x24D0},
+    {0x2C00, 0x2C2F, 0x1, 0x2C30}, {0x2C60, 0x2C60, 0x1, 0x2C61}, {0x2C62, 0x2C62, 0x1, 0x26B},
+    {0x2C63, 0x2C63, 0x1, 0x1D7D}, {0x2C64, 0x2C64, 0x1, 0x27D}, {0x2C67, 0x2C6B, 0x2, 0x2C68},
+    {0x2C6D, 0x2C6D, 0x1, 0x251}, {0x2C6E, 0x2C6E, 0x1, 0x271}, {0x2C6F, 0x2C6F, 0x1, 0x250},
+    {0x2C70, 0x2C70, 0x1, 0x252}, {0x2C72, 0x2C72, 0x1, 0x2C73}, {0x2C75, 0x2C75, 0x1, 0x2C76},
+    {0x2C7E, 0x2C7F, 0x1, 0x23F}, {0x2C80, 0x2CE2, 0x2, 0x2C81}, {0x2CEB, 0x2CED, 0x2, 0x2CEC},
+    {0x2CF2, 0x2CF2, 0x1, 0x2CF3}, {0xA640, 0xA66C, 0x2, 0xA641}, {0xA680, 0xA69A, 0x2, 0xA681},
+    {0xA722, 0xA72E, 0x2, 0xA723}, {0xA732, 0xA76E, 0x2, 0xA733}, {0xA779, 0xA77B, 0x2, 0xA77A},
+    {0xA77D, 0xA77D, 0x1, 0x1D79}, {0xA77E, 0xA786, 0x2, 0xA77F}, {0xA78B, 0xA78B, 0x1, 0xA78C},
+    {0xA78D, 0xA78D, 0x1, 0x265}, {0xA790, 0xA792, 0x2, 0xA791}, {0xA796, 0xA7A8, 0x2, 0xA797},
+    {0xA7AA, 0xA7AA, 0x1, 0x266}, {0xA7AB, 0xA7AB, 0x1, 0x25C}, {0xA7AC, 0xA7AC, 0x1, 0x261},
+    {0xA7AD, 0xA7AD, 0x1, 0x26C}, {0xA7AE, 0xA7AE, 0x1, 0x26A}, {0xA7B0, 0xA7B0, 0x1, 0x29E},
+    {0xA7B1, 0xA7B1, 0x1, 0x287}, {0xA7B2, 0xA7B2, 0x1, 0x29D}, {0xA7B3, 0xA7B3, 0x1, 0xAB53},
+    {0xA7B4, 0xA7C2, 0x2, 0xA7B5}, {0xA7C4, 0xA7C4, 0x1, 0xA794}, {0xA7C5, 0xA7C5, 0x1, 0x282},
+    {0xA7C6, 0xA7C6, 0x1, 0x1D8E}, {0xA7C7, 0xA7C9, 0x2, 0xA7C8}, {0xA7D0, 0xA7D0, 0x1, 0xA7D1},
+    {0xA7D6, 0xA7D8, 0x2, 0xA7D7}, {0xA7F5, 0xA7F5, 0x1, 0xA7F6}, {0xFF21, 0xFF3A, 0x1, 0xFF41},
+    {0x10400, 0x10427, 0x1, 0x10428}, {0x104B0, 0x104D3, 0x1, 0x104D8},
+    {0x10570, 0x1057A, 0x1, 0x10597}, {0x1057C, 0x1058A, 0x1, 0x105A3},
+    {0x1058C, 0x10592, 0x1, 0x105B3}, {0x10594, 0x10595, 0x1, 0x105BB},
+    {0x10C80, 0x10CB2, 0x1, 0x10CC0}, {0x118A0, 0x118BF, 0x1, 0x118C0},
+    {0x16E40, 0x16E5F, 0x1, 0x16E60}, {0x1E900, 0x1E921, 0x1, 0x1E922},
+};
+/* {c, first, second, third}: str.lower() of c where it is 2 or 3 code points (third 0: two); Python 3.11.7, Unicode 14.0.0 */
+static const uint32_t unicode_lower_special[][4] = {
+    {0x130, 0x69, 0x307, 0x0},
+};
+/* {first, last, stride, to}: str.capitalize() of first + k * stride (up to last), its titlecase, is to + k * stride; Python 3.11.7, Unicode 14.0.0 */
+static const uint32_t unicode_title[][4] = {
+    {0x61, 0x7A, 0x1, 0x41}, {0xB5, 0xB5, 0x1, 0x39C}, {0xE0, 0xF6, 0x1, 0xC0}, {0xF8, 0xFE, 0x1, 0xD8},
+    {0xFF, 0xFF, 0x1, 0x178}, {0x101, 0x12F, 0x2, 0x100}, {0x131, 0x131, 0x1, 0x49},
+    {0x133, 0x137, 0x2, 0x132}, {0x13A, 0x148, 0x2, 0x139}, {0x14B, 0x177, 0x2, 0x14A},
+    {0x17A, 0x17E, 0x2, 0x179}, {0x17F, 0x17F, 0x1, 0x53}, {0x180, 0x180, 0x1, 0x243},
+    {0x183, 0x185, 0x2, 0x182}, {0x188, 0x188, 0x1, 0x187}, {0x18C, 0x18C, 0x1, 0x18B},
+    {0x192, 0x192, 0x1, 0x191}, {0x195, 0x195, 0x1, 0x1F6}, {0x199, 0x199, 0x1, 0x198},
+    {0x19A, 0x19A, 0x1, 0x23D}, {0x19E, 0x19E, 0x1, 0x220}, {0x1A1, 0x1A5, 0x2, 0x1A0},
+    {0x1A8, 0x1A8, 0x1, 0x1A7}, {0x1AD, 0x1AD, 0x1, 0x1AC}, {0x1B0, 0x1B0, 0x1, 0x1AF},
+    {0x1B4, 0x1B6, 0x2, 0x1B3}, {0x1B9, 0x1B9, 0x1, 0x1B8}, {0x1BD, 0x1BD, 0x1, 0x1BC},
+    {0x1BF, 0x1BF, 0x1, 0x1F7}, {0x1C4, 0x1C4, 0x1, 0x1C5}, {0x1C6, 0x1C6, 0x1, 0x1C5},
+    {0x1C7, 0x1C7, 0x1, 0x1C8}, {0x1C9, 0x1C9, 0x1, 0x1C8}, {0x1CA, 0x1CA, 0x1, 0x1CB},
+    {0x1CC, 0x1DC, 0x2, 0x1CB}, {0x1DD, 0x1DD, 0x1, 0x18E}, {0x1DF, 0x1EF, 0x2, 0x1DE},
+    {0x1F1, 0x1F1, 0x1, 0x1F2}, {0x1F3, 0x1F5, 0x2, 0x1F2}, {0x1F9, 0x21F, 0x2, 0x1F8},
+    {0x223, 0x233, 0x2, 0x222}, {0x23C, 0x23C, 0x1, 0x23B}, {0x23F, 0x240, 0x1, 0x2C7E},
+    {0x242, 0x242, 0x1, 0x241}, {0x247, 0x24F, 0x2, 0x246}, {0x250, 0x250, 0x1, 0x2C6F},
+    {0x251, 0x251, 0x1, 0x2C6D}, {0x252, 0x252, 0x1, 0x2C70}, {0x253, 0x253, 0x1, 0x181},
+    {0x254, 0x254, 0x1, 0x186}, {0x256, 0x257, 0x1, 0x189}, {0x259, 0x259, 0x1, 0x18F},
+    {0x25B, 0x25B, 0x1, 0x190}, {0x25C, 0x25C, 0x1, 0xA7AB}, {0x260, 0x260, 0x1, 0x193},
+    {0x261, 0x261, 0x1, 0xA7AC}, {0x263, 0x263, 0x1, 0x194}, {0x265, 0x265, 0x1, 0xA78D},
+    {0x266, 0x266, 0x1, 0xA7AA}, {0x268, 0x268, 0x1, 0x197}, {0x269, 0x269, 0x1, 0x196},
+    {0x26A, 0x26A, 0x1, 0xA7AE}, {0x26B, 0x26B, 0x1, 0x2C62}, {0x26C, 0x26C, 0x1, 0xA7AD},
+    {0x26F, 0x26F, 0x1, 0x19C}, {0x271, 0x271, 0x1, 0x2C6E}, {0x272, 0x272, 0x1, 0x19D},
+    {0x275, 0x275, 0x1, 0x19F}, {0x27D, 0x27D, 0x1, 0x2C64}, {0x280, 0x280, 0x1, 0x1A6},
+    {0x282, 0x282, 0x1, 0xA7C5}, {0x283, 0x283, 0x1, 0x1A9}, {0x287, 0x287, 0x1, 0xA7B1},
+    {0x288, 0x288, 0x1, 0x1AE}, {0x289, 0x289, 0x1, 0x244}, {0x28A, 0x28B, 0x1, 0x1B1},
+    {0x28C, 0x28C, 0x1, 0x245}, {0x292, 0x292, 0x1, 0x1B7}, {0x29D, 0x29D, 0x1, 0xA7B2},
+    {0x29E, 0x29E, 0x1, 0xA7B0}, {0x345, 0x345, 0x1, 0x399}, {0x371, 0x373, 0x2, 0x370},
+    {0x377, 0x377, 0x1, 0x376}, {0x37B, 0x37D, 0x1, 0x3FD}, {0x3AC, 0x3AC, 0x1, 0x386},
+    {0x3AD, 0x3AF, 0x1, 0x388}, {0x3B1, 0x3C1, 0x1, 0x391}, {0x3C2, 0x3C2, 0x1, 0x3A3},
+    {0x3C3, 0x3CB, 0x1, 0x3A3}, {0x3CC, 0x3CC, 0x1, 0x38C}, {0x3CD, 0x3CE, 0x1, 0x38E},
+    {0x3D0, 0x3D0, 0x1, 0x392}, {0x3D1, 0x3D1, 0x1, 0x398}, {0x3D5, 0x3D5, 0x1, 0x3A6},
+    {0x3D6, 0x3D6, 0x1, 0x3A0}, {0x3D7, 0x3D7, 0x1, 0x3CF}, {0x3D9, 0x3EF, 0x2, 0x3D8},
+    {0x3F0, 0x3F0, 0x1, 0x39A}, {0x3F1, 0x3F1, 0x1, 0x3A1}, {0x3F2, 0x3F2, 0x1, 0x3F9},
+    {0x3F3, 0x3F3, 0x1, 0x37F}, {0x3F5, 0x3F5, 0x1, 0x395}, {0x3F8, 0x3F8, 0x1, 0x3F7},
+    {0x3FB, 0x3FB, 0x1, 0x3FA}, {0x430, 0x44F, 0x1, 0x410}, {0x450, 0x45F, 0x1, 0x400},
+    {0x461, 0x481, 0x2, 0x460}, {0x48B, 0x4BF, 0x2, 0x48A}, {0x4C2, 0x4CE, 0x2, 0x4C1},
+    {0x4CF, 0x4CF, 0x1, 0x4C0}, {0x4D1, 0x52F, 0x2, 0x4D0}, {0x561, 0x586, 0x1, 0x531},
+    {0x13F8, 0x13FD, 0x1, 0x13F0}, {0x1C80, 0x1C80, 0x1, 0x412}, {0x1C81, 0x1C81, 0x1, 0x414},
+    {0x1C82, 0x1C82, 0x1, 0x41E}, {0x1C83, 0x1C84, 0x1, 0x421}, {0x1C85, 0x1C85, 0x1, 0x422},
+    {0x1C86, 0x1C86, 0x1, 0x42A}, {0x1C87, 0x1C87, 0x1, 0x462}, {0x1C88, 0x1C88, 0x1, 0xA64A},
+    {0x1D79, 0x1D79, 0x1, 0xA77D}, {0x1D7D, 0x1D7D, 0x1, 0x2C63}, {0x1D8E, 0x1D8E, 0x1, 0xA7C6},
+    {0x1E01, 0x1E95, 0x2, 0x1E00}, {0x1E9B, 0x1E9B, 0x1, 0x1E60}, {0x1EA1, 0x1EFF, 0x2, 0x1EA0},
+    {0x1F00, 0x1F07, 0x1, 0x1F08}, {0x1F10, 0x1F15, 0x1, 0x1F18}, {0x1F20, 0x1F27, 0x1, 0x1F28},
+    {0x1F30, 0x1F37, 0x1, 0x1F38}, {0x1F40, 0x1F45, 0x1, 0x1F48}, {0x1F51, 0x1F57, 0x2, 0x1F59},
+    {0x1F60, 0x1F67, 0x1, 0x1F68}, {0x1F70, 0x1F71, 0x1, 0x1FBA}, {0x1F72, 0x1F75, 0x1, 0x1FC8},
+    {0x1F76, 0x1F77, 0x1, 0x1FDA}, {0x1F78, 0x1F79, 0x1, 0x1FF8}, {0x1F7A, 0x1F7B, 0x1, 0x1FEA},
+    {0x1F7C, 0x1F7D, 0x1, 0x1FFA}, {0x1F80, 0x1F87, 0x1, 0x1F88}, {0x1F90, 0x1F97, 0x1, 0x1F98},
+    {0x1FA0, 0x1FA7, 0x1, 0x1FA8}, {0x1FB0, 0x1FB1, 0x1, 0x1FB8}, {0x1FB3, 0x1FB3, 0x1, 0x1FBC},
+    {0x1FBE, 0x1FBE, 0x1, 0x399}, {0x1FC3, 0x1FC3, 0x1, 0x1FCC}, {0x1FD0, 0x1FD1, 0x1, 0x1FD8},
+    {0x1FE0, 0x1FE1, 0x1, 0x1FE8}, {0x1FE5, 0x1FE5, 0x1, 0x1FEC}, {0x1FF3, 0x1FF3, 0x1, 0x1FFC},
+    {0x214E, 0x214E, 0x1, 0x2132}, {0x2170, 0x217F, 0x1, 0x2160}, {0x2184, 0x2184, 0x1, 0x2183},
+    {0x24D0, 0x24E9, 0x1, 0x24B6}, {0x2C30, 0x2C5F, 0x1, 0x2C00}, {0x2C61, 0x2C61, 0x1, 0x2C60},
+    {0x2C65, 0x2C65, 0x1, 0x23A}, {0x2C66, 0x2C66, 0x1, 0x23E}, {0x2C68, 0x2C6C, 0x2, 0x2C67},
+    {0x2C73, 0x2C73, 0x1, 0x2C72}, {0x2C76, 0x2C76, 0x1, 0x2C75}, {0x2C81, 0x2CE3, 0x2, 0x2C80},
+    {0x2CEC, 0x2CEE, 0x2, 0x2CEB}, {0x2CF3, 0x2CF3, 0x1, 0x2CF2}, {0x2D00, 0x2D25, 0x1, 0x10A0},
+    {0x2D27, 0x2D27, 0x1, 0x10C7}, {0x2D2D, 0x2D2D, 0x1, 0x10CD}, {0xA641, 0xA66D, 0x2, 0xA640},
+    {0xA681, 0xA69B, 0x2, 0xA680}, {0xA723, 0xA72F, 0x2, 0xA722}, {0xA733, 0xA76F, 0x2, 0xA732},
+    {0xA77A, 0xA77C, 0x2, 0xA779}, {0xA77F, 0xA787, 0x2, 0xA77E}, {0xA78C, 0xA78C, 0x1, 0xA78B},
+    {0xA791, 0xA793, 0x2, 0xA790}, {0xA794, 0xA794, 0x1, 0xA7C4}, {0xA797, 0xA7A9, 0x2, 0xA796},
+    {0xA7B5, 0xA7C3, 0x2, 0xA7B4}, {0xA7C8, 0xA7CA, 0x2, 0xA7C7}, {0xA7D1, 0xA7D1, 0x1, 0xA7D0},
+    {0xA7D7, 0xA7D9, 0x2, 0xA7D6}, {0xA7F6, 0xA7F6, 0x1, 0xA7F5}, {0xAB53, 0xAB53, 0x1, 0xA7B3},
+    {0xAB70, 0xABBF, 0x1, 0x13A0}, {0xFF41, 0xFF5A, 0x1, 0xFF21}, {0x10428, 0x1044F, 0x1, 0x10400},
+    {0x104D8, 0x104FB, 0x1, 0x104B0}, {0x10597, 0x105A1, 0x1, 0x10570},
+    {0x105A3, 0x105B1, 0x1, 0x1057C}, {0x105B3, 0x105B9, 0x1, 0x1058C},
+    {0x105BB, 0x105BC, 0x1, 0x10594}, {0x10CC0, 0x10CF2, 0x1, 0x10C80},
+    {0x118C0, 0x118DF, 0x1, 0x118A0}, {0x16E60, 0x16E7F, 0x1, 0x16E40},
+    {0x1E922, 0x1E943, 0x1, 0x1E900},
+};
+/* {c, first, second, third}: str.capitalize() of c where it is 2 or 3 code points (third 0: two); Python 3.11.7, Unicode 14.0.0 */
+static const uint32_t unicode_title_special[][4] = {
+    {0xDF, 0x53, 0x73, 0x0}, {0x149, 0x2BC, 0x4E, 0x0}, {0x1F0, 0x4A, 0x30C, 0x0},
+    {0x390, 0x399, 0x308, 0x301}, {0x3B0, 0x3A5, 0x308, 0x301}, {0x587, 0x535, 0x582, 0x0},
+    {0x1E96, 0x48, 0x331, 0x0}, {0x1E97, 0x54, 0x308, 0x0}, {0x1E98, 0x57, 0x30A, 0x0},
+    {0x1E99, 0x59, 0x30A, 0x0}, {0x1E9A, 0x41, 0x2BE, 0x0}, {0x1F50, 0x3A5, 0x313, 0x0},
+    {0x1F52, 0x3A5, 0x313, 0x300}, {0x1F54, 0x3A5, 0x313, 0x301}, {0x1F56, 0x3A5, 0x313, 0x342},
+    {0x1FB2, 0x1FBA, 0x345, 0x0}, {0x1FB4, 0x386, 0x345, 0x0}, {0x1FB6, 0x391, 0x342, 0x0},
+    {0x1FB7, 0x391, 0x342, 0x345}, {0x1FC2, 0x1FCA, 0x345, 0x0}, {0x1FC4, 0x389, 0x345, 0x0},
+    {0x1FC6, 0x397, 0x342, 0x0}, {0x1FC7, 0x397, 0x342, 0x345}, {0x1FD2, 0x399, 0x308, 0x300},
+    {0x1FD3, 0x399, 0x308, 0x301}, {0x1FD6, 0x399, 0x342, 0x0}, {0x1FD7, 0x399, 0x308, 0x342},
+    {0x1FE2, 0x3A5, 0x308, 0x300}, {0x1FE3, 0x3A5, 0x308, 0x301}, {0x1FE4, 0x3A1, 0x313, 0x0},
+    {0x1FE6, 0x3A5, 0x342, 0x0}, {0x1FE7, 0x3A5, 0x308, 0x342}, {0x1FF2, 0x1FFA, 0x345, 0x0},
+    {0x1FF4, 0x38F, 0x345, 0x0}, {0x1FF6, 0x3A9, 0x342, 0x0}, {0x1FF7, 0x3A9, 0x342, 0x345},
+    {0xFB00, 0x46, 0x66, 0x0}, {0xFB01, 0x46, 0x69, 0x0}, {0xFB02, 0x46, 0x6C, 0x0},
+    {0xFB03, 0x46, 0x66, 0x69}, {0xFB04, 0x46, 0x66, 0x6C}, {0xFB05, 0x53, 0x74, 0x0},
+    {0xFB06, 0x53, 0x74, 0x0}, {0xFB13, 0x544, 0x576, 0x0}, {0xFB14, 0x544, 0x565, 0x0},
+    {0xFB15, 0x544, 0x56B, 0x0}, {0xFB16, 0x54E, 0x576, 0x0}, {0xFB17, 0x544, 0x56D, 0x0},
+};
+/* Case_Ignorable as CPython's handle_capital_sigma reads it, Python 3.11.7, Unicode 14.0.0 */
+static const uint32_t unicode_case_ignorable[][2] = {
+    {0x27, 0x27}, {0x2E, 0x2E}, {0x3A, 0x3A}, {0x5E, 0x5E}, {0x60, 0x60}, {0xA8, 0xA8}, {0xAD, 0xAD},
+    {0xAF, 0xAF}, {0xB4, 0xB4}, {0xB7, 0xB8}, {0x2B0, 0x36F}, {0x374, 0x375}, {0x37A, 0x37A},
+    {0x384, 0x385}, {0x387, 0x387}, {0x483, 0x489}, {0x559, 0x559}, {0x55F, 0x55F}, {0x591, 0x5BD},
+    {0x5BF, 0x5BF}, {0x5C1, 0x5C2}, {0x5C4, 0x5C5}, {0x5C7, 0x5C7}, {0x5F4, 0x5F4}, {0x600, 0x605},
+    {0x610, 0x61A}, {0x61C, 0x61C}, {0x640, 0x640}, {0x64B, 0x65F}, {0x670, 0x670}, {0x6D6, 0x6DD},
+    {0x6DF, 0x6E8}, {0x6EA, 0x6ED}, {0x70F, 0x70F}, {0x711, 0x711}, {0x730, 0x74A}, {0x7A6, 0x7B0},
+    {0x7EB, 0x7F5}, {0x7FA, 0x7FA}, {0x7FD, 0x7FD}, {0x816, 0x82D}, {0x859, 0x85B}, {0x888, 0x888},
+    {0x890, 0x891}, {0x898, 0x89F}, {0x8C9, 0x902}, {0x93A, 0x93A}, {0x93C, 0x93C}, {0x941, 0x948},
+    {0x94D, 0x94D}, {0x951, 0x957}, {0x962, 0x963}, {0x971, 0x971}, {0x981, 0x981}, {0x9BC, 0x9BC},
+    {0x9C1, 0x9C4}, {0x9CD, 0x9CD}, {0x9E2, 0x9E3}, {0x9FE, 0x9FE}, {0xA01, 0xA02}, {0xA3C, 0xA3C},
+    {0xA41, 0xA42}, {0xA47, 0xA48}, {0xA4B, 0xA4D}, {0xA51, 0xA51}, {0xA70, 0xA71}, {0xA75, 0xA75},
+    {0xA81, 0xA82}, {0xABC, 0xABC}, {0xAC1, 0xAC5}, {0xAC7, 0xAC8}, {0xACD, 0xACD}, {0xAE2, 0xAE3},
+    {0xAFA, 0xAFF}, {0xB01, 0xB01}, {0xB3C, 0xB3C}, {0xB3F, 0xB3F}, {0xB41, 0xB44}, {0xB4D, 0xB4D},
+    {0xB55, 0xB56}, {0xB62, 0xB63}, {0xB82, 0xB82}, {0xBC0, 0xBC0}, {0xBCD, 0xBCD}, {0xC00, 0xC00},
+    {0xC04, 0xC04}, {0xC3C, 0xC3C}, {0xC3E, 0xC40}, {0xC46, 0xC48}, {0xC4A, 0xC4D}, {0xC55, 0xC56},
+    {0xC62, 0xC63}, {0xC81, 0xC81}, {0xCBC, 0xCBC}, {0xCBF, 0xCBF}, {0xCC6, 0xCC6}, {0xCCC, 0xCCD},
+    {0xCE2, 0xCE3}, {0xD00, 0xD01}, {0xD3B, 0xD3C}, {0xD41, 0xD44}, {0xD4D, 0xD4D}, {0xD62, 0xD63},
+    {0xD81, 0xD81}, {0xDCA, 0xDCA}, {0xDD2, 0xDD4}, {0xDD6, 0xDD6}, {0xE31, 0xE31}, {0xE34, 0xE3A},
+    {0xE46, 0xE4E}, {0xEB1, 0xEB1}, {0xEB4, 0xEBC}, {0xEC6, 0xEC6}, {0xEC8, 0xECD}, {0xF18, 0xF19},
+    {0xF35, 0xF35}, {0xF37, 0xF37}, {0xF39, 0xF39}, {0xF71, 0xF7E}, {0xF80, 0xF84}, {0xF86, 0xF87},
+    {0xF8D, 0xF97}, {0xF99, 0xFBC}, {0xFC6, 0xFC6}, {0x102D, 0x1030}, {0x1032, 0x1037},
+    {0x1039, 0x103A}, {0x103D, 0x103E}, {0x1058, 0x1059}, {0x105E, 0x1060}, {0x1071, 0x1074},
+    {0x1082, 0x1082}, {0x1085, 0x1086}, {0x108D, 0x108D}, {0x109D, 0x109D}, {0x10FC, 0x10FC},
+    {0x135D, 0x135F}, {0x1712, 0x1714}, {0x1732, 0x1733}, {0x1752, 0x1753}, {0x1772, 0x1773},
+    {0x17B4, 0x17B5}, {0x17B7, 0x17BD}, {0x17C6, 0x17C6}, {0x17C9, 0x17D3}, {0x17D7, 0x17D7},
+    {0x17DD, 0x17DD}, {0x180B, 0x180F}, {0x1843, 0x1843}, {0x1885, 0x1886}, {0x18A9, 0x18A9},
+    {0x1920, 0x1922}, {0x1927, 0x1928}, {0x1932, 0x1932}, {0x1939, 0x193B}, {0x1A17, 0x1A18},
+    {0x1A1B, 0x1A1B}, {0x1A56, 0x1A56}, {0x1A58, 0x1A5E}, {0x1A60, 0x1A60}, {0x1A62, 0x1A62},
+    {0x1A65, 0x1A6C}, {0x1A73, 0x1A7C}, {0x1A7F, 0x1A7F}, {0x1AA7, 0x1AA7}, {0x1AB0, 0x1ACE},
+    {0x1B00, 0x1B03}, {0x1B34, 0x1B34}, {0x1B36, 0x1B3A}, {0x1B3C, 0x1B3C}, {0x1B42, 0x1B42},
+    {0x1B6B, 0x1B73}, {0x1B80, 0x1B81}, {0x1BA2, 0x1BA5}, {0x1BA8, 0x1BA9}, {0x1BAB, 0x1BAD},
+    {0x1BE6, 0x1BE6}, {0x1BE8, 0x1BE9}, {0x1BED, 0x1BED}, {0x1BEF, 0x1BF1}, {0x1C2C, 0x1C33},
+    {0x1C36, 0x1C37}, {0x1C78, 0x1C7D}, {0x1CD0, 0x1CD2}, {0x1CD4, 0x1CE0}, {0x1CE2, 0x1CE8},
+    {0x1CED, 0x1CED}, {0x1CF4, 0x1CF4}, {0x1CF8, 0x1CF9}, {0x1D2C, 0x1D6A}, {0x1D78, 0x1D78},
+    {0x1D9B, 0x1DFF}, {0x1FBD, 0x1FBD}, {0x1FBF, 0x1FC1}, {0x1FCD, 0x1FCF}, {0x1FDD, 0x1FDF},
+    {0x1FED, 0x1FEF}, {0x1FFD, 0x1FFE}, {0x200B, 0x200F}, {0x2018, 0x2019}, {0x2024, 0x2024},
+    {0x2027, 0x2027}, {0x202A, 0x202E}, {0x2060, 0x2064}, {0x2066, 0x206F}, {0x2071, 0x2071},
+    {0x207F, 0x207F}, {0x2090, 0x209C}, {0x20D0, 0x20F0}, {0x2C7C, 0x2C7D}, {0x2CEF, 0x2CF1},
+    {0x2D6F, 0x2D6F}, {0x2D7F, 0x2D7F}, {0x2DE0, 0x2DFF}, {0x2E2F, 0x2E2F}, {0x3005, 0x3005},
+    {0x302A, 0x302D}, {0x3031, 0x3035}, {0x303B, 0x303B}, {0x3099, 0x309E}, {0x30FC, 0x30FE},
+    {0xA015, 0xA015}, {0xA4F8, 0xA4FD}, {0xA60C, 0xA60C}, {0xA66F, 0xA672}, {0xA674, 0xA67D},
+    {0xA67F, 0xA67F}, {0xA69C, 0xA69F}, {0xA6F0, 0xA6F1}, {0xA700, 0xA721}, {0xA770, 0xA770},
+    {0xA788, 0xA78A}, {0xA7F2, 0xA7F4}, {0xA7F8, 0xA7F9}, {0xA802, 0xA802}, {0xA806, 0xA806},
+    {0xA80B, 0xA80B}, {0xA825, 0xA826}, {0xA82C, 0xA82C}, {0xA8C4, 0xA8C5}, {0xA8E0, 0xA8F1},
+    {0xA8FF, 0xA8FF}, {0xA926, 0xA92D}, {0xA947, 0xA951}, {0xA980, 0xA982}, {0xA9B3, 0xA9B3},
+    {0xA9B6, 0xA9B9}, {0xA9BC, 0xA9BD}, {0xA9CF, 0xA9CF}, {0xA9E5, 0xA9E6}, {0xAA29, 0xAA2E},
+    {0xAA31, 0xAA32}, {0xAA35, 0xAA36}, {0xAA43, 0xAA43}, {0xAA4C, 0xAA4C}, {0xAA70, 0xAA70},
+    {0xAA7C, 0xAA7C}, {0xAAB0, 0xAAB0}, {0xAAB2, 0xAAB4}, {0xAAB7, 0xAAB8}, {0xAABE, 0xAABF},
+    {0xAAC1, 0xAAC1}, {0xAADD, 0xAADD}, {0xAAEC, 0xAAED}, {0xAAF3, 0xAAF4}, {0xAAF6, 0xAAF6},
+    {0xAB5B, 0xAB5F}, {0xAB69, 0xAB6B}, {0xABE5, 0xABE5}, {0xABE8, 0xABE8}, {0xABED, 0xABED},
+    {0xFB1E, 0xFB1E}, {0xFBB2, 0xFBC2}, {0xFE00, 0xFE0F}, {0xFE13, 0xFE13}, {0xFE20, 0xFE2F},
+    {0xFE52, 0xFE52}, {0xFE55, 0xFE55}, {0xFEFF, 0xFEFF}, {0xFF07, 0xFF07}, {0xFF0E, 0xFF0E},
+    {0xFF1A, 0xFF1A}, {0xFF3E, 0xFF3E}, {0xFF40, 0xFF40}, {0xFF70, 0xFF70}, {0xFF9E, 0xFF9F},
+    {0xFFE3, 0xFFE3}, {0xFFF9, 0xFFFB}, {0x101FD, 0x101FD}, {0x102E0, 0x102E0}, {0x10376, 0x1037A},
+    {0x10780, 0x10785}, {0x10787, 0x107B0}, {0x107B2, 0x107BA}, {0x10A01, 0x10A03}, {0x10A05, 0x10A06},
+    {0x10A0C, 0x10A0F}, {0x10A38, 0x10A3A}, {0x10A3F, 0x10A3F}, {0x10AE5, 0x10AE6}, {0x10D24, 0x10D27},
+    {0x10EAB, 0x10EAC}, {0x10F46, 0x10F50}, {0x10F82, 0x10F85}, {0x11001, 0x11001}, {0x11038, 0x11046},
+    {0x11070, 0x11070}, {0x11073, 0x11074}, {0x1107F, 0x11081}, {0x110B3, 0x110B6}, {0x110B9, 0x110BA},
+    {0x110BD, 0x110BD}, {0x110C2, 0x110C2}, {0x110CD, 0x110CD}, {0x11100, 0x11102}, {0x11127, 0x1112B},
+    {0x1112D, 0x11134}, {0x11173, 0x11173}, {0x11180, 0x11181}, {0x111B6, 0x111BE}, {0x111C9, 0x111CC},
+    {0x111CF, 0x111CF}, {0x1122F, 0x11231}, {0x11234, 0x11234}, {0x11236, 0x11237}, {0x1123E, 0x1123E},
+    {0x112DF, 0x112DF}, {0x112E3, 0x112EA}, {0x11300, 0x11301}, {0x1133B, 0x1133C}, {0x11340, 0x11340},
+    {0x11366, 0x1136C}, {0x11370, 0x11374}, {0x11438, 0x1143F}, {0x11442, 0x11444}, {0x11446, 0x11446},
+    {0x1145E, 0x1145E}, {0x114B3, 0x114B8}, {0x114BA, 0x114BA}, {0x114BF, 0x114C0}, {0x114C2, 0x114C3},
+    {0x115B2, 0x115B5}, {0x115BC, 0x115BD}, {0x115BF, 0x115C0}, {0x115DC, 0x115DD}, {0x11633, 0x1163A},
+    {0x1163D, 0x1163D}, {0x1163F, 0x11640}, {0x116AB, 0x116AB}, {0x116AD, 0x116AD}, {0x116B0, 0x116B5},
+    {0x116B7, 0x116B7}, {0x1171D, 0x1171F}, {0x11722, 0x11725}, {0x11727, 0x1172B}, {0x1182F, 0x11837},
+    {0x11839, 0x1183A}, {0x1193B, 0x1193C}, {0x1193E, 0x1193E}, {0x11943, 0x11943}, {0x119D4, 0x119D7},
+    {0x119DA, 0x119DB}, {0x119E0, 0x119E0}, {0x11A01, 0x11A0A}, {0x11A33, 0x11A38}, {0x11A3B, 0x11A3E},
+    {0x11A47, 0x11A47}, {0x11A51, 0x11A56}, {0x11A59, 0x11A5B}, {0x11A8A, 0x11A96}, {0x11A98, 0x11A99},
+    {0x11C30, 0x11C36}, {0x11C38, 0x11C3D}, {0x11C3F, 0x11C3F}, {0x11C92, 0x11CA7}, {0x11CAA, 0x11CB0},
+    {0x11CB2, 0x11CB3}, {0x11CB5, 0x11CB6}, {0x11D31, 0x11D36}, {0x11D3A, 0x11D3A}, {0x11D3C, 0x11D3D},
+    {0x11D3F, 0x11D45}, {0x11D47, 0x11D47}, {0x11D90, 0x11D91}, {0x11D95, 0x11D95}, {0x11D97, 0x11D97},
+    {0x11EF3, 0x11EF4}, {0x13430, 0x13438}, {0x16AF0, 0x16AF4}, {0x16B30, 0x16B36}, {0x16B40, 0x16B43},
+    {0x16F4F, 0x16F4F}, {0x16F8F, 0x16F9F}, {0x16FE0, 0x16FE1}, {0x16FE3, 0x16FE4}, {0x1AFF0, 0x1AFF3},
+    {0x1AFF5, 0x1AFFB}, {0x1AFFD, 0x1AFFE}, {0x1BC9D, 0x1BC9E}, {0x1BCA0, 0x1BCA3}, {0x1CF00, 0x1CF2D},
+    {0x1CF30, 0x1CF46}, {0x1D167, 0x1D169}, {0x1D173, 0x1D182}, {0x1D185, 0x1D18B}, {0x1D1AA, 0x1D1AD},
+    {0x1D242, 0x1D244}, {0x1DA00, 0x1DA36}, {0x1DA3B, 0x1DA6C}, {0x1DA75, 0x1DA75}, {0x1DA84, 0x1DA84},
+    {0x1DA9B, 0x1DA9F}, {0x1DAA1, 0x1DAAF}, {0x1E000, 0x1E006}, {0x1E008, 0x1E018}, {0x1E01B, 0x1E021},
+    {0x1E023, 0x1E024}, {0x1E026, 0x1E02A}, {0x1E130, 0x1E13D}, {0x1E2AE, 0x1E2AE}, {0x1E2EC, 0x1E2EF},
+    {0x1E8D0, 0x1E8D6}, {0x1E944, 0x1E94B}, {0x1F3FB, 0x1F3FF}, {0xE0001, 0xE0001}, {0xE0020, 0xE007F},
+    {0xE0100, 0xE01EF},
+};
+/* Cased as CPython's handle_capital_sigma reads it, Python 3.11.7, Unicode 14.0.0 */
+static const uint32_t unicode_cased[][2] = {
+    {0x41, 0x5A}, {0x61, 0x7A}, {0xAA, 0xAA}, {0xB5, 0xB5}, {0xBA, 0xBA}, {0xC0, 0xD6}, {0xD8, 0xF6},
+    {0xF8, 0x1BA}, {0x1BC, 0x1BF}, {0x1C4, 0x293}, {0x295, 0x2B8}, {0x2C0, 0x2C1}, {0x2E0, 0x2E4},
+    {0x345, 0x345}, {0x370, 0x373}, {0x376, 0x377}, {0x37A, 0x37D}, {0x37F, 0x37F}, {0x386, 0x386},
+    {0x388, 0x38A}, {0x38C, 0x38C}, {0x38E, 0x3A1}, {0x3A3, 0x3F5}, {0x3F7, 0x481}, {0x48A, 0x52F},
+    {0x531, 0x556}, {0x560, 0x588}, {0x10A0, 0x10C5}, {0x10C7, 0x10C7}, {0x10CD, 0x10CD},
+    {0x10D0, 0x10FA}, {0x10FD, 0x10FF}, {0x13A0, 0x13F5}, {0x13F8, 0x13FD}, {0x1C80, 0x1C88},
+    {0x1C90, 0x1CBA}, {0x1CBD, 0x1CBF}, {0x1D00, 0x1DBF}, {0x1E00, 0x1F15}, {0x1F18, 0x1F1D},
+    {0x1F20, 0x1F45}, {0x1F48, 0x1F4D}, {0x1F50, 0x1F57}, {0x1F59, 0x1F59}, {0x1F5B, 0x1F5B},
+    {0x1F5D, 0x1F5D}, {0x1F5F, 0x1F7D}, {0x1F80, 0x1FB4}, {0x1FB6, 0x1FBC}, {0x1FBE, 0x1FBE},
+    {0x1FC2, 0x1FC4}, {0x1FC6, 0x1FCC}, {0x1FD0, 0x1FD3}, {0x1FD6, 0x1FDB}, {0x1FE0, 0x1FEC},
+    {0x1FF2, 0x1FF4}, {0x1FF6, 0x1FFC}, {0x2071, 0x2071}, {0x207F, 0x207F}, {0x2090, 0x209C},
+    {0x2102, 0x2102}, {0x2107, 0x2107}, {0x210A, 0x2113}, {0x2115, 0x2115}, {0x2119, 0x211D},
+    {0x2124, 0x2124}, {0x2126, 0x2126}, {0x2128, 0x2128}, {0x212A, 0x212D}, {0x212F, 0x2134},
+    {0x2139, 0x2139}, {0x213C, 0x213F}, {0x2145, 0x2149}, {0x214E, 0x214E}, {0x2160, 0x217F},
+    {0x2183, 0x2184}, {0x24B6, 0x24E9}, {0x2C00, 0x2CE4}, {0x2CEB, 0x2CEE}, {0x2CF2, 0x2CF3},
+    {0x2D00, 0x2D25}, {0x2D27, 0x2D27}, {0x2D2D, 0x2D2D}, {0xA640, 0xA66D}, {0xA680, 0xA69D},
+    {0xA722, 0xA787}, {0xA78B, 0xA78E}, {0xA790, 0xA7CA}, {0xA7D0, 0xA7D1}, {0xA7D3, 0xA7D3},
+    {0xA7D5, 0xA7D9}, {0xA7F5, 0xA7F6}, {0xA7F8, 0xA7FA}, {0xAB30, 0xAB5A}, {0xAB5C, 0xAB68},
+    {0xAB70, 0xABBF}, {0xFB00, 0xFB06}, {0xFB13, 0xFB17}, {0xFF21, 0xFF3A}, {0xFF41, 0xFF5A},
+    {0x10400, 0x1044F}, {0x104B0, 0x104D3}, {0x104D8, 0x104FB}, {0x10570, 0x1057A}, {0x1057C, 0x1058A},
+    {0x1058C, 0x10592}, {0x10594, 0x10595}, {0x10597, 0x105A1}, {0x105A3, 0x105B1}, {0x105B3, 0x105B9},
+    {0x105BB, 0x105BC}, {0x10780, 0x10780}, {0x10783, 0x10785}, {0x10787, 0x107B0}, {0x107B2, 0x107BA},
+    {0x10C80, 0x10CB2}, {0x10CC0, 0x10CF2}, {0x118A0, 0x118DF}, {0x16E40, 0x16E7F}, {0x1D400, 0x1D454},
+    {0x1D456, 0x1D49C}, {0x1D49E, 0x1D49F}, {0x1D4A2, 0x1D4A2}, {0x1D4A5, 0x1D4A6}, {0x1D4A9, 0x1D4AC},
+    {0x1D4AE, 0x1D4B9}, {0x1D4BB, 0x1D4BB}, {0x1D4BD, 0x1D4C3}, {0x1D4C5, 0x1D505}, {0x1D507, 0x1D50A},
+    {0x1D50D, 0x1D514}, {0x1D516, 0x1D51C}, {0x1D51E, 0x1D539}, {0x1D53B, 0x1D53E}, {0x1D540, 0x1D544},
+    {0x1D546, 0x1D546}, {0x1D54A, 0x1D550}, {0x1D552, 0x1D6A5}, {0x1D6A8, 0x1D6C0}, {0x1D6C2, 0x1D6DA},
+    {0x1D6DC, 0x1D6FA}, {0x1D6FC, 0x1D714}, {0x1D716, 0x1D734}, {0x1D736, 0x1D74E}, {0x1D750, 0x1D76E},
+    {0x1D770, 0x1D788}, {0x1D78A, 0x1D7A8}, {0x1D7AA, 0x1D7C2}, {0x1D7C4, 0x1D7CB}, {0x1DF00, 0x1DF09},
+    {0x1DF0B, 0x1DF1E}, {0x1E900, 0x1E943}, {0x1F130, 0x1F149}, {0x1F150, 0x1F169}, {0x1F170, 0x1F189},
+};
 /* END UNICODE TABLES */
 
 
@@ -10478,6 +11695,78 @@ static int in_ranges(const uint32_t (*ranges)[2], size_t n, uint32_t c) {
 static int is_letter(uint32_t c) { return c < 0x80 ? (c | 0x20) - 'a' < 26 : IN_TABLE(unicode_letter, c); }
 static int is_number(uint32_t c) { return c < 0x80 ? c - '0' < 10 : IN_TABLE(unicode_number, c); }
 static int is_white_space(uint32_t c) { return c < 0x80 ? c == ' ' || (c >= 0x09 && c <= 0x0D) : IN_TABLE(unicode_white_space, c); }
+
+/* ---- Python's case mapping: str.lower() (gsm8k's exact_match, np.char.lower) and str.capitalize()
+ * (HellaSwag's ctx_b.capitalize()), from the tables of make_unicode_tables.py */
+
+/* c's full case mapping by one pair of tables (CPython's _PyUnicode_ToLowerFull or _PyUnicode_ToTitleFull
+ * in Objects/unicodectype.c): the row {c, first, second, third} of special when c has one (2 or 3 code
+ * points, third 0 when two), else to + k * stride from the row {first, last, stride, to} of rows where
+ * c = first + k * stride, else c itself */
+static void add_case_mapped(Bytes *out, const uint32_t (*special)[4], size_t n_special, const uint32_t (*rows)[4],
+                            size_t n_rows, uint32_t c) {
+    for (size_t i = 0; i < n_special; i++)
+        if (special[i][0] == c) {
+            for (int k = 1; k <= 3 && special[i][k]; k++) bytes_add_char(out, special[i][k]);
+            return;
+        }
+    size_t low = 0, high = n_rows;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (c < rows[middle][0]) high = middle;
+        else if (c > rows[middle][1]) low = middle + 1;
+        else {
+            if ((c - rows[middle][0]) % rows[middle][2] == 0) c = rows[middle][3] + (c - rows[middle][0]);
+            break;
+        }
+    }
+    bytes_add_char(out, c);
+}
+#define ADD_CASE_MAPPED(out, special, rows, c) \
+    add_case_mapped(out, special, sizeof special / sizeof *special, rows, sizeof rows / sizeof *rows, c)
+
+/* Final sigma (CPython unicodeobject.c handle_capital_sigma; Unicode's Final_Sigma context): U+03A3
+ * lowers to U+03C2 when it stands in \p{cased} \p{case-ignorable}* U+03A3 !(\p{case-ignorable}* \p{cased}),
+ * else to U+03C3. cased_before: whether the last character before it that is not case-ignorable is cased
+ * (0 when there is none); text[after..n) is what follows it. */
+static uint32_t lower_sigma(const char *text, size_t after, size_t n, int cased_before) {
+    if (!cased_before) return 0x3C3;
+    for (size_t at = after; at < n;) {
+        uint32_t c = utf8_next(text, &at);
+        if (!IN_TABLE(unicode_case_ignorable, c)) return IN_TABLE(unicode_cased, c) ? 0x3C3 : 0x3C2;
+    }
+    return 0x3C2;
+}
+
+/* str.lower() of text[at..n) (CPython do_lower, lower_ucs4): each character's full lowercase mapping,
+ * U+03A3 by the final sigma rule, which looks at the characters as they were; cased_before as for
+ * lower_sigma, for the characters before at */
+static void lower_from(Bytes *out, const char *text, size_t at, size_t n, int cased_before) {
+    bytes_add(out, "", 0); /* out->data is set even when text is empty */
+    while (at < n) {
+        uint32_t c = utf8_next(text, &at);
+        if (c == 0x3A3) bytes_add_char(out, lower_sigma(text, at, n, cased_before));
+        else ADD_CASE_MAPPED(out, unicode_lower_special, unicode_lower, c);
+        if (!IN_TABLE(unicode_case_ignorable, c)) cased_before = IN_TABLE(unicode_cased, c);
+    }
+}
+
+/* str.lower() */
+static void python_lower(Bytes *out, const char *text, size_t n) { lower_from(out, text, 0, n, 0); }
+
+/* str.capitalize() (CPython do_capitalize, Python >= 3.8): the first character's full titlecase mapping
+ * ("\u00df" -> "Ss", "\u01c6" -> "\u01c5"), the rest lowered as str.lower() does, whose final sigma rule
+ * sees the first character as it was */
+static void python_capitalize(Bytes *out, const char *text, size_t n) {
+    size_t at = 0;
+    int cased = 0;
+    if (n > 0) {
+        uint32_t c = utf8_next(text, &at);
+        ADD_CASE_MAPPED(out, unicode_title_special, unicode_title, c);
+        cased = !IN_TABLE(unicode_case_ignorable, c) && IN_TABLE(unicode_cased, c);
+    }
+    lower_from(out, text, at, n, cased);
+}
 /* The Punctuation pre-tokenizer's is_punc (pre_tokenizers/punctuation.rs): char::is_ascii_punctuation,
  * which counts ASCII symbols such as $ + < = > ^ ` | ~ as punctuation too, or the crate's P table. */
 static int is_punctuation(uint32_t c) {

@@ -39,7 +39,30 @@ Code points assigned after Unicode 9.0 that would carry a non-zero class or a de
 for Unicode 14.0; with another Python the script stops until the list is redone.
 It also writes test/fixtures/nfc_vectors.txt (second argument), cases for gna_test: per line the
 UTF-8 hex of a text and of its NFC (unicodedata.normalize), space-separated.
+
+Case mapping as Python's str.lower() and str.capitalize() do it (CPython Objects/unicodeobject.c do_lower,
+do_capitalize, lower_ucs4, handle_capital_sigma), taken from the behaviour of the Python that runs this
+script, whatever its Unicode version (written into the tables' comments):
+  unicode_lower             {first, last, stride, to}: chr(c).lower() where it is one code point other than
+                            c: each c = first + k * stride up to last maps to to + k * stride (stride 1, or 2
+                            for the alternating upper/lower blocks); U+03A3 is there as U+03C3, the final
+                            sigma rule is the C code's
+  unicode_lower_special     {c, first, second, third}: chr(c).lower() where it is more than one code point
+                            (third 0 when two): _PyUnicode_ToLowerFull's special casing (U+0130)
+  unicode_title             as unicode_lower, for chr(c).capitalize(): the full titlecase mapping
+                            (_PyUnicode_ToTitleFull) that capitalize() gives the first character since
+                            Python 3.8 ("\u01c6".capitalize() == "\u01c5")
+  unicode_title_special     as unicode_lower_special, for chr(c).capitalize() ("\u00df" -> "Ss")
+  unicode_case_ignorable    [first, last]: _PyUnicode_IsCaseIgnorable, the c for which
+                            ("A" + c + "\u03a3").lower() ends in final sigma U+03C2 while (c + "\u03a3").lower()
+                            does not (handle_capital_sigma looks past c to the cased "A" only when c is
+                            case-ignorable)
+  unicode_cased             [first, last]: _PyUnicode_IsCased, the c for which (c + "a").title() keeps the "a"
+                            (do_title lowers what follows a cased character); checked against the
+                            c that are not case-ignorable, whose (c + "\u03a3").lower() ends in U+03C2
+                            exactly when c is cased
 """
+import bisect
 import re
 import sys
 import unicodedata
@@ -166,6 +189,67 @@ def canonical_tables():
     return classes, decompositions, compositions, new
 
 
+def case_rows(mapping):
+    """{c: text} as rows {first, last, stride, to} for the one-code-point texts, greedily joining
+    runs of stride 1 or 2 with one delta, and rows {c, first, second, third} for the longer ones"""
+    singles = sorted((c, ord(m)) for c, m in mapping.items() if len(m) == 1)
+    rows, i = [], 0
+    while i < len(singles):
+        first, to = singles[i]
+        last, stride, i = first, 1, i + 1
+        delta = to - first
+        if i < len(singles) and singles[i][0] - first in (1, 2) and singles[i][1] - singles[i][0] == delta:
+            stride = singles[i][0] - first
+            while i < len(singles) and singles[i][0] == last + stride and singles[i][1] - singles[i][0] == delta:
+                last, i = singles[i][0], i + 1
+        rows.append([first, last, stride, to])
+    specials = []
+    for c, m in sorted(mapping.items()):
+        if len(m) > 1:
+            assert len(m) <= 3, hex(c)  # CPython's mapped[3]
+            specials.append([c] + [ord(x) for x in m] + [0] * (3 - len(m)))
+    return rows, specials
+
+
+def case_tables():
+    """(lower rows, lower specials, title rows, title specials, case-ignorable ranges, cased ranges) of
+    this Python's str.lower(), str.capitalize() and final sigma rule, checked by running the tables as
+    the C code does against every code point"""
+    sigma, final_sigma = "\u03a3", "\u03c2"
+    lower, title, ignorable, cased = {}, {}, set(), set()
+    for c in range(0x110000):
+        x = chr(c)
+        if x.lower() != x:
+            lower[c] = x.lower()
+        if x.capitalize() != x:
+            title[c] = x.capitalize()
+        after_cased = ("A" + x + sigma).lower()[-1] == final_sigma
+        alone = (x + sigma).lower()[-1] == final_sigma
+        assert after_cased or not alone, hex(c)
+        if after_cased and not alone:
+            ignorable.add(c)
+        titled = (x + "a").title()
+        assert titled[:-1] == x.title() and titled[-1] in "aA", hex(c)
+        if titled[-1] == "a":
+            cased.add(c)
+        assert c in ignorable or alone == (c in cased), hex(c)
+    tables = case_rows(lower) + case_rows(title)
+
+    def mapped(rows, specials, c):
+        for row in specials:
+            if row[0] == c:
+                return "".join(chr(v) for v in row[1:] if v)
+        i = bisect.bisect_right(rows, [c, 0x110000]) - 1
+        if i >= 0 and rows[i][0] <= c <= rows[i][1] and (c - rows[i][0]) % rows[i][2] == 0:
+            return chr(rows[i][3] + c - rows[i][0])
+        return chr(c)
+
+    for c in range(0x110000):
+        assert mapped(tables[0], tables[1], c) == lower.get(c, chr(c)), hex(c)
+        assert mapped(tables[2], tables[3], c) == title.get(c, chr(c)), hex(c)
+    return tables + (ranges_of(lambda c: c in ignorable), ranges_of(lambda c: c in cased))
+
+
 def nfc_vectors(classes, decompositions, new):
     """texts and their NFC: every code point that has a class or a decomposition, with and without a
     following combining mark, and mixed sequences; none touches a code point new since 9.0"""
@@ -209,6 +293,8 @@ def main():
         for c in range(a, b + 1):
             assert unicodedata.category(chr(c)) in ("Zs", "Zl", "Zp", "Cc"), hex(c)
     punctuation = parse_list(CRATE_PUNCTUATION)
+    python = sys.version.split()[0]
+    lower_rows, lower_specials, title_rows, title_specials, ignorable, cased = case_tables()
     body = (f"/* Generated by weights_tools/make_unicode_tables.py from Unicode {version} (Python {sys.version.split()[0]}\n"
             f" * unicodedata) and unicode_categories 0.1.1; do not edit by hand, run the script. */\n" +
             c_table("unicode_letter", letter, f"\\p{{L}}: Lu Ll Lt Lm Lo, Unicode {version}") +
@@ -222,7 +308,23 @@ def main():
                    f"{{c, first, second}}: one-step canonical decompositions (second 0: a singleton), Unicode {version} "
                    "cut back to 9.0, Hangul syllables left to the algorithm") +
             c_rows("unicode_composition", compositions,
-                   f"{{first, second, composite}}: the primary composites, by pair, Unicode {version} cut back to 9.0"))
+                   f"{{first, second, composite}}: the primary composites, by pair, Unicode {version} cut back to 9.0") +
+            c_rows("unicode_lower", lower_rows,
+                   f"{{first, last, stride, to}}: str.lower() of first + k * stride (up to last) is to + k * stride; "
+                   f"Python {python}, Unicode {version}") +
+            c_rows("unicode_lower_special", lower_specials,
+                   f"{{c, first, second, third}}: str.lower() of c where it is 2 or 3 code points (third 0: two); "
+                   f"Python {python}, Unicode {version}") +
+            c_rows("unicode_title", title_rows,
+                   f"{{first, last, stride, to}}: str.capitalize() of first + k * stride (up to last), its titlecase, "
+                   f"is to + k * stride; Python {python}, Unicode {version}") +
+            c_rows("unicode_title_special", title_specials,
+                   f"{{c, first, second, third}}: str.capitalize() of c where it is 2 or 3 code points (third 0: "
+                   f"two); Python {python}, Unicode {version}") +
+            c_table("unicode_case_ignorable", ignorable,
+                    f"Case_Ignorable as CPython's handle_capital_sigma reads it, Python {python}, Unicode {version}") +
+            c_table("unicode_cased", cased, f"Cased as CPython's handle_capital_sigma reads it, Python {python}, "
+                    f"Unicode {version}"))
     with open(path, encoding="utf-8") as f:
         text = f.read()
     pattern = re.compile(r"(/\* BEGIN UNICODE TABLES[^\n]*\n).*?(/\* END UNICODE TABLES)", re.S)
@@ -239,7 +341,9 @@ def main():
     print(f"{path}: Unicode {version}: {len(letter)} letter, {len(number)} number, {len(WHITE_SPACE)} white space, "
           f"{len(punctuation)} punctuation ranges; {len(classes)} combining class ranges, {len(decompositions)} "
           f"decompositions, {len(compositions)} compositions ({4 * (3 * len(classes) + 3 * len(decompositions) + 3 * len(compositions))} "
-          f"bytes)\n{vectors_path}: {len(vectors)} NFC cases")
+          f"bytes); case: {len(lower_rows)} lower rows + {len(lower_specials)} special, {len(title_rows)} title "
+          f"rows + {len(title_specials)} special, {len(ignorable)} case-ignorable, {len(cased)} cased ranges\n"
+          f"{vectors_path}: {len(vectors)} NFC cases")
 
 
 if __name__ == "__main__":
