@@ -690,6 +690,9 @@ typedef struct {
 typedef struct {
     const Layer *layer;        /* NULL: the layer is left out */
     const Model *owner;        /* whose config and RoPE it runs with: the model's own, or a donor's */
+    const Model *head_donor;   /* --replace L17H24=DIR: the model whose attention layer computes some heads */
+    size_t n_donor_heads;
+    size_t donor_heads[16];    /* [n_donor_heads] the heads it computes (replace_head) */
 } LayerPlan;
 
 typedef struct {
@@ -765,7 +768,36 @@ static int replace_layer(LayerPlan *plan, const Model *m, size_t l, const Model 
     if (donor->config.hidden_size != m->config.hidden_size)
         return bad_input("--replace", "%s: hidden_size %zu differs from the model's %zu", donor->dir, donor->config.hidden_size,
                          m->config.hidden_size);
-    plan[l] = (LayerPlan){&donor->layers[l], donor};
+    plan[l] = (LayerPlan){.layer = &donor->layers[l], .owner = donor};
+    return GNA_OK;
+}
+
+/* One head of a donor's attention layer in place of the same-numbered head of layer l (the rebuttal:
+ * "we replaced only the Aggregate head, leaving the rest of the layer unchanged", Llamba-8B's layer 17
+ * from Llama-3.1-8B). The donor's head reads this model's residual stream h through the donor layer's
+ * own input norm, attends with the donor's projections, RoPE and cache, and writes through its slice
+ * of the donor's output projection; the layer's own head h is removed (ablate_heads):
+ *   out += (attention head h of the donor on RMSNorm_donor(h)) Wo_donor[:, h hd .. (h+1) hd]^T
+ * Where whole-layer --replace runs the donor's norms, mixer and MLP, this keeps the layer's own norms,
+ * its other heads and its MLP. The layer must be of one kind of head (not a zamba2 hybrid layer). */
+static int replace_head(LayerPlan *plan, const Model *m, size_t l, size_t head, const Model *donor) {
+    if (l >= m->config.n_layers || l >= donor->config.n_layers)
+        return bad_input("--replace", "layer %zu is not in both models (%zu and %zu layers)", l, m->config.n_layers, donor->config.n_layers);
+    const Layer *own = plan[l].layer, *theirs = &donor->layers[l];
+    if (donor->config.hidden_size != m->config.hidden_size)
+        return bad_input("--replace", "%s: hidden_size %zu differs from the model's %zu", donor->dir, donor->config.hidden_size,
+                         m->config.hidden_size);
+    if (theirs->kind != MIXER_ATTENTION || theirs->has_shared_visit)
+        return bad_input("--replace", "%s: layer %zu is not an attention layer, so it has no head to give", donor->dir, l);
+    if (!own || own->has_shared_visit || plan[l].owner != m)
+        return bad_input("--replace", "layer %zu is left out, replaced whole, or a hybrid layer: no head of it can be replaced", l);
+    size_t own_heads = heads_of(own, &m->config, own->kind == MIXER_ATTENTION ? HEAD_ATTENTION : HEAD_SSM);
+    if (head >= own_heads || head >= donor->config.n_heads)
+        return bad_input("--replace", "head %zu is not in both layers %zu (%zu and %zu heads)", head, l, own_heads, donor->config.n_heads);
+    if ((plan[l].head_donor && plan[l].head_donor != donor) || plan[l].n_donor_heads == 16)
+        return bad_input("--replace", "layer %zu: its heads can come from one donor, at most 16 of them", l);
+    plan[l].head_donor = donor;
+    plan[l].donor_heads[plan[l].n_donor_heads++] = head;
     return GNA_OK;
 }
 
@@ -785,6 +817,7 @@ typedef struct {
     size_t layer;              /* index in model.layers */
     size_t p0, T;              /* the chunk: positions p0 .. p0 + T - 1 */
     struct Scratch *scratch;   /* the activations' buffers (I.5) */
+    const Layer *own_layer;    /* the layer this step runs (a donor's head runs with its donor's) */
 } Step;
 
 /* the taps of layer s at its heads of `kind` (residual 0) or at its residual stream (residual 1, y [T, D]):
@@ -805,6 +838,9 @@ static void tap_sites(const Step *s, int residual, HeadKind kind, size_t size, s
 }
 
 static void ablate_heads(const Step *s, HeadKind kind, size_t size, size_t width, float *y) {
+    const LayerPlan *plan = s->iv && s->iv->plan ? &s->iv->plan[s->layer] : NULL;
+    for (size_t i = 0; plan && plan->layer == s->own_layer && i < plan->n_donor_heads; i++) /* replaced by a donor's head */
+        for (size_t t = 0; t < s->T; t++) memset(y + t * width + plan->donor_heads[i] * size, 0, sizeof(float) * size);
     for (size_t i = 0; s->iv && i < s->iv->n_items; i++) {
         const MaskItem *item = &s->iv->items[i];
         if (item->layer != s->layer || item->kind != kind || item->has_keys) continue;
@@ -885,6 +921,8 @@ typedef struct {
     float *keys, *values;
     float *conv_state, *ssm_state;
     size_t kv_width, conv_floats, ssm_floats;
+    float *donor_keys, *donor_values; /* a donor's heads in this layer (replace_head): its keys and values */
+    size_t donor_kv_width;
 } LayerCache;
 
 /* Activations, in buffers kept from one layer and one pass to the next: slot i is one buffer, grown to
@@ -925,7 +963,7 @@ typedef struct gna_cache Cache;
 
 /* The layer l as a plan runs it: the layer, and the model whose config it has */
 static LayerPlan planned_layer(const Model *m, const Intervention *iv, size_t l) {
-    return iv && iv->plan ? iv->plan[l] : (LayerPlan){&m->layers[l], m};
+    return iv && iv->plan ? iv->plan[l] : (LayerPlan){.layer = &m->layers[l], .owner = m};
 }
 
 static Cache *cache_new(const Model *m, const LayerPlan *plan, size_t max_tokens) {
@@ -951,6 +989,12 @@ static Cache *cache_new(const Model *m, const LayerPlan *plan, size_t max_tokens
         }
         if (lc->conv_floats) lc->conv_state = checked_calloc(lc->conv_floats, sizeof(float));
         if (lc->ssm_floats) lc->ssm_state = checked_calloc(lc->ssm_floats, sizeof(float));
+        if (p.head_donor) {
+            lc->donor_kv_width = p.head_donor->config.n_kv_heads * p.head_donor->config.head_dim;
+            lc->donor_keys = checked_calloc(size_product(max_tokens, lc->donor_kv_width), sizeof(float));
+            lc->donor_values = checked_calloc(size_product(max_tokens, lc->donor_kv_width), sizeof(float));
+            cache->bounded = 1;
+        }
     }
     return cache;
 }
@@ -961,6 +1005,8 @@ static void cache_free(Cache *cache) {
         free(cache->layers[l].values);
         free(cache->layers[l].conv_state);
         free(cache->layers[l].ssm_state);
+        free(cache->layers[l].donor_keys);
+        free(cache->layers[l].donor_values);
     }
     for (int i = 0; cache && i < N_SLOTS; i++) free(cache->scratch.data[i]);
     if (cache) free(cache->layers);
@@ -1328,6 +1374,28 @@ static void shared_visit(const Step *s, const SharedVisit *v, LayerCache *lc, co
     linear(s->cx, t_out, mlp_out, D, T, v->linear, no_weight);
 }
 
+/* replace_head's computation (above): the donor layer's attention with every head but the replaced ones
+ * ablated, on the residual stream h normed by the donor layer's norm, added to the layer's output */
+static void donor_heads(const Step *s, const LayerPlan *plan, LayerCache *lc, const float *h, float *out) {
+    const Model *donor = plan->head_donor;
+    const Layer *layer = &donor->layers[s->layer];
+    size_t D = donor->config.hidden_size, n_heads = donor->config.n_heads, n_kept = 0;
+    MaskItem *others = checked_calloc(n_heads, sizeof(MaskItem));
+    for (size_t head = 0; head < n_heads; head++) {
+        int replaced = 0;
+        for (size_t i = 0; i < plan->n_donor_heads; i++) replaced |= plan->donor_heads[i] == head;
+        if (!replaced) others[n_kept++] = (MaskItem){.layer = s->layer, .kind = HEAD_ATTENTION, .head = head, .query_name = -1, .key_name = -1};
+    }
+    Intervention keep = {.n_items = n_kept, .items = others};
+    Step d = {s->cx, &keep, &donor->config, donor->rope_inv_freq, s->layer, s->p0, s->T, s->scratch, layer};
+    LayerCache cache = {.keys = lc->donor_keys, .values = lc->donor_values, .kv_width = lc->donor_kv_width};
+    float *x = scratch(s->scratch, SLOT_VISIT_U, s->T, D), *y = scratch(s->scratch, SLOT_VISIT_A, s->T, D);
+    rmsnorm_rows(s->cx, x, h, s->T, D, layer->norm, donor->config.norm_eps);
+    attention_mixer(&d, &layer->attention, &cache, x, y);
+    for (size_t i = 0; i < s->T * D; i++) out[i] += y[i];
+    free(others);
+}
+
 /* The final norm and the LM head: logits = RMSNorm(h) Wlm^T (+ b), for `rows` rows of h [rows, D];
  * normed is room for [rows, D]. On a residual captured after layer l, this is the logit lens
  * (nostalgebraist 2020; TransformerLens' accumulated_resid with apply_ln): what the model would
@@ -1383,7 +1451,7 @@ static int forward(const Model *m, const Compute *cx, const Intervention *iv, Ca
         if (!plan.layer) continue;
         const Layer *layer = plan.layer;
         const Config *lc_config = &plan.owner->config;
-        Step s = {cx, iv, lc_config, plan.owner->rope_inv_freq, l, p0, T, sc};
+        Step s = {cx, iv, lc_config, plan.owner->rope_inv_freq, l, p0, T, sc, layer};
         LayerCache *lc = &cache->layers[l];
         if (layer->has_shared_visit) {
             shared_visit(&s, &layer->shared, lc, h, embedded, mixed);
@@ -1395,6 +1463,7 @@ static int forward(const Model *m, const Compute *cx, const Intervention *iv, Ca
         if (layer->kind == MIXER_ATTENTION) attention_mixer(&s, &layer->attention, lc, normed, mixed);
         else if (layer->kind == MIXER_MAMBA1) mamba1_mixer(&s, &layer->mamba1, lc, normed, mixed);
         else ssd_mixer(&s, layer, lc, normed, mixed);
+        if (plan.head_donor) donor_heads(&s, &plan, lc, h, mixed);
         for (size_t i = 0; i < T * D; i++) h[i] += mixed[i];
         if (layer->mlp_norm.data) {
             rmsnorm_rows(cx, normed, h, T, D, layer->mlp_norm, lc_config->norm_eps);
@@ -1507,7 +1576,7 @@ static int python_is_space(uint32_t c) { return is_white_space(c) || (c >= 0x1C 
 
 /* bytes of trailing white space at the end of text[0..n) (what str.rstrip() removes) */
 static size_t trailing_space_bytes(const char *text, size_t n) {
-    size_t kept = n;
+    size_t kept = 0; /* the end of the last character that is not white space */
     for (size_t at = 0; at < n;) {
         uint32_t c = utf8_next(text, &at);
         if (!python_is_space(c)) kept = at;
@@ -3407,7 +3476,7 @@ static int build_run(gna_run *r, const Model *m, int n_options, const char *cons
     memset(r, 0, sizeof *r);
     r->model = m;
     r->plan = checked_calloc(c->n_layers, sizeof(LayerPlan));
-    for (size_t l = 0; l < c->n_layers; l++) r->plan[l] = (LayerPlan){&m->layers[l], m};
+    for (size_t l = 0; l < c->n_layers; l++) r->plan[l] = (LayerPlan){.layer = &m->layers[l], .owner = m};
     build_pool(&r->pool, 1);
     for (int i = 0; i < n_options; i++) { /* in order, so that --replace after --layers brings a layer back */
         const char *a = options[i], *value = i + 1 < n_options ? options[i + 1] : NULL;
@@ -3428,16 +3497,21 @@ static int build_run(gna_run *r, const Model *m, int n_options, const char *cons
         } else if (strcmp(a, "--drop") == 0) {
             TRY(parse_whole_number(a, value, 0, INT_MAX, &number));
             TRY(drop_layer(r->plan, c->n_layers, (size_t)number));
-        } else { /* --replace L=DIR */
+        } else { /* --replace L=DIR (a layer), or --replace L<l>H<h>[-<h>]=DIR (heads, with the donor's) */
             const char *equals = strchr(value, '=');
-            if (!equals || !equals[1] || equals == value) return bad_input(a, "expected L=DIR, got \"%s\"", value);
-            char *layer_text = checked_strndup(value, (size_t)(equals - value));
-            int status = parse_whole_number(a, layer_text, 0, INT_MAX, &number);
-            free(layer_text);
-            TRY(status);
+            if (!equals || !equals[1] || equals == value) return bad_input(a, "expected L=DIR or L<layer>H<heads>=DIR, got \"%s\"", value);
+            char *target = checked_strndup(value, (size_t)(equals - value));
+            size_t l = 0, h0 = 0, h1 = 0;
+            const char *end = target[0] == 'L' ? parse_range(target + 1, 0, &l, &l) : NULL;
+            int heads = end && *end == 'H' && (end = parse_range(end + 1, 0, &h0, &h1)) && !*end && h0 <= h1, status = GNA_OK;
+            if (!heads) status = parse_whole_number(a, target, 0, INT_MAX, &number);
+            free(target);
+            if (status != GNA_OK) return bad_input(a, "expected L=DIR or L<layer>H<heads>=DIR, got \"%s\"", value);
             if (n_donors == MAX_SURGERY) return bad_input(a, "given more than %d times", MAX_SURGERY);
             TRY(gna_load(equals + 1, &r->donors[n_donors]));
-            TRY(replace_layer(r->plan, m, (size_t)number, r->donors[n_donors++]));
+            const Model *donor = r->donors[n_donors++];
+            if (!heads) TRY(replace_layer(r->plan, m, (size_t)number, donor));
+            for (size_t h = h0; heads && h <= h1; h++) TRY(replace_head(r->plan, m, l, h, donor));
         }
         if (takes_value) i++;
     }
@@ -4393,6 +4467,31 @@ static int read_config(const char *path, Config *cfg) {
         CHECK(bad_input(path, "model_type \"%s\" is not supported (gna reads llama, mamba, falcon_mamba, mamba2, zamba2, llamba)",
                         type->string));
 
+    /* Keys that would change the computation and that gna does not implement: refused by name, so that
+       a config is read whole or not at all. Zyphra's own layout of Zamba2 (their original code's names) is
+       told apart from transformers' Zamba2Config, which gna reads, by its keys. */
+    static const struct {
+        Family family;
+        const char *key, *harmless, *why; /* harmless: the one value that changes nothing (NULL: none) */
+    } unread[] = {
+        {FAMILY_ZAMBA2, "ffn_hidden_size", NULL, "Zyphra's original layout"},
+        {FAMILY_ZAMBA2, "state_size", NULL, "Zyphra's original layout"},
+        {FAMILY_ZAMBA2, "lora_rank", NULL, "Zyphra's original layout"},
+        {FAMILY_ZAMBA2, "expansion_factor", NULL, "Zyphra's original layout"},
+        {FAMILY_ZAMBA2, "conv_dimension", NULL, "Zyphra's original layout"},
+        {FAMILY_ZAMBA2, "use_shared_block_lora", NULL, "Zyphra's original layout"},
+        {FAMILY_ZAMBA2, "use_shared_attention_lora", NULL, "Zyphra's original layout"},
+        {FAMILY_ZAMBA2, "use_long_context", "false", "its long-context RoPE scaling is not implemented"},
+    };
+    for (size_t i = 0; i < sizeof unread / sizeof *unread; i++) {
+        const JsonValue *v = unread[i].family == cfg->family ? json_get(doc.root, unread[i].key) : NULL;
+        int harmless = v && unread[i].harmless && ((v->type == JSON_FALSE && strcmp(unread[i].harmless, "false") == 0) ||
+                                                   v->type == JSON_NULL);
+        if (v && !harmless)
+            CHECK(bad_input(path, "\"%s\": %s; gna reads transformers' config.json as the hub has it, and refuses what it does not "
+                                  "compute", unread[i].key, unread[i].why));
+    }
+
     int is_llamba = cfg->family == FAMILY_LLAMBA; /* cartesia's LlambaConfig has names of its own */
     CHECK(config_int(&c, doc.root, "vocab_size", 0, &cfg->vocab_size));
     CHECK(config_int(&c, doc.root, is_llamba ? "d_model" : "hidden_size", 0, &cfg->hidden_size));
@@ -4497,6 +4596,10 @@ static int read_config(const char *path, Config *cfg) {
         if (cfg->rope_llama3) CHECK(bad_input(path, "zamba2 with llama3 rope scaling is not supported"));
         cfg->ssm_inner = (size_t)(expand * (double)cfg->hidden_size);
         cfg->ssm_head_dim = cfg->ssm_inner / cfg->ssm_heads; /* Zamba2Config: mamba_headdim */
+        size_t headdim;
+        CHECK(config_int(&c, doc.root, "mamba_headdim", cfg->ssm_head_dim, &headdim));
+        if (headdim != cfg->ssm_head_dim)
+            CHECK(bad_input(path, "mamba_headdim %zu is not mamba_expand x hidden_size / n_mamba_heads = %zu", headdim, cfg->ssm_head_dim));
         if (cfg->ssm_head_dim * cfg->ssm_heads != cfg->ssm_inner || cfg->ssm_heads % cfg->n_groups)
             CHECK(bad_input(path, "n_mamba_heads %zu must divide mamba_expand x hidden_size = %zu and be a multiple of mamba_ngroups %zu",
                             cfg->ssm_heads, cfg->ssm_inner, cfg->n_groups));
@@ -7325,7 +7428,8 @@ static int row_index(const char *path, int line, const JsonValue *row, const cha
     if (v && v->type == JSON_NUMBER) x = v->number;
     if (v && v->type == JSON_STRING && v->length >= 1 && v->length <= 3 && strspn(v->string, "0123456789") == v->length)
         x = atoi(v->string);
-    if (!(x >= 0 && x < (double)n && x == floor(x))) return bad_input(path, "line %d: \"%s\" must be 0-%zu", line, key, n - 1);
+    if (!(x >= 0 && x < (double)n && x == floor(x)))
+        return bad_input(path, "line %d: \"%s\" must be the index of a choice, 0-%zu", line, key, n - 1);
     *out = (size_t)x;
     return GNA_OK;
 }
@@ -7560,6 +7664,10 @@ static void copy_cache(Cache *to, const Cache *from) {
         }
         if (a->conv_floats) memcpy(b->conv_state, a->conv_state, sizeof(float) * a->conv_floats);
         if (a->ssm_floats) memcpy(b->ssm_state, a->ssm_state, sizeof(float) * a->ssm_floats);
+        if (a->donor_kv_width) {
+            memcpy(b->donor_keys, a->donor_keys, sizeof(float) * a->donor_kv_width * from->n_tokens);
+            memcpy(b->donor_values, a->donor_values, sizeof(float) * a->donor_kv_width * from->n_tokens);
+        }
     }
 }
 
@@ -7946,10 +8054,10 @@ static int logged_outcome(const char *path, int line, const JsonValue *v, const 
         }
     }
     if (status == GNA_OK) question_metrics(&q, lls, answers, value);
-    for (int k = 0; k < 2 && status == GNA_OK; k++) {
+    for (int k = 0; k < 2 && status == GNA_OK && names->metric[k]; k++) {
         Bytes key = {0};
         metric_key(&key, names, k);
-        const JsonValue *m = names->metric[k] ? json_get(v, key.data) : NULL;
+        const JsonValue *m = json_get(v, key.data);
         if (!isnan(value[k]) && (!m || m->type != JSON_NUMBER || m->number != value[k]))
             status = bad_input(path, "line %d: its %s is not what its log-likelihoods or answers give (%g): the log was changed",
                                line, key.data, value[k]);
@@ -8834,8 +8942,8 @@ typedef struct {
     const char *mask_spec;    /* --mask */
     const char *layers_text;  /* --layers */
     int n_drops, drops[MAX_SURGERY];                 /* --drop */
-    int n_replaces, replace_layers[MAX_SURGERY];     /* --replace L=DIR */
-    const char *replace_dirs[MAX_SURGERY];
+    int n_replaces;
+    const char *replaces[MAX_SURGERY];               /* --replace L=DIR or L<l>H<h>=DIR, as given */
     const char *heads_spec;   /* --heads (attn) */
     const char *rows_text;    /* --rows (attn) */
     const char *svg;          /* --svg (attn) */
@@ -8995,20 +9103,13 @@ static int parse_options(int argc, char **argv, Options *o) {
             else if (strcmp(a, "--bf16") == 0) o->bf16 = 1;
             else if (strcmp(a, "--reference") == 0) o->reference = 1;
             else if (strcmp(a, "--dt-min-clamp") == 0) o->dt_min_clamp = 1;
-            else { /* --drop L, --replace L=DIR */
-                int is_drop = a[2] == 'd', *count = is_drop ? &o->n_drops : &o->n_replaces;
-                const char *equals = strchr(value, '=');
-                if (*count == MAX_SURGERY) return bad_input(a, "given more than %d times", MAX_SURGERY);
-                if (!is_drop && (!equals || !equals[1])) return bad_input(a, "expected L=DIR, got \"%s\"", value);
-                char *layer_text = checked_strndup(value, is_drop ? strlen(value) : (size_t)(equals - value));
-                int status = parse_whole_number(a, layer_text, 0, INT_MAX, &number);
-                free(layer_text);
-                TRY(status);
-                if (is_drop) o->drops[o->n_drops++] = (int)number;
-                else {
-                    o->replace_layers[o->n_replaces] = (int)number;
-                    o->replace_dirs[o->n_replaces++] = equals + 1;
-                }
+            else if (strcmp(a, "--drop") == 0) { /* checked here; --replace when the run is made */
+                if (o->n_drops == MAX_SURGERY) return bad_input(a, "given more than %d times", MAX_SURGERY);
+                TRY(parse_whole_number(a, value, 0, INT_MAX, &number));
+                o->drops[o->n_drops++] = (int)number;
+            } else {
+                if (o->n_replaces == MAX_SURGERY) return bad_input(a, "given more than %d times", MAX_SURGERY);
+                o->replaces[o->n_replaces++] = value;
             }
             o->run_options[o->n_run_options++] = a;
             if (takes_value) o->run_options[o->n_run_options++] = value;
@@ -9563,11 +9664,8 @@ static void settings_begin(Bytes *b, const Options *o, const gna_run *run) {
     for (int i = 0; i < o->n_drops; i++) bytes_printf(b, i ? ", %d" : "%d", o->drops[i]);
     bytes_add_text(b, "], \"replace\": [");
     for (int i = 0; i < o->n_replaces; i++) { /* "L=DIR", as given */
-        char *item = checked_malloc(strlen(o->replace_dirs[i]) + 16);
-        sprintf(item, "%d=%s", o->replace_layers[i], o->replace_dirs[i]);
         bytes_add_text(b, i ? ", " : "");
-        json_add_text(b, item);
-        free(item);
+        json_add_text(b, o->replaces[i]);
     }
     bytes_printf(b, "], \"bf16\": %s, \"reference\": %s, \"dt_min_clamp\": %s", o->bf16 ? "true" : "false",
                  o->reference ? "true" : "false", o->dt_min_clamp ? "true" : "false");
@@ -10019,7 +10117,7 @@ static int check_settings_text(const Options *o) {
     const char *texts[] = {o->model_dir, o->data, o->keys, o->mask_spec, o->layers_text};
     const char *options[] = {"-m", "--data", "--keys", "--mask", "--layers"};
     for (int i = 0; i < 5 + o->n_replaces; i++) {
-        const char *text = i < 5 ? texts[i] : o->replace_dirs[i - 5], *option = i < 5 ? options[i] : "--replace";
+        const char *text = i < 5 ? texts[i] : o->replaces[i - 5], *option = i < 5 ? options[i] : "--replace";
         if (text && utf8_valid_prefix(text, strlen(text)) < strlen(text))
             return bad_input(option, "not valid UTF-8 (the settings are written into the JSON results and log)");
     }

@@ -46,6 +46,7 @@ for dir in test/fixtures/*/; do
     name=$(basename "$dir")
     [ "$name" = tokenizers ] && continue # section 6
     [ "$name" = harness ] && continue    # section 2c
+    [ "$name" = replace_head ] && continue # section 2b
     tokens=$(cat "$dir/tokens.txt")
     # zamba2: logits.npy follows the CUDA path (the default), logits_dt_min_clamp.npy transformers' CPU path
     for dt in "" --dt-min-clamp; do
@@ -136,6 +137,26 @@ for cases in test/fixtures/*/interventions/cases.tsv; do
         done
     done <"$cases"
 done
+# One head from another model (--replace L<l>H<h>=DIR) against a PyTorch reference of the same definition
+# in float64 (weights_tools/make_head_replacement_fixtures.py): a Llama head into a Llama and into a Llamba
+R=test/fixtures/replace_head
+if [ -f "$R/cases.tsv" ]; then
+    while IFS="$tab" read -r host options file; do
+        [ -z "$host" ] && continue
+        for mode in "" --reference; do
+            # shellcheck disable=SC2046,SC2086 # the options are words on purpose
+            if $RUN "$GNA" logits -q $mode -m "$host" --tokens "$(cat "$host/tokens.txt")" $(echo "$options" | sed "s|DONOR|$R/llama_donor|") \
+                -o "$TMP/out.npy" 2>"$TMP/err" && $RUN "$GNA_TEST" compare "$R/$file" "$TMP/out.npy" >"$TMP/cmp" 2>&1; then
+                pass "$(basename "$host")$mode $options: equals PyTorch's one-head replacement ($(sed 's/^ *//' "$TMP/cmp"))"
+            else
+                fail "$(basename "$host")$mode $options: equals PyTorch's one-head replacement" "$(cat "$TMP/err" "$TMP/cmp" 2>/dev/null)"
+            fi
+            rm -f "$TMP/out.npy"
+        done
+    done <"$R/cases.tsv"
+else
+    fail "one-head replacement fixtures" "$R/cases.tsv is missing (weights_tools/make_head_replacement_fixtures.py)"
+fi
 for fixture in llama_gqa_llama3:1 mamba_f32:1 falcon_mamba_f32:0 mamba2_f32:1 llamba_f32:1; do
     $RUN "$GNA_TEST" properties "test/fixtures/${fixture%%:*}" "${fixture##*:}" >"$TMP/prop.txt" 2>&1
     count_c_checks "${fixture%%:*}: intervention properties" $? "$TMP/prop.txt"

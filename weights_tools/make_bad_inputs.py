@@ -243,6 +243,19 @@ def main():
     broken("zamba2_unknown_block_type", "layer type \"attention\" is not one gna knows", good,
            config={"model_type": "zamba2", "vocab_size": 16, "hidden_size": 8, "num_hidden_layers": 1,
                    "n_mamba_heads": 2, "num_attention_heads": 2, "layers_block_type": ["attention"]})
+    broken("zamba2_zyphra_layout", "\"lora_rank\": Zyphra's original layout", good,
+           config={"model_type": "zamba2", "vocab_size": 16, "hidden_size": 8, "num_hidden_layers": 1, "lora_rank": 4,
+                   "n_mamba_heads": 2, "num_attention_heads": 2, "layers_block_type": ["mamba"]})
+    broken("zamba2_old_adapter_flag", "\"use_shared_attention_lora\": Zyphra's original layout", good,
+           config={"model_type": "zamba2", "vocab_size": 16, "hidden_size": 8, "num_hidden_layers": 1,
+                   "use_shared_attention_lora": True, "n_mamba_heads": 2, "num_attention_heads": 2,
+                   "layers_block_type": ["mamba"]})
+    broken("zamba2_long_context", "\"use_long_context\": its long-context RoPE scaling is not implemented", good,
+           config={"model_type": "zamba2", "vocab_size": 16, "hidden_size": 8, "num_hidden_layers": 1, "use_long_context": True,
+                   "n_mamba_heads": 2, "num_attention_heads": 2, "layers_block_type": ["mamba"]})
+    broken("zamba2_headdim_disagrees", "mamba_headdim 3 is not mamba_expand x hidden_size / n_mamba_heads = 8", good,
+           config={"model_type": "zamba2", "vocab_size": 16, "hidden_size": 8, "num_hidden_layers": 1, "mamba_headdim": 3,
+                   "n_mamba_heads": 2, "num_attention_heads": 2, "layers_block_type": ["mamba"]})
     broken("llamba_unknown_activation", "ssm_cfg.activation \"relu\" is not supported", good,
            config={"model_type": "llamba", "vocab_size": 16, "d_model": 8, "n_layer": 1,
                    "mlp_cfg": {"intermediate_size": 8}, "ssm_cfg": {"d_state": 4, "n_v_heads": 2, "n_qk_heads": 2,
@@ -355,7 +368,7 @@ def main():
     case("negative_temperature", "--temp: expected a number >= 0", "generate -m $BAD/good_llama --tokens 1 --temp -1")
     case("unknown_command", "frobnicate: unknown command", "frobnicate")
     case("no_command", "command: missing", "")
-    case("output_folder_missing", "cannot write", "logits -m $BAD/good_llama --tokens 1 -o $TMP/no/such/folder/x.npy")
+    case("output_folder_missing", "cannot be written: its folder does not exist", "logits -m $BAD/good_llama --tokens 1 -o $TMP/no/such/folder/x.npy")
 
     # harnesses: broken question files, logs and arguments. Every unknown character tokenizes to <unk>
     # with good_llama_tokenizer, so the valid bases run; the broken ones fail before any scoring.
@@ -413,7 +426,8 @@ def main():
         "keys_four.txt": b"hello\nhi\nhe\nho\n",
     }
     header = '{"gna": "kv", "shard": "%s", "questions": %d, "settings": {"model": "$BAD/good_llama_tokenizer"}}\n'
-    sample = '{"doc_id": %d, "task": "kv_pairs_2", "doc": {}, "target": 0, "arguments": [["x", "1"]], "acc": 1.0}\n'
+    sample = ('{"doc_id": %d, "task": "kv_pairs_2", "doc": {}, "target": 0, "arguments": [["x", "1"]], '
+              '"filtered_resps": [[-1.5, true]], "acc": 1.0}\n')
     jsonl["shard1_of_2.jsonl"] = (header % ("1/2", 1) + sample % 0).encode()
     jsonl["shard1_of_2_again.jsonl"] = (header % ("1/2", 1) + sample % 1).encode()
     jsonl["shard2_of_2_short.jsonl"] = (header % ("2/2", 2) + sample % 1).encode()
@@ -429,8 +443,8 @@ def main():
     case("mc_good", "", f"mc -q -m $BAD/good_llama_tokenizer --data {F}/mc_good.jsonl --json $TMP/good.npy", status=0)
     for name, expected in [("mc_gold_out_of_range", "line 1: \"gold\" must be the index of a choice, 0-1"),
                            ("mc_gold_not_integer", "line 1: \"gold\" must be the index of a choice"),
-                           ("mc_no_choices", "line 1: \"choices\" must be a non-empty list of strings"),
-                           ("mc_choice_not_string", "line 1: \"choices\" must be a non-empty list of strings"),
+                           ("mc_no_choices", "line 1: needs \"choices\", a list of 1 to 64 strings"),
+                           ("mc_choice_not_string", "line 1: \"choices\" must hold strings"),
                            ("mc_not_object", "mc_not_object.jsonl: line 2: expected a JSON object"),
                            ("mc_broken_json", "mc_broken_json.jsonl: line 2: malformed JSON"),
                            ("mc_empty_line", "mc_empty_line.jsonl: line 2: an empty line"),
@@ -464,15 +478,15 @@ def main():
     case("shots_on_mc", "--shots: not an option of 'gna mc'", f"mc -m $BAD/good_llama_tokenizer --data {F}/mc_good.jsonl --shots 1")
     case("merge_nothing", "merge: give the logs to merge", "merge")
     case("merge_missing_shard", "merge: shard 2/2 is missing", f"merge {F}/shard1_of_2.jsonl")
-    case("merge_shard_twice", "shard1_of_2_again.jsonl: shard 1/2 is given twice", f"merge {F}/shard1_of_2.jsonl {F}/shard1_of_2_again.jsonl")
+    case("merge_shard_twice", "shard1_of_2_again.jsonl: is shard 1/2, which is given twice", f"merge {F}/shard1_of_2.jsonl {F}/shard1_of_2_again.jsonl")
     case("merge_unfinished_shard", "shard2_of_2_short.jsonl: holds 1 of its 2 questions: finish it first",
          f"merge {F}/shard1_of_2.jsonl {F}/shard2_of_2_short.jsonl")
     case("merge_document_twice", "merge: kv_pairs_2 document 0 is in two logs", f"merge {F}/shard1_of_2.jsonl {F}/shard2_of_2_same_doc.jsonl")
     case("merge_cut_line", "shard2_of_2_cut.jsonl: line 2 is unfinished", f"merge {F}/shard1_of_2.jsonl {F}/shard2_of_2_cut.jsonl")
     case("merge_not_a_log", "mc_good.jsonl: line 1: not the first line of a gna log", f"merge {F}/mc_good.jsonl")
     case("merge_crlf_log", "shard1_of_2_crlf.jsonl: line 1: not a first line gna wrote", f"merge {F}/shard1_of_2_crlf.jsonl")
-    case("merge_acc_not_0_or_1", "shard1_of_2_acc_5.jsonl: line 2: not a sample of gna's log", f"merge {F}/shard1_of_2_acc_5.jsonl")
-    case("merge_negative_shards", "shard_negative.jsonl: line 1: not a first line gna wrote", f"merge {F}/shard_negative.jsonl")
+    case("merge_acc_not_0_or_1", "shard1_of_2_acc_5.jsonl: line 2: its acc is not what its log-likelihoods or answers give", f"merge {F}/shard1_of_2_acc_5.jsonl")
+    case("merge_negative_shards", "shard_negative.jsonl: line 1: not the first line of a gna log", f"merge {F}/shard_negative.jsonl")
 
     # 2^32 x 2^32 elements wrap a 64-bit product to 0, which would need no data bytes (issue 25; last, so that
     # the random values of the cases above stay as they were)
