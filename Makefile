@@ -4,6 +4,7 @@
 #   make test       build and run the whole test suite twice: plain, and under AddressSanitizer and
 #                   UndefinedBehaviorSanitizer; the last line is "N passed, N failed"
 #   make san        the suite under the sanitizers only
+#   make test-tsan  the threaded checks (chunks, thread counts, two threads on one run) under ThreadSanitizer
 #   make lib        build/libgna.so, gna.c as a shared library (weights_tools/gna.py binds it from Python)
 #   make test-arm   cross-build gna and the tests for aarch64 (NEON kernels) and run the whole suite
 #                   under qemu-user (Debian: gcc-aarch64-linux-gnu, qemu-user)
@@ -42,7 +43,7 @@ ALL_CFLAGS = -std=c11 $(CFLAGS) $(WARNINGS) $(ARCH) $(THREAD_FLAGS)
 SAN_CFLAGS = -std=c11 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all \
              $(WARNINGS) $(ARCH) $(THREAD_FLAGS)
 
-.PHONY: FORCE all run test san test-arm test-cross test-portable test-bits test-wasm run-m55 bench clean tokenizer-cache bench-tokenize lib fuzz
+.PHONY: FORCE all run test san test-tsan test-arm test-cross test-portable test-bits test-wasm run-m55 bench clean tokenizer-cache bench-tokenize lib fuzz
 
 all: gna
 
@@ -98,6 +99,18 @@ build/san/gna_test: test/gna_test.c gna.c gna.h build/flags
 build/san/example: build/example.c gna.c gna.h build/flags
 	@mkdir -p build/san
 	$(CC) $(SAN_CFLAGS) -I. -DGNA_NO_MAIN build/example.c gna.c -lm -o $@
+
+# The threaded code under ThreadSanitizer: the chunk and thread-count checks of a fixture, and the API's
+# two threads on one run
+TSAN_CFLAGS = -std=c11 -O1 -g -fsanitize=thread $(WARNINGS) $(ARCH) $(THREAD_FLAGS)
+build/tsan/gna_test: test/gna_test.c gna.c gna.h build/flags
+	@mkdir -p build/tsan
+	$(CC) $(TSAN_CFLAGS) test/gna_test.c -lm -o $@
+
+test-tsan: build/tsan/gna_test
+	@set -e; for d in test/fixtures/llama_gqa_llama3 test/fixtures/mamba2_f32; do \
+	    TSAN_OPTIONS=halt_on_error=1 build/tsan/gna_test chunks $$d; done; \
+	    TSAN_OPTIONS=halt_on_error=1 build/tsan/gna_test api test/models/llama_demo build/tsan
 
 san: build/san/gna build/san/gna_test build/san/example
 	@$(SAN_ENV) sh test/run_tests.sh build/san/gna build/san/gna_test

@@ -314,6 +314,7 @@ struct gna_model {
     Weight lm_head, lm_head_bias;    /* [V, D] (the embeddings when tied); [V] (llamba with lm_head_bias) */
     float *rope_inv_freq;            /* [hd / 2]; NULL without RoPE */
     SharedBlock *shared_blocks;      /* [n_shared_blocks] (zamba2) */
+    int n_runs, freed;               /* gna.h: runs made of it; gna_free called (it goes with its last run) */
 };
 typedef struct gna_model Model;
 
@@ -958,6 +959,7 @@ struct gna_cache {
     size_t n_layers;
     LayerCache *layers;        /* [n_layers] */
     Scratch scratch;           /* forward's buffers, not part of the sequence's state */
+    unsigned long run_serial;  /* gna.h: the run it was made for (Part II) */
 };
 typedef struct gna_cache Cache;
 
@@ -1405,6 +1407,15 @@ static void unembed(const Model *m, const Compute *cx, const float *h, size_t ro
     linear(cx, logits, normed, m->config.hidden_size, rows, m->lm_head, m->lm_head_bias);
 }
 
+/* The first value of x[rows, width] that is not finite, as its row; -1 when all are. A NaN or Inf weight
+ * makes every later value NaN, and an argmax over NaNs still picks an answer: forward refuses instead,
+ * saying where the values stopped being finite. */
+static long first_infinite_row(const float *x, size_t rows, size_t width) {
+    for (size_t i = 0; i < rows * width; i++)
+        if (!isfinite(x[i])) return (long)(i / width);
+    return -1;
+}
+
 /* The whole model over a chunk of T tokens that continues the sequence in `cache`:
  *   h = E[tokens]
  *   per layer:   h = h + mixer(RMSNorm(h + t));   with an MLP also  h = h + mlp(RMSNorm(h))
@@ -1445,6 +1456,8 @@ static int forward(const Model *m, const Compute *cx, const Intervention *iv, Ca
     float *h = scratch(sc, SLOT_H, T, D), *normed = scratch(sc, SLOT_NORMED, T, D), *mixed = scratch(sc, SLOT_MIXED, T, D);
     float *embedded = m->shared_blocks ? scratch(sc, SLOT_EMBEDDED, T, D) : NULL;
     for (size_t t = 0; t < T; t++) widen(m->embeddings, (size_t)tokens[t] * D, D, h + t * D);
+    long bad = first_infinite_row(h, T, D);
+    if (bad >= 0) return bad_input("the embeddings", "token %d's row is not finite (NaN or Inf)", tokens[bad]);
     if (embedded) memcpy(embedded, h, sizeof(float) * T * D); /* zamba2's "original_hidden_states" */
     for (size_t l = 0; l < c->n_layers; l++) {
         LayerPlan plan = planned_layer(m, iv, l);
@@ -1471,8 +1484,13 @@ static int forward(const Model *m, const Compute *cx, const Intervention *iv, Ca
             for (size_t i = 0; i < T * D; i++) h[i] += mixed[i];
         }
         tap_sites(&s, 1, HEAD_ATTENTION, D, D, h);
+        if ((bad = first_infinite_row(h, T, D)) >= 0)
+            return bad_input("model.layers", "layer %zu's output at position %zu is not finite (NaN or Inf): a weight of it is, or "
+                                             "a value passed float32's range", l, p0 + (size_t)bad);
     }
     if (logits) unembed(m, cx, h + first_logit_row * D, T - first_logit_row, normed, logits);
+    if (logits && (bad = first_infinite_row(logits, T - first_logit_row, c->vocab_size)) >= 0)
+        return bad_input("the final norm or LM head", "the logits at position %zu are not finite (NaN or Inf)", p0 + first_logit_row + (size_t)bad);
     cache->n_tokens += T;
     return GNA_OK;
 }
@@ -2442,6 +2460,7 @@ static void *unless_out_of_memory(void *p, size_t bytes) {
     abort();
 }
 #define CATCH_OUT_OF_MEMORY(call) return (call)
+#define CATCH_STATUS(status, call) ((status) = (call))
 #else
 static THREAD_LOCAL jmp_buf *out_of_memory_exit;
 static THREAD_LOCAL size_t out_of_memory_wanted;
@@ -2464,6 +2483,19 @@ static void *unless_out_of_memory(void *p, size_t bytes) {
         int status_ = (call);                                                                      \
         out_of_memory_exit = outer;                                                                \
         return status_;                                                                            \
+    } while (0)
+/* the same, into status rather than returned, so that the caller can tidy up after it */
+#define CATCH_STATUS(status, call)                                                                 \
+    do {                                                                                           \
+        jmp_buf here, *outer = out_of_memory_exit;                                                 \
+        if (setjmp(here)) {                                                                        \
+            out_of_memory_exit = outer;                                                            \
+            (status) = GNA_FAILURE;                                                                \
+            break;                                                                                 \
+        }                                                                                          \
+        out_of_memory_exit = &here;                                                                \
+        (status) = (call);                                                                         \
+        out_of_memory_exit = outer;                                                                \
     } while (0)
 #endif
 /* a x b for a size that comes from a file, an option or a text: SIZE_MAX when it does not fit in
@@ -3281,6 +3313,8 @@ struct gna_run {
     size_t n_taps, taps_capacity;
     LayerPlan *plan;           /* [n_layers] */
     Model *donors[MAX_SURGERY];/* --replace's models, loaded for the run's life */
+    unsigned long serial;      /* its caches carry it: a cache is used with the run it was made for */
+    int busy;                  /* a call is running it: a run is one thread's at a time */
 };
 
 /* "N", "N-M" or "*" into [first, last]; "*" gives [0, count - 1] */
@@ -3535,15 +3569,67 @@ static int new_run(const gna_model *model, int n_options, const char *const *opt
     return status;
 }
 
+/* -- gna.h's arguments are checked before anything is done with them: a NULL where an object or a
+ * buffer is needed, a negative count, a cache made for another run, or a run that another thread is
+ * running (a run is one thread's at a time: two would share its pool) is GNA_BAD_INPUT in one line,
+ * never a crash or a deadlock. A model lives until gna_free and its last run's gna_run_free. */
+#define NEEDS(condition, what)                                                                     \
+    do {                                                                                           \
+        if (!(condition)) return bad_input("gna.h", "%s", what);                                   \
+    } while (0)
+#if GNA_THREADS
+static pthread_mutex_t objects_lock = PTHREAD_MUTEX_INITIALIZER;
+#define LOCK_OBJECTS() pthread_mutex_lock(&objects_lock)
+#define UNLOCK_OBJECTS() pthread_mutex_unlock(&objects_lock)
+#else
+#define LOCK_OBJECTS()
+#define UNLOCK_OBJECTS()
+#endif
+static unsigned long last_run_serial;
+static void free_model(Model *m);
+
+/* claim the run for this call (take 1) or give it back (take 0) */
+static int claim_run(gna_run *run, int take) {
+    LOCK_OBJECTS();
+    int was = run->busy;
+    if (take && !was) run->busy = 1;
+    if (!take) run->busy = 0;
+    UNLOCK_OBJECTS();
+    return take && was ? bad_input("gna.h", "the run is being run by another thread (a run is one thread's at a time)") : GNA_OK;
+}
+
+static void release_model(gna_model *model, int runs, int freed) { /* one run less, or gna_free */
+    LOCK_OBJECTS();
+    model->n_runs += runs;
+    model->freed |= freed;
+    int gone = model->freed && model->n_runs == 0;
+    UNLOCK_OBJECTS();
+    if (gone) free_model(model), free(model);
+}
+
 int gna_run_new(const gna_model *model, int n_options, const char *const *options, gna_run **run) {
+    NEEDS(run, "gna_run_new: run is NULL");
     *run = NULL;
-    CATCH_OUT_OF_MEMORY(new_run(model, n_options, options, run));
+    NEEDS(model, "gna_run_new: model is NULL");
+    NEEDS(n_options >= 0 && (n_options == 0 || options), "gna_run_new: options must be n_options strings");
+    for (int i = 0; i < n_options; i++) NEEDS(options[i], "gna_run_new: an option is NULL");
+    int status;
+    CATCH_STATUS(status, new_run(model, n_options, options, run));
+    if (status == GNA_OK) {
+        LOCK_OBJECTS();
+        ((gna_model *)model)->n_runs++;
+        (*run)->serial = ++last_run_serial;
+        UNLOCK_OBJECTS();
+    }
+    return status;
 }
 
 void gna_run_free(gna_run *run) {
     if (!run) return;
+    gna_model *model = (gna_model *)run->model;
     free_run(run);
     free(run);
+    release_model(model, -1, 0);
 }
 
 /* Probes in place of the run's: the heads of `spec` (no positions), each recording `rows` (the run
@@ -3584,7 +3670,10 @@ static int count_heads(const gna_run *run, const char *heads, int *n_heads) {
     return GNA_OK;
 }
 
-int gna_count_heads(const gna_run *run, const char *heads, int *n_heads) { CATCH_OUT_OF_MEMORY(count_heads(run, heads, n_heads)); }
+int gna_count_heads(const gna_run *run, const char *heads, int *n_heads) {
+    NEEDS(run && heads && n_heads, "gna_count_heads: run, heads and n_heads must not be NULL");
+    CATCH_OUT_OF_MEMORY(count_heads(run, heads, n_heads));
+}
 
 static int run_record(gna_run *run, const char *heads, const int *rows, int n_rows, int n_tokens, float *matrices) {
     if (!heads) { /* record nothing from now on */
@@ -3609,7 +3698,14 @@ static int run_record(gna_run *run, const char *heads, const int *rows, int n_ro
 }
 
 int gna_run_record(gna_run *run, const char *heads, const int *rows, int n_rows, int n_tokens, float *matrices) {
-    CATCH_OUT_OF_MEMORY(run_record(run, heads, rows, n_rows, n_tokens, matrices));
+    NEEDS(run, "gna_run_record: run is NULL");
+    NEEDS(!heads || matrices, "gna_run_record: matrices is NULL");
+    NEEDS(!heads || !rows || n_rows >= 1, "gna_run_record: n_rows must be at least 1 when rows are given");
+    TRY(claim_run(run, 1));
+    int status;
+    CATCH_STATUS(status, run_record(run, heads, rows, n_rows, n_tokens, matrices));
+    claim_run(run, 0);
+    return status;
 }
 
 /* A tap's site: "L3", the residual stream after layer 3, or one head as --mask names it without
@@ -3648,7 +3744,10 @@ static int site_width(const gna_run *run, const char *site, int *width) {
     return GNA_OK;
 }
 
-int gna_site_width(const gna_run *run, const char *site, int *width) { CATCH_OUT_OF_MEMORY(site_width(run, site, width)); }
+int gna_site_width(const gna_run *run, const char *site, int *width) {
+    NEEDS(run && site && width, "gna_site_width: run, site and width must not be NULL");
+    CATCH_OUT_OF_MEMORY(site_width(run, site, width));
+}
 
 static int run_tap(gna_run *run, int mode, const char *site, const int *positions, int n_positions, float *values) {
     if (!site) {
@@ -3676,7 +3775,12 @@ static int run_tap(gna_run *run, int mode, const char *site, const int *position
 }
 
 int gna_run_tap(gna_run *run, int mode, const char *site, const int *positions, int n_positions, float *values) {
-    CATCH_OUT_OF_MEMORY(run_tap(run, mode, site, positions, n_positions, values));
+    NEEDS(run, "gna_run_tap: run is NULL");
+    TRY(claim_run(run, 1));
+    int status;
+    CATCH_STATUS(status, run_tap(run, mode, site, positions, n_positions, values));
+    claim_run(run, 0);
+    return status;
 }
 
 static int run_unembed(gna_run *run, const float *hidden, int n_rows, float *logits) {
@@ -3687,9 +3791,18 @@ static int run_unembed(gna_run *run, const float *hidden, int n_rows, float *log
     return GNA_OK;
 }
 
-int gna_unembed(gna_run *run, const float *hidden, int n_rows, float *logits) { CATCH_OUT_OF_MEMORY(run_unembed(run, hidden, n_rows, logits)); }
+int gna_unembed(gna_run *run, const float *hidden, int n_rows, float *logits) {
+    NEEDS(run && hidden && logits, "gna_unembed: run, hidden and logits must not be NULL");
+    NEEDS(n_rows >= 1, "gna_unembed: n_rows must be at least 1");
+    TRY(claim_run(run, 1));
+    int status;
+    CATCH_STATUS(status, run_unembed(run, hidden, n_rows, logits));
+    claim_run(run, 0);
+    return status;
+}
 
 int gna_cache_state(gna_cache *cache, int layer, int mode, float *state, int *n_floats) {
+    NEEDS(cache && n_floats, "gna_cache_state: cache and n_floats must not be NULL");
     if (layer < 0 || (size_t)layer >= cache->n_layers)
         return bad_input("layer", "%d is out of range (the model has layers 0-%zu)", layer, cache->n_layers - 1);
     if (!cache->layers[layer].ssm_floats) return bad_input("layer", "layer %d has no SSM state in this run", layer);
@@ -3702,21 +3815,30 @@ int gna_cache_state(gna_cache *cache, int layer, int mode, float *state, int *n_
 static int cache_new_checked(const gna_run *run, int max_tokens, gna_cache **cache) {
     if (max_tokens < 1) return bad_input("cache", "max_tokens must be at least 1");
     *cache = cache_new(run->model, run->plan, (size_t)max_tokens);
+    (*cache)->run_serial = run->serial;
     return GNA_OK;
 }
 
 int gna_cache_new(const gna_run *run, int max_tokens, gna_cache **cache) {
+    NEEDS(cache, "gna_cache_new: cache is NULL");
     *cache = NULL;
+    NEEDS(run, "gna_cache_new: run is NULL");
     CATCH_OUT_OF_MEMORY(cache_new_checked(run, max_tokens, cache));
 }
 
 void gna_cache_free(gna_cache *cache) { cache_free(cache); }
 
-int gna_cache_length(const gna_cache *cache) { return (int)cache->n_tokens; }
+int gna_cache_length(const gna_cache *cache) { return cache ? (int)cache->n_tokens : -1; }
 
 int gna_forward(gna_run *run, gna_cache *cache, const int *tokens, int n_tokens, float *logits) {
+    NEEDS(run && cache && tokens, "gna_forward: run, cache and tokens must not be NULL");
+    NEEDS(cache->run_serial == run->serial, "gna_forward: the cache was made for another run (gna_cache_new with this run)");
     if (n_tokens < 1) return bad_input("tokens", "nothing to run: no tokens");
-    CATCH_OUT_OF_MEMORY(forward(run->model, &run->cx, &run->iv, cache, tokens, (size_t)n_tokens, logits, 0));
+    TRY(claim_run(run, 1));
+    int status;
+    CATCH_STATUS(status, forward(run->model, &run->cx, &run->iv, cache, tokens, (size_t)n_tokens, logits, 0));
+    claim_run(run, 0);
+    return status;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -3925,6 +4047,24 @@ static int json_number(JsonParser *p, double *out) {
 
 static int json_value(JsonParser *p, JsonValue **out);
 
+static int compare_keys(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+/* An object's keys must differ: Python's json keeps a key's last value, gna would read its first, so a
+ * key given twice (a config with num_hidden_layers twice) is refused by name rather than read one way */
+static int json_keys_differ(JsonParser *p, const JsonValue *object) {
+    if (object->length < 2) return GNA_OK;
+    const char **keys = checked_malloc(sizeof(char *) * object->length);
+    size_t n = 0;
+    for (const JsonValue *m = object->first; m; m = m->next) keys[n++] = m->key;
+    qsort(keys, n, sizeof *keys, compare_keys);
+    int status = GNA_OK;
+    for (size_t i = 1; i < n && status == GNA_OK; i++)
+        if (strcmp(keys[i - 1], keys[i]) == 0)
+            status = bad_input(p->where, "key \"%.100s\" is given twice in one object (which of its values is meant?)", keys[i]);
+    free(keys);
+    return status;
+}
+
 static int json_container(JsonParser *p, JsonValue *v, char close) {
     if (++p->depth > JSON_MAX_DEPTH) return json_error(p, "nested too deeply");
     p->at++; /* '[' or '{' */
@@ -3954,7 +4094,7 @@ static int json_container(JsonParser *p, JsonValue *v, char close) {
         return json_error(p, close == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
     }
     p->depth--;
-    return GNA_OK;
+    return close == '}' ? json_keys_differ(p, v) : GNA_OK;
 }
 
 static int json_value(JsonParser *p, JsonValue **out) {
@@ -4989,17 +5129,17 @@ static int load_model(const char *dir, gna_model **model) {
 }
 
 int gna_load(const char *dir, gna_model **model) {
+    NEEDS(model, "gna_load: model is NULL");
     *model = NULL;
+    NEEDS(dir, "gna_load: dir is NULL");
     CATCH_OUT_OF_MEMORY(load_model(dir, model));
 }
 
 void gna_free(gna_model *model) {
-    if (!model) return;
-    free_model(model);
-    free(model);
+    if (model) release_model(model, 0, 1);
 }
 
-int gna_vocab_size(const gna_model *model) { return (int)model->config.vocab_size; }
+int gna_vocab_size(const gna_model *model) { return model ? (int)model->config.vocab_size : -1; }
 
 /* ----------------------------------------------------------------------------------------------
  * 5. Tokenizer: tokenizer.json -> Tokenizer; text -> token ids -> text, as Hugging Face tokenizers
@@ -6719,7 +6859,9 @@ static int load_tokenizer_file(const char *path, gna_tokenizer **tokenizer) {
 }
 
 int gna_tokenizer_load(const char *path, gna_tokenizer **tokenizer) {
+    NEEDS(tokenizer, "gna_tokenizer_load: tokenizer is NULL");
     *tokenizer = NULL;
+    NEEDS(path, "gna_tokenizer_load: path is NULL");
     CATCH_OUT_OF_MEMORY(load_tokenizer_file(path, tokenizer));
 }
 
@@ -6743,6 +6885,7 @@ static int tokenize_text(const gna_tokenizer *tokenizer, const char *text, size_
 }
 
 int gna_tokenize(const gna_tokenizer *tokenizer, const char *text, size_t length, int add_special, int **ids, int *n_ids) {
+    NEEDS(tokenizer && (text || length == 0) && ids && n_ids, "gna_tokenize: tokenizer, text, ids and n_ids must not be NULL");
     CATCH_OUT_OF_MEMORY(tokenize_text(tokenizer, text, length, add_special, ids, n_ids));
 }
 
@@ -6762,6 +6905,8 @@ static int detokenize_ids(const gna_tokenizer *tokenizer, const int *ids, int n_
 }
 
 int gna_detokenize(const gna_tokenizer *tokenizer, const int *ids, int n_ids, int skip_special, char **text, size_t *length) {
+    NEEDS(tokenizer && (ids || n_ids == 0) && text && length, "gna_detokenize: tokenizer, ids, text and length must not be NULL");
+    NEEDS(n_ids >= 0, "gna_detokenize: n_ids must not be negative");
     CATCH_OUT_OF_MEMORY(detokenize_ids(tokenizer, ids, n_ids, skip_special, text, length));
 }
 
@@ -10211,6 +10356,8 @@ static int run_command(int argc, char **argv) {
 static int catch_run_command(int argc, char **argv) { CATCH_OUT_OF_MEMORY(run_command(argc, argv)); }
 
 int gna_main(int argc, char **argv) {
+    NEEDS(argc >= 0 && (argc == 0 || argv), "gna_main: argv is NULL");
+    for (int i = 0; i < argc; i++) NEEDS(argv[i], "gna_main: an argument is NULL");
     int status = catch_run_command(argc, argv);
     if (status != GNA_OK) fprintf(stderr, "gna: error: %s\n", error_message);
     return status;

@@ -14,6 +14,8 @@
  *   gna_test results EXPECTED GOT     results JSON against the reference's lm-eval aggregation
  *   gna_test heads EXPECTED GOT       gna heads --json against the reference's scores and ablations
  *   gna_test reuse TMPDIR ARGS...     gna ARGS with and without --no-reuse: the same log, as `harness` compares
+ *   gna_test api DIR TMPDIR           gna.h's argument checks: NULLs, negative counts, a cache of another run,
+ *                                     a busy run, a model freed before its runs, a log two threads share
  *
  * Each check prints "ok <name>" or "FAIL <name>: <detail>"; test/run_tests.sh counts them. Exit
  * status: 0 when every check passed.
@@ -1557,6 +1559,120 @@ static int command_out_of_memory(const char *dir) {
     return n_failed ? 1 : 0;
 }
 
+/* ---- gna.h's arguments (issue 32): a NULL, a negative count, a cache of another run, a run that
+ * another thread is running, a model freed before its runs: GNA_BAD_INPUT or a working call, never a
+ * crash; and a log held by one thread is refused to another of the same process */
+static void *forward_in_thread(void *arg) {
+    void **a = arg;
+    *(int *)a[3] = gna_forward(a[0], a[1], a[2], 4, NULL);
+    return NULL;
+}
+
+static int command_api(const char *dir, const char *tmp) {
+    gna_model *m = NULL, *other = NULL;
+    gna_run *run = NULL, *run2 = NULL;
+    gna_cache *cache = NULL, *cache2 = NULL;
+    gna_tokenizer *t = NULL;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tokenizer.json", dir);
+    if (gna_load(dir, &m) || gna_load(dir, &other) || gna_run_new(m, 0, NULL, &run) || gna_run_new(other, 0, NULL, &run2) ||
+        gna_cache_new(run, 16, &cache) || gna_cache_new(run2, 16, &cache2) || gna_tokenizer_load(path, &t)) {
+        check(0, "api: the model loads", "%s", gna_error());
+        return 1;
+    }
+    int ids[4] = {1, 2, 3, 4}, n = 0, *out_ids = NULL, width = 0, heads = 0;
+    char *text = NULL;
+    size_t length = 0;
+    float values[64];
+    gna_model *no_model;
+    gna_run *no_run;
+    gna_cache *no_cache;
+    gna_tokenizer *no_tokenizer;
+    struct { const char *what; int status; } nulls[] = {
+        {"gna_load(NULL dir)", gna_load(NULL, &no_model)},
+        {"gna_load(NULL out)", gna_load(dir, NULL)},
+        {"gna_run_new(NULL model)", gna_run_new(NULL, 0, NULL, &no_run)},
+        {"gna_run_new(NULL option)", gna_run_new(m, 1, (const char *const[]){NULL}, &no_run)},
+        {"gna_count_heads(NULL spec)", gna_count_heads(run, NULL, &heads)},
+        {"gna_run_record(no matrices)", gna_run_record(run, "L0H0", NULL, 0, 4, NULL)},
+        {"gna_run_record(negative rows)", gna_run_record(run, "L0H0", ids, -3, 4, values)},
+        {"gna_site_width(NULL site)", gna_site_width(run, NULL, &width)},
+        {"gna_run_tap(NULL run)", gna_run_tap(NULL, GNA_CAPTURE, "L0", ids, 1, values)},
+        {"gna_unembed(negative rows)", gna_unembed(run, values, -1, values)},
+        {"gna_unembed(NULL hidden)", gna_unembed(run, NULL, 1, values)},
+        {"gna_cache_new(NULL run)", gna_cache_new(NULL, 4, &no_cache)},
+        {"gna_cache_state(NULL cache)", gna_cache_state(NULL, 0, GNA_CAPTURE, NULL, &n)},
+        {"gna_forward(NULL tokens)", gna_forward(run, cache, NULL, 4, NULL)},
+        {"gna_forward(NULL cache)", gna_forward(run, NULL, ids, 4, NULL)},
+        {"gna_tokenizer_load(NULL path)", gna_tokenizer_load(NULL, &no_tokenizer)},
+        {"gna_tokenize(NULL text)", gna_tokenize(t, NULL, 3, 0, &out_ids, &n)},
+        {"gna_detokenize(negative count)", gna_detokenize(t, ids, -5, 0, &text, &length)},
+        {"gna_detokenize(NULL ids)", gna_detokenize(t, NULL, 2, 0, &text, &length)},
+        {"gna_main(NULL argv)", gna_main(2, NULL)},
+    };
+    int all = 1;
+    char which[256] = "";
+    for (size_t i = 0; i < sizeof nulls / sizeof *nulls; i++)
+        if (nulls[i].status != GNA_BAD_INPUT && all) all = 0, snprintf(which, sizeof which, "%s gave %d", nulls[i].what, nulls[i].status);
+    check(all, "api: NULLs and negative counts in 20 calls of 14 functions are GNA_BAD_INPUT", "%s", which);
+    check(gna_vocab_size(NULL) == -1 && gna_cache_length(NULL) == -1, "api: gna_vocab_size and gna_cache_length of NULL are -1", "-");
+    int status = gna_forward(run, cache2, ids, 4, NULL);
+    check(status == GNA_BAD_INPUT && strstr(gna_error(), "another run"), "api: a cache made for another run (another model's) is refused",
+          "status %d: %s", status, gna_error());
+    gna_cache *cache3;
+    gna_run *run3;
+    gna_run_new(m, 2, (const char *const[]){"--drop", "0"}, &run3);
+    gna_cache_new(run3, 16, &cache3);
+    status = gna_forward(run, cache3, ids, 4, NULL);
+    check(status == GNA_BAD_INPUT, "api: a cache made for another run of the same model (--drop 0) is refused", "status %d", status);
+    gna_cache_free(cache3);
+    gna_run_free(run3);
+    /* a run that another thread runs: claimed by hand here (deterministic), then a real second thread */
+    run->busy = 1;
+    status = gna_forward(run, cache, ids, 4, NULL);
+    run->busy = 0;
+    check(status == GNA_BAD_INPUT && strstr(gna_error(), "another thread"), "api: a run another thread is running is refused, no deadlock",
+          "status %d: %s", status, gna_error());
+#if GNA_THREADS
+    int results[2] = {-1, -1};
+    gna_cache *caches[2] = {cache, NULL};
+    gna_cache_new(run, 16, &caches[1]);
+    pthread_t threads[2];
+    void *args[2][4] = {{run, caches[0], ids, &results[0]}, {run, caches[1], ids, &results[1]}};
+    for (int i = 0; i < 2; i++) pthread_create(&threads[i], NULL, forward_in_thread, args[i]);
+    for (int i = 0; i < 2; i++) pthread_join(threads[i], NULL);
+    check((results[0] == GNA_OK || results[0] == GNA_BAD_INPUT) && (results[1] == GNA_OK || results[1] == GNA_BAD_INPUT) &&
+              (results[0] == GNA_OK || results[1] == GNA_OK),
+          "api: two threads on one run: each call runs or is refused, none hangs", "%d %d", results[0], results[1]);
+    gna_cache_free(caches[1]);
+#endif
+    /* the model freed before its run: the run goes on, and the model goes with the run */
+    gna_cache_free(cache);
+    gna_free(m);
+    gna_cache_new(run, 16, &cache);
+    float *logits = malloc(sizeof(float) * 4 * (size_t)gna_vocab_size(other));
+    status = gna_forward(run, cache, ids, 4, logits);
+    check(status == GNA_OK, "api: a run works after gna_free of its model (the model goes with its last run)", "%s", gna_error());
+    free(logits);
+    /* a log held by one thread of this process is refused to another (the record lock is per process) */
+    char log_path[1024];
+    snprintf(log_path, sizeof log_path, "%s/api_log.jsonl", tmp);
+    remove(log_path);
+    FILE *first = NULL, *second = NULL;
+    int a = open_log(log_path, &first), b = open_log(log_path, &second);
+    check(a == GNA_OK && b == GNA_BAD_INPUT && !second, "api: a log this process holds is refused to its other threads", "%d %d", a, b);
+    if (first) close_log(first);
+    check(open_log(log_path, &first) == GNA_OK, "api: the log is free again once closed", "%s", gna_error());
+    if (first) close_log(first);
+    gna_cache_free(cache);
+    gna_cache_free(cache2);
+    gna_run_free(run);
+    gna_run_free(run2);
+    gna_free(other);
+    gna_tokenizer_free(t);
+    return n_failed ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
     if (argc == 3 && strcmp(argv[1], "unit") == 0) {
         test_json();
@@ -1591,6 +1707,7 @@ int main(int argc, char **argv) {
     if (argc == 4 && strcmp(argv[1], "heads") == 0) return command_heads_json(argv[2], argv[3]);
     if (argc > 4 && strcmp(argv[1], "reuse") == 0) return command_reuse(argc - 3, argv + 3, argv[2]);
     if (argc == 3 && strcmp(argv[1], "oom") == 0) return command_out_of_memory(argv[2]);
+    if (argc == 4 && strcmp(argv[1], "api") == 0) return command_api(argv[2], argv[3]);
     fprintf(stderr, "usage: gna_test unit TMPDIR | compare REF.npy OUT.npy [--bf16 DIR] | chunks DIR | pair DIR DIR | properties DIR LAYER"
                     " | tokenizer JSON EXPECTED.jsonl\n");
     return 2;

@@ -39,6 +39,11 @@ EXAMPLE=$(dirname "$GNA_TEST")/example # README.md's C example, built beside the
 $RUN "$GNA_TEST" unit "$TMP" >"$TMP/unit.txt" 2>&1
 count_c_checks "unit tests" $? "$TMP/unit.txt"
 
+# 1b. gna.h's argument checks (NULLs, negative counts, a cache of another run, a busy run, a model freed
+#     before its run, a log two threads share)
+$RUN "$GNA_TEST" api test/models/llama_demo "$TMP" >"$TMP/api.txt" 2>&1
+count_c_checks "api checks" $? "$TMP/api.txt"
+
 # 2. Every fixture against transformers' float64 logits, through the command line, then the chunk and
 #    thread checks through the library.
 for dir in test/fixtures/*/; do

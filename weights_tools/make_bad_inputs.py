@@ -530,6 +530,18 @@ def main():
     case("merge_mmlu_task_not_mmlu", "mmlu_log_task_not_mmlu.jsonl: line 2: task \"kv_pairs_2\" is not an MMLU subject",
          f"merge {F}/mmlu_log_task_not_mmlu.jsonl")  # read past the task's end (found by fuzzing)
 
+    # issue 32: a key given twice (Python's json keeps the last, gna would have read the first); NaN weights,
+    # which made every logit NaN while the harnesses still printed accuracies
+    broken("config_key_twice", "config.json: key \"num_hidden_layers\" is given twice in one object", good,
+           config=json.dumps(LLAMA_CONFIG)[:-1] + ', "num_hidden_layers": 4}')
+    nan_weights = [(n, d, s, struct.pack("<f", float("nan")) + b[4:]) if n == "model.layers.0.mlp.down_proj.weight" else (n, d, s, b)
+                   for n, d, s, b in llama_tensors()]
+    folder(root, "weights_nan", LLAMA_CONFIG, {"model.safetensors": safetensors(nan_weights), "tokenizer.json": tokenizer()})
+    case("weights_nan", "model.layers: layer 0's output at position 0 is not finite (NaN or Inf)",
+         "logits -q -m $BAD/weights_nan --tokens 1,2 -o $TMP/out.npy")
+    case("weights_nan_kv", "model.layers: layer 0's output at position 0 is not finite", f"kv -q -m $BAD/weights_nan --keys {F}/keys_four.txt "
+         "--pairs 2 --samples 1 --json $TMP/out.npy")
+
     with open(os.path.join(root, "cases.tsv"), "w") as f:
         f.write("\n".join(cases) + "\n")
     print(f"{len(cases)} cases in {root}")
