@@ -77,6 +77,7 @@
  * allocation that never returns NULL, a growing text, and the tokenizer of gna.h. */
 static int report(int status, const char *where, const char *format, ...);
 #define bad_input(where, ...) report(GNA_BAD_INPUT, where, __VA_ARGS__)
+#define failure(where, ...) report(GNA_FAILURE, where, __VA_ARGS__)
 #define TRY(call)                                                                                  \
     do {                                                                                           \
         int status_ = (call);                                                                      \
@@ -100,6 +101,7 @@ static void json_add_text(Bytes *b, const char *text); /* a JSON string, as Pyth
 static uint32_t utf8_next(const char *text, size_t *at);       /* the code point at text[*at] of UTF-8 */
 static int is_white_space(uint32_t c);                         /* Unicode White_Space */
 static uint64_t random_next(uint64_t *state);                  /* splitmix64 */
+static int interrupted(void);  /* gna_interrupt() was called during this call: forward stops between layers */
 
 /* ---------------------------------------------------------------------------------------------
  * I.1 Numbers. Weights are read in place, in their stored dtype, and widened exactly to float32 as
@@ -1462,6 +1464,7 @@ static int forward(const Model *m, const Compute *cx, const Intervention *iv, Ca
     for (size_t l = 0; l < c->n_layers; l++) {
         LayerPlan plan = planned_layer(m, iv, l);
         if (!plan.layer) continue;
+        if (interrupted()) return failure("gna", "interrupted");
         const Layer *layer = plan.layer;
         const Config *lc_config = &plan.owner->config;
         Step s = {cx, iv, lc_config, plan.owner->rope_inv_freq, l, p0, T, sc, layer};
@@ -2434,6 +2437,19 @@ static THREAD_LOCAL char error_message[1024];
 
 const char *gna_error(void) { return error_message; }
 
+/* gna_interrupt: a generation count; a call notes it when it starts (gna_main, gna_forward) and stops
+ * when it has moved on. An atomic counter, so that another thread (or a signal handler) may bump it. */
+#if defined(__STDC_NO_ATOMICS__) || !GNA_THREADS
+static volatile unsigned interrupt_generation;
+#else
+static _Atomic unsigned interrupt_generation;
+#endif
+static THREAD_LOCAL unsigned call_generation;
+
+void gna_interrupt(void) { interrupt_generation++; }
+static void start_call(void) { call_generation = interrupt_generation; }
+static int interrupted(void) { return call_generation != interrupt_generation; }
+
 static int report(int status, const char *where, const char *format, ...) {
     char what[768];
     va_list args;
@@ -2445,7 +2461,6 @@ static int report(int status, const char *where, const char *format, ...) {
         if ((unsigned char)*c < 0x20) *c = '?';
     return status;
 }
-#define failure(where, ...) report(GNA_FAILURE, where, __VA_ARGS__)
 
 /* Out of memory ends the public call that asked (a function of gna.h), which returns GNA_FAILURE with
  * the line "out of memory: asked for N bytes"; what that call had allocated is not given back. Every
@@ -3835,6 +3850,7 @@ int gna_forward(gna_run *run, gna_cache *cache, const int *tokens, int n_tokens,
     NEEDS(cache->run_serial == run->serial, "gna_forward: the cache was made for another run (gna_cache_new with this run)");
     if (n_tokens < 1) return bad_input("tokens", "nothing to run: no tokens");
     TRY(claim_run(run, 1));
+    start_call();
     int status;
     CATCH_STATUS(status, forward(run->model, &run->cx, &run->iv, cache, tokens, (size_t)n_tokens, logits, 0));
     claim_run(run, 0);
@@ -4221,6 +4237,27 @@ static void swap_elements(void *data, size_t count, int element_bytes) {
         }
 }
 
+#ifndef GNA_NO_MMAP
+/* The files mapped now, for the program's SIGBUS handler (II.9): a file truncated by another program
+ * while gna reads it raises SIGBUS at the first page past its new end; the handler names the file. */
+static struct { const char *start; size_t size; char path[256]; } mappings[64];
+
+static void note_mapping(const void *start, size_t size, const char *path) {
+    for (int i = 0; i < 64; i++)
+        if (!mappings[i].start) {
+            mappings[i].size = size;
+            snprintf(mappings[i].path, sizeof mappings[i].path, "%s", path);
+            mappings[i].start = start;
+            return;
+        }
+}
+
+static void forget_mapping(const void *start) {
+    for (int i = 0; i < 64; i++)
+        if (mappings[i].start == start) mappings[i].start = NULL;
+}
+#endif
+
 /* The whole file into f->map and f->size: mapped, or (GNA_NO_MMAP) read with stdio */
 static int load_safetensors_bytes(SafetensorsFile *f, const char *path) {
 #ifndef GNA_NO_MMAP
@@ -4237,6 +4274,7 @@ static int load_safetensors_bytes(SafetensorsFile *f, const char *path) {
     /* private and writable on a big-endian host: the pages it swaps become its own copy */
     f->map = mmap(NULL, f->size, host_is_big_endian() ? PROT_READ | PROT_WRITE : PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
+    if (f->map != MAP_FAILED) note_mapping(f->map, f->size, path);
     if (f->map == MAP_FAILED) { /* ENOMEM: the file does not fit in what is left of the address space (32-bit hosts) */
         f->map = NULL;
         if (errno == ENOMEM) return bad_input(path, "%zu bytes: too large to map in this host's address space", f->size);
@@ -4365,7 +4403,7 @@ static void free_checkpoint(Checkpoint *ck) {
     for (int i = 0; i < ck->n_files; i++) {
         SafetensorsFile *f = &ck->files[i];
 #ifndef GNA_NO_MMAP
-        if (f->map) munmap(f->map, f->size);
+        if (f->map) forget_mapping(f->map), munmap(f->map, f->size);
 #else
         free(f->map);
 #endif
@@ -6945,13 +6983,37 @@ static void remove_unfinished_and_die(int signal_number) {
     raise(signal_number);
 }
 
-/* The program's handlers, installed once, before its first output: only where the signal is not
- * ignored, since a parent that ignores SIGINT (nohup, a shell's background job) means the program to
- * run on through it; and never by the library, whose host owns its signals. */
+#ifndef GNA_NO_MMAP
+/* SIGBUS: a mapped checkpoint shrank under gna (another program truncated it). One line naming the file,
+ * the unfinished outputs removed, exit status 2: bad input, not a crash. Async-signal-safe: write and _exit. */
+static void checkpoint_shrank(int signal_number, siginfo_t *info, void *context) {
+    (void)signal_number, (void)context;
+    const char *at = info ? (const char *)info->si_addr : NULL, *path = "a mapped checkpoint";
+    for (int i = 0; i < 64; i++)
+        if (mappings[i].start && at >= mappings[i].start && at < mappings[i].start + mappings[i].size) path = mappings[i].path;
+    const char *parts[] = {"gna: error: ", path, ": the file shrank while gna read it (truncated by another program?)\n"};
+    for (int i = 0; i < 3; i++)
+        if (write(2, parts[i], strlen(parts[i])) < 0) break;
+    remove_unfinished();
+    _exit(GNA_BAD_INPUT);
+}
+#endif
+
+/* The program's handlers, installed once, before it reads a checkpoint or writes an output: only where
+ * the signal is not ignored, since a parent that ignores SIGINT (nohup, a shell's background job) means
+ * the program to run on through it; and never by the library, whose host owns its signals. */
 static void handle_signals(void) {
     static int installed;
     if (installed || !program_handles_signals) return;
     installed = 1;
+#ifndef GNA_NO_MMAP
+    struct sigaction bus;
+    memset(&bus, 0, sizeof bus);
+    bus.sa_sigaction = checkpoint_shrank;
+    bus.sa_flags = SA_SIGINFO;
+    sigemptyset(&bus.sa_mask);
+    sigaction(SIGBUS, &bus, NULL);
+#endif
     const int numbers[] = {SIGINT, SIGTERM};
     for (int i = 0; i < 2; i++) {
         struct sigaction now;
@@ -10358,6 +10420,7 @@ static int catch_run_command(int argc, char **argv) { CATCH_OUT_OF_MEMORY(run_co
 int gna_main(int argc, char **argv) {
     NEEDS(argc >= 0 && (argc == 0 || argv), "gna_main: argv is NULL");
     for (int i = 0; i < argc; i++) NEEDS(argv[i], "gna_main: an argument is NULL");
+    start_call();
     int status = catch_run_command(argc, argv);
     if (status != GNA_OK) fprintf(stderr, "gna: error: %s\n", error_message);
     return status;
@@ -10366,6 +10429,7 @@ int gna_main(int argc, char **argv) {
 #ifndef GNA_NO_MAIN
 int main(int argc, char **argv) {
     program_handles_signals = 1; /* the program's own: its unfinished outputs go when it is killed (II.9) */
+    handle_signals();
 #if GNA_POSIX
     mode_t mask = umask(0);     /* a new output file gets 0666 less the umask, as fopen would give it */
     umask(mask);

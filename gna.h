@@ -113,6 +113,12 @@ int gna_detokenize(const gna_tokenizer *tokenizer, const int *ids, int n_ids, in
  * stdout and, on failure, "gna: error: ..." to stderr; returns the exit status. */
 int gna_main(int argc, char **argv);
 
+/* Ask every gna call running now in this process to stop: each returns GNA_FAILURE ("interrupted")
+ * within a layer of its forward pass, leaving no half-written output file; calls started afterwards run
+ * as usual. Safe from a signal handler and from another thread (the Python binding's Ctrl-C). The
+ * library installs no signal handler of its own. */
+void gna_interrupt(void);
+
 #ifdef __cplusplus
 }
 #endif

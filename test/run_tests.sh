@@ -312,6 +312,23 @@ if [ $rc -eq 0 ] && [ -s "$TMP/ignored.json" ] && cmp -s "$TMP/ignored.json" "$T
 else
     fail "kv started with SIGINT ignored: a SIGINT neither kills it nor changes its results" "status $rc: $(cat "$TMP/err")"
 fi
+# a checkpoint truncated by another program while gna reads it: one line naming the file, exit 2 (the
+# program's SIGBUS handler), no output file left (not under qemu-user, whose SIGBUS is its own)
+if [ -z "$RUN" ]; then
+    rm -rf "$TMP/shrinks" && mkdir "$TMP/shrinks" && cp test/models/llama_demo/* "$TMP/shrinks/"
+    "$GNA" kv -q -m "$TMP/shrinks" --pairs 50 --samples 3000 --json "$TMP/shrinks.json" >/dev/null 2>"$TMP/err" &
+    pid=$!
+    sleep 1
+    truncate -s 4096 "$TMP/shrinks/model.safetensors"
+    wait $pid
+    rc=$?
+    if [ $rc -eq 2 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "shrinks/model.safetensors: the file shrank" "$TMP/err" &&
+        [ ! -e "$TMP/shrinks.json" ]; then
+        pass "a checkpoint truncated under gna: exit 2, one line naming it ($(cat "$TMP/err"))"
+    else
+        fail "a checkpoint truncated under gna: exit 2, one line naming it" "status $rc: $(cat "$TMP/err")"
+    fi
+fi
 # two runs given one --log: the second is refused while the first holds it (exit 2, one line), and the
 # log, resumed after the first is killed, gives what one run gives
 long="kv -q -m $H/mamba2_tiny --keys $H/data/keys.txt --pairs 3,6,9 --samples 200 --seed 3"

@@ -280,6 +280,37 @@ with gna.Model(LLAMA_DEMO) as m:
     check("after a harness, a real SIGINT is still ignored where it was ignored (as in a background job)",
           lambda: sigint_after_harness("signal.SIG_IGN", "no interrupt"))
 
+    def ctrl_c_during_harness():
+        # Ctrl-C while a harness runs: KeyboardInterrupt within a second (gna_interrupt stops the call
+        # between two layers), the interpreter alive, and the model still usable
+        code = ("import os, signal, sys, threading, time; sys.path.insert(0, 'weights_tools'); import gna\n"
+                "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+                f"m = gna.Model({LLAMA_DEMO!r})\n"
+                "threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT)).start()\n"
+                "started = time.time()\n"
+                "try:\n    m.kv(pairs=[50], samples=5000, quiet=True); print('finished')\n"
+                "except KeyboardInterrupt:\n"
+                "    late = time.time() - started - 1.0\n"
+                "    again = m.kv(pairs=[10], samples=1, quiet=True)['results']['kv_pairs_10']['acc,none']\n"
+                "    print('interrupted', 'late %.2f' % late, 'again', again)")
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        words = done.stdout.split()
+        ok = len(words) == 5 and words[0] == "interrupted" and float(words[2]) < 1.0 and words[3] == "again"
+        return ok, f"status {done.returncode}: {done.stdout}{done.stderr}"
+    check("Ctrl-C during a harness: KeyboardInterrupt within a second, and the model runs again", ctrl_c_during_harness)
+
+    def quiet_from_threads():
+        # quiet=True redirects the process's stdout and stderr; from several threads at once they come back
+        code = ("import os, sys, threading; sys.path.insert(0, 'weights_tools'); import gna\n"
+                "before = [os.fstat(fd).st_ino for fd in (1, 2)]\n"
+                f"models = [gna.Model({LLAMA_DEMO!r}) for _ in range(3)]\n"
+                "threads = [threading.Thread(target=m.kv, kwargs=dict(pairs=[10], samples=4, quiet=True)) for m in models]\n"
+                "[t.start() for t in threads]; [t.join() for t in threads]\n"
+                "print('same' if [os.fstat(fd).st_ino for fd in (1, 2)] == before else 'changed')")
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        return done.stdout.strip() == "same", f"status {done.returncode}: {done.stdout}{done.stderr}"
+    check("quiet=True from three threads at once: stdout and stderr are given back", quiet_from_threads)
+
 # 4. Tokenizer: the binding equals gna tokenize / gna detokenize
 texts = ["Memorize the following dictionary:\napple:42\ncastle:7\n", "The value of the key 'castle' is",
          "  spaces,\ttabs and ünïcödé — 日本語 🙂", "<|endoftext|>special written in the text", ""]

@@ -124,6 +124,7 @@ _SIGNATURES = {  # name: (restype, argtypes), as gna.h declares them
     "gna_run_tap": (ctypes.c_int, [_p, ctypes.c_int, ctypes.c_char_p, _INTS, ctypes.c_int, _p]),
     "gna_unembed": (ctypes.c_int, [_p, _FLOATS, ctypes.c_int, _FLOATS]),
     "gna_cache_state": (ctypes.c_int, [_p, ctypes.c_int, ctypes.c_int, _p, ctypes.POINTER(ctypes.c_int)]),
+    "gna_interrupt": (None, []),
 }
 GNA_CAPTURE, GNA_PATCH = 0, 1
 
@@ -155,10 +156,38 @@ def library():
         return _library
 
 
-def _check(status):
+def _check(status, message=None):
+    """raise gna.Error unless status is GNA_OK; message: gna_error() as the calling thread read it"""
     if status != GNA_OK:
-        message = library().gna_error() or b""
+        message = (library().gna_error() if message is None else message) or b""
         raise Error(message.decode("utf-8", "replace"), status)
+
+
+def _interruptible(call):
+    """Run call(), a gna.h call that returns a status, so that Ctrl-C reaches Python within a tenth of a
+    second: from the main thread it runs in a worker thread, and a KeyboardInterrupt asks gna to stop
+    (gna_interrupt, which ends the call within a layer of its forward pass), waits for it, then goes on
+    up. Returns (status, gna_error() as the calling thread left it)."""
+    lib = library()
+    if threading.current_thread() is not threading.main_thread():
+        status = call()
+        return status, lib.gna_error()
+    result = {}
+
+    def work():
+        result["status"] = call()
+        result["error"] = lib.gna_error()
+
+    worker = threading.Thread(target=work, daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.1)
+    except KeyboardInterrupt:
+        lib.gna_interrupt()
+        worker.join()
+        raise
+    return result["status"], result["error"]
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -300,10 +329,15 @@ def _harness_arguments(command, options):
     return arguments
 
 
+_quiet = {"lock": threading.Lock(), "count": 0, "saved": None}
+
+
 @contextlib.contextmanager
 def _stdio(quiet):
     """gna_main writes with C's stdio: flush around it so its lines keep their place; quiet sends file
-    descriptors 1 and 2 to /dev/null meanwhile (process-wide, as file descriptors are)."""
+    descriptors 1 and 2 to /dev/null meanwhile. File descriptors are the process's: quiet calls from
+    several threads share one redirection, made by the first and undone by the last, so that stdout and
+    stderr are always given back."""
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()
@@ -314,18 +348,25 @@ def _stdio(quiet):
         finally:
             _libc.fflush(None)
         return
-    saved = [os.dup(1), os.dup(2)]
-    null = os.open(os.devnull, os.O_WRONLY)
+    with _quiet["lock"]:
+        if _quiet["count"] == 0:
+            _quiet["saved"] = [os.dup(1), os.dup(2)]
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, 1)
+            os.dup2(null, 2)
+            os.close(null)
+        _quiet["count"] += 1
     try:
-        os.dup2(null, 1)
-        os.dup2(null, 2)
         yield
     finally:
         _libc.fflush(None)
-        os.dup2(saved[0], 1)
-        os.dup2(saved[1], 2)
-        for fd in saved + [null]:
-            os.close(fd)
+        with _quiet["lock"]:
+            _quiet["count"] -= 1
+            if _quiet["count"] == 0:
+                os.dup2(_quiet["saved"][0], 1)
+                os.dup2(_quiet["saved"][1], 2)
+                for fd in _quiet["saved"]:
+                    os.close(fd)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -498,7 +539,7 @@ class Model:
                 cache = _p()
                 _check(lib.gna_cache_new(run, T, ctypes.byref(cache)))
                 try:
-                    _check(lib.gna_forward(run, cache, tokens, T, out.ctypes.data))
+                    _check(*_interruptible(lambda: lib.gna_forward(run, cache, tokens, T, out.ctypes.data)))
                 finally:
                     lib.gna_cache_free(cache)
             return out
@@ -619,7 +660,7 @@ class Model:
                 for end in sorted(splits) + [T - 1]:
                     if end >= start:
                         chunk = np.ascontiguousarray(tokens[start:end + 1])
-                        _check(lib.gna_forward(run, cache, chunk, chunk.size, logits[start:].ctypes.data))
+                        _check(*_interruptible(lambda: lib.gna_forward(run, cache, chunk, chunk.size, logits[start:].ctypes.data)))
                         start = end + 1
                     for layer, state in splits.get(end, []):
                         n = ctypes.c_int()
@@ -674,7 +715,7 @@ class Model:
                 rows_pointer = None if row_ids is None else row_ids.ctypes.data
                 _check(lib.gna_run_record(run, heads_text, rows_pointer, n_rows, T, matrices))
                 _check(lib.gna_cache_new(run, T, ctypes.byref(cache)))
-                _check(lib.gna_forward(run, cache, tokens, T, None))
+                _check(*_interruptible(lambda: lib.gna_forward(run, cache, tokens, T, None)))
             finally:
                 lib.gna_cache_free(cache)
                 lib.gna_run_free(run)
@@ -694,8 +735,8 @@ class Model:
             arguments += [b"--json", results.encode(), b"-q"]
             argv = (ctypes.c_char_p * (len(arguments) + 1))(*arguments, None)
             with self._lock, _stdio(quiet):
-                status = lib.gna_main(len(arguments), argv)
-            _check(status)
+                status, message = _interruptible(lambda: lib.gna_main(len(arguments), argv))
+            _check(status, message)
             with open(results, encoding="utf-8") as f:
                 return json.load(f)
         finally:
