@@ -14,6 +14,7 @@
  *   gna_test results EXPECTED GOT     results JSON against the reference's lm-eval aggregation
  *   gna_test heads EXPECTED GOT       gna heads --json against the reference's scores and ablations
  *   gna_test reuse TMPDIR ARGS...     gna ARGS with and without --no-reuse: the same log, as `harness` compares
+ *   gna_test tasks FILTERS RANDOM     gsm8k's filters and exact match, and Python's random.sample, as Python has them
  *   gna_test api DIR TMPDIR           gna.h's argument checks: NULLs, negative counts, a cache of another run,
  *                                     a busy run, a model freed before its runs, a log two threads share
  *
@@ -1327,6 +1328,43 @@ static int line_greedy(const JsonValue *line, int c) {
     return (greedy ? json_at(greedy, c) : json_at(json_at(json_get(line, "filtered_resps"), c), 1))->type == JSON_TRUE;
 }
 
+/* generate_until logs (gsm8k): the same contexts and targets; the same response, filters and exact
+ * matches, unless the reference's greedy choice was a near tie somewhere (its min_gap, the smallest gap
+ * between the top two logits of a step, within float32's reach of the logits) */
+static int command_generation_log(const JsonLines *expected, const JsonLines *got) {
+    int prompts_ok = expected->n == got->n, answers_ok = prompts_ok, near_ties = 0;
+    char where[256] = "";
+    if (!prompts_ok) snprintf(where, sizeof where, "%d reference lines, %d in the log", expected->n, got->n);
+    for (int i = 0; i < expected->n && i < got->n; i++) {
+        const JsonValue *e = expected->docs[i].root, *g = got->docs[i].root;
+        if (!same_string(json_get(e, "task"), json_get(g, "task")) || !same_string(json_get(e, "target"), json_get(g, "target")) ||
+            !same_string(json_at(json_at(json_get(e, "arguments"), 0), 0), json_at(json_at(json_get(g, "arguments"), 0), 0))) {
+            if (prompts_ok) snprintf(where, sizeof where, "line %d: the task, target or context differs", i + 1);
+            prompts_ok = 0;
+            continue;
+        }
+        const JsonValue *gap = json_get(e, "min_gap");
+        if (gap && gap->number < 1e-3) { /* a near tie: float32 may take the other token */
+            near_ties++;
+            continue;
+        }
+        int same = same_string(json_at(json_at(json_get(e, "resps"), 0), 0), json_at(json_at(json_get(g, "resps"), 0), 0));
+        for (int f = 0; f < 2 && same; f++) {
+            const char *filter = f ? "flexible-extract" : "strict-match";
+            char key[64];
+            snprintf(key, sizeof key, "exact_match,%s", filter);
+            same = same_string(json_get(json_get(e, "filtered_resps"), filter), json_get(json_get(g, "filtered_resps"), filter)) &&
+                   json_get(e, key) && json_get(g, key) && json_get(e, key)->number == json_get(g, key)->number;
+        }
+        if (!same && answers_ok) snprintf(where, sizeof where, "line %d: the response, an answer or an exact match differs", i + 1);
+        answers_ok &= same;
+    }
+    check(prompts_ok, "contexts and targets byte-identical to the reference's", "%s", where);
+    check(prompts_ok && answers_ok, "greedy responses, filtered answers and exact matches equal the reference's", "%s", where);
+    printf("     %d questions; %d near ties left uncompared\n", expected->n, near_ties);
+    return n_failed ? 1 : 0;
+}
+
 /* EXPECTED: the reference's lines {task, doc_id, arguments, lls, is_greedy, target, acc[, acc_norm]},
  * or another gna log; GOT: gna's --log (a gna log's first line, the settings, is skipped). Prompts must be byte-identical, log-likelihoods
  * within the fidelity tolerance, and acc, acc_norm and is_greedy equal wherever the reference's
@@ -1340,6 +1378,12 @@ static int command_harness_log(const char *expected_path, const char *got_path) 
     if (!read_json_lines(expected_path, &expected, expected_is_log) || !read_json_lines(got_path, &got, 1)) {
         check(0, got_path, "cannot read %s or %s: %s", expected_path, got_path, gna_error());
         return 1;
+    }
+    if (expected.n > 0 && json_get(expected.docs[0].root, "target") && json_get(expected.docs[0].root, "target")->type == JSON_STRING) {
+        int status = command_generation_log(&expected, &got);
+        free_json_lines(&expected);
+        free_json_lines(&got);
+        return status;
     }
     int prompts_ok = expected.n == got.n, lls_ok = prompts_ok, choices_ok = prompts_ok, near_ties = 0, compared = 0;
     double worst = 0, worst_tolerance = 0;
@@ -1559,6 +1603,59 @@ static int command_out_of_memory(const char *dir) {
     return n_failed ? 1 : 0;
 }
 
+/* ---- gsm8k's definitions (Part I) against Python's own: its filters and exact match on hand-made
+ * responses (test/fixtures/harness/gsm8k_filters.jsonl, Python's re), and random.Random(seed).sample
+ * (python_random.jsonl: six calls in a row on one generator) */
+static int command_tasks(const char *filters_path, const char *random_path) {
+    JsonLines filters, draws;
+    if (!read_json_lines(filters_path, &filters, 0) || !read_json_lines(random_path, &draws, 0)) {
+        check(0, "tasks: the fixtures", "%s", gna_error());
+        return 1;
+    }
+    int ok = 1, n = 0;
+    char where[512] = "";
+    for (int i = 0; i < filters.n; i++, n++) {
+        const JsonValue *v = filters.docs[i].root;
+        const char *response = json_get(v, "response")->string, *target = json_get(v, "target")->string;
+        Bytes got[2] = {{0}, {0}};
+        gsm8k_strict_match(response, &got[0]);
+        gsm8k_flexible_extract(response, &got[1]);
+        for (int f = 0; f < 2; f++) {
+            const char *name = f ? "flexible-extract" : "strict-match";
+            char key[64];
+            snprintf(key, sizeof key, "exact_match,%s", name);
+            double match = gsm8k_exact_match(got[f].data, target);
+            if (ok && (strcmp(got[f].data, json_get(v, name)->string) != 0 || match != json_get(v, key)->number)) {
+                ok = 0;
+                snprintf(where, sizeof where, "line %d: %s \"%s\" (Python: \"%s\"), exact_match %g", i + 1, name, got[f].data,
+                         json_get(v, name)->string, match);
+            }
+            free(got[f].data);
+        }
+    }
+    check(ok, "gsm8k's strict-match, flexible-extract and exact_match equal Python's re on every response", "%s", where);
+    printf("     %d responses\n", n);
+    ok = 1, n = 0;
+    for (int i = 0; i < draws.n; i++) {
+        const JsonValue *v = draws.docs[i].root;
+        PythonRandom rnd;
+        python_seed(&rnd, (uint32_t)json_get(v, "seed")->number);
+        size_t population = (size_t)json_get(v, "population")->number, k = (size_t)json_get(v, "k")->number, got[64];
+        for (const JsonValue *call = json_get(v, "draws")->first; call && ok; call = call->next, n++) {
+            python_sample(&rnd, population, k, got);
+            size_t j = 0;
+            for (const JsonValue *e = call->first; e; e = e->next, j++) ok &= e->number == (double)got[j];
+            if (!ok) snprintf(where, sizeof where, "line %d: seed %g, sample(range(%zu), %zu) differs", i + 1, json_get(v, "seed")->number,
+                              population, k);
+        }
+    }
+    check(ok, "Python's random.Random(seed).sample, six calls in a row: the same indices", "%s", where);
+    printf("     %d samples\n", n);
+    free_json_lines(&filters);
+    free_json_lines(&draws);
+    return n_failed ? 1 : 0;
+}
+
 /* ---- gna.h's arguments (issue 32): a NULL, a negative count, a cache of another run, a run that
  * another thread is running, a model freed before its runs: GNA_BAD_INPUT or a working call, never a
  * crash; and a log held by one thread is refused to another of the same process */
@@ -1708,6 +1805,7 @@ int main(int argc, char **argv) {
     if (argc > 4 && strcmp(argv[1], "reuse") == 0) return command_reuse(argc - 3, argv + 3, argv[2]);
     if (argc == 3 && strcmp(argv[1], "oom") == 0) return command_out_of_memory(argv[2]);
     if (argc == 4 && strcmp(argv[1], "api") == 0) return command_api(argv[2], argv[3]);
+    if (argc == 4 && strcmp(argv[1], "tasks") == 0) return command_tasks(argv[2], argv[3]);
     fprintf(stderr, "usage: gna_test unit TMPDIR | compare REF.npy OUT.npy [--bf16 DIR] | chunks DIR | pair DIR DIR | properties DIR LAYER"
                     " | tokenizer JSON EXPECTED.jsonl\n");
     return 2;

@@ -228,6 +228,9 @@ for case_dir in "$H"/cases/*/; do
         fi
     done
 done
+# gsm8k's filters and exact match, and Python's random.sample, against Python's own (make_task_fixtures.py)
+$RUN "$GNA_TEST" tasks "$H/gsm8k_filters.jsonl" "$H/python_random.jsonl" >"$TMP/tasks.txt" 2>&1
+count_c_checks "gsm8k filters and Python's random" $? "$TMP/tasks.txt"
 # the same questions from the CSV tree and from JSONL give the same log
 for shots in 0 5; do
     $RUN "$GNA" mmlu -q -m "$TMP/llama3_tiny" --data "$H/data/mmlu" --shots $shots --log "$TMP/csv.jsonl" >/dev/null 2>"$TMP/err"

@@ -374,8 +374,8 @@ def write_bytes(path, data):
 
 
 def write_data(out, mmlu):
-    data = os.path.join(out, "data")
-    shutil.rmtree(data, ignore_errors=True)
+    data = os.path.join(out, "data")  # its own files only: data/tasks is make_task_fixtures.py's
+    shutil.rmtree(os.path.join(data, "mmlu"), ignore_errors=True)
     for (subject, split), text in MMLU_CSV.items():
         write_bytes(os.path.join(data, "mmlu", split, f"{subject}_{split}.csv"), text.encode("utf-8"))
     # JSONL: subjects out of name order, one subject's test lines before its dev lines, and the virology
@@ -1067,6 +1067,74 @@ docstring names the lm-eval functions mirrored.
 - `MANIFEST.txt`: library versions, seeds, and per case the smallest decision margins, so a near tie
   (where float32 rounding could flip an answer) is visible; for `gna heads` also the smallest gaps
   between consecutive scores of each ranking (a near tie there makes the candidates ambiguous).
+
+## `gna knowledge` and `gna gsm8k`
+
+Golden data for `gna knowledge` (lm-evaluation-harness 0.4.7's arc_challenge, arc_easy, hellaswag, openbookqa,
+piqa and winogrande, 0-shot; the G&A paper's knowledge control is the plain mean of the six accs) and
+`gna gsm8k` (lm-eval's gsm8k: generate_until with greedy decoding, the strict-match and flexible-extract
+filters, exact_match), made by
+
+    python3 weights_tools/make_task_fixtures.py test/fixtures/harness [--families F,..] [--cases C,..]
+
+(the libraries above; llama3_tiny/ and mamba2_tiny/ must exist, from make_harness_fixtures.py). With
+`--data-only` it needs only the standard library, and jinja2, PyYAML and numpy for its cross-check: it writes the
+data, gsm8k_filters.jsonl, python_random.jsonl and each case's command.txt and expected_requests.jsonl, and
+renders every row and case through lm-eval 0.4.7's own code (its yamls with jinja2 as lm_eval/utils.py
+apply_template does, ConfigurableTask's doc_to_* / fewshot_context / construct_requests / process_results,
+ContextSampler, RegexFilter, exact_match_hf_evaluate, hellaswag/utils.py, preprocess_winogrande.py), read
+from an lm-eval mirror at run time, asserting byte-identical prompts and equal metrics. Real task data comes
+from `python3 weights_tools/export_tasks.py FOLDER` (the `datasets` package and the network).
+
+- `data/tasks/<task>.jsonl`: 5-6 hand-written rows per task in its Hugging Face dataset's schema, one JSON
+  object a line (a few lines with \\u escapes, a few with their keys in another order): ARC labels "A"-"E"
+  and "1"-"5", 3 and 5 choices, choices with quotes, a backslash, a tab and a line break; OpenBookQA answer
+  keys with leading spaces and a no-break space (lm-eval lstrip()s them), a stem ending in a space; PIQA
+  labels 0 and 1, a solution with a leading space, jinja-like text; HellaSwag's WikiHow brackets
+  ("[header]", " [title]" -> ". ", "[step]", nested, unclosed, across "\\n" (kept) and across "\\r"
+  (removed)), double and triple spaces, spaces around fields, a ctx_b that capitalize() changes beyond its
+  first letter, an empty ctx_b, "ß", "ǆ" and "İ" under capitalize(), capital sigmas at words' ends (final
+  sigma), label strings "0"-"3"; Winogrande blanks at the start, before punctuation alone, before spaces
+  and a no-break space, before an emoji alone; non-ASCII throughout.
+- `data/tasks/gsm8k.jsonl` (8 evaluated rows) and `gsm8k_train.jsonl` (the 30-row few-shot pool: n > 21, so
+  random.sample(pool, k <= 5) takes its set method): answers with commas, "$", a negative number, a
+  decimal, a trailing period, "#### [INVALID]" (exact_match lowers it to strict-match's fallback
+  "[invalid]"), a pool row with an empty answer (its shot adds no " " + answer + "\\n\\n"); evaluated rows 2
+  and 5 equal pool rows 3 and 2, which random.Random(1234) draws for them in gsm8k_llama3, gsm8k_zamba2 (its
+  one shot dropped: no shots left), gsm8k_mamba2 and gsm8k_small, so the drawn copy is left out.
+- `data/tasks_small/`: the same gsm8k.jsonl with a 12-row gsm8k_train.jsonl (n <= 21: sample's pool method).
+- `mamba_tiny/`, `falcon_mamba_tiny/`, `zamba2_tiny/`, `llamba_tiny/`: random-weight checkpoints (bf16,
+  hidden 16, vocabulary 1500; Llamba padded to 1504 by pad_vocab_size_multiple 8; Zamba2 one shared block
+  visited by two hybrid layers) with the Falcon-pipeline tokenizer, built by make_fixtures.build.
+  zamba2_tiny's eos_token_id is 387, an ordinary token ("os"), picked from gsm8k_zamba2's greedy
+  generations so that they stop: docs 5 and 6 generate it (an EOS stop; the response keeps its text, then
+  loses it to the cut at the EOS text), doc 3 generates "posed" (the stop string "os" inside another token).
+- `gsm8k_filters.jsonl`: `{"response", "target", "strict-match", "flexible-extract", "exact_match,strict-match",
+  "exact_match,flexible-extract"}`: Python's re and str on tricky responses and targets.
+- `python_random.jsonl`: `{"seed", "population", "k", "draws"}`: random.Random(seed).sample(range(n), k)
+  called six times in a row, for gna's Mersenne Twister and sample (both of its methods).
+- `cases/knowledge_<family>/` (llama3, mamba2, mamba, falcon_mamba, zamba2, llamba: all six tasks),
+  `knowledge_mask` (`--mask L1H0`, three tasks), `knowledge_limit` (`--limit 2`), `gsm8k_llama3` (5 shots,
+  48 new tokens), `gsm8k_mamba2` (2, 32), `gsm8k_small` (3, 16, data/tasks_small), `gsm8k_zamba2` (1, 16):
+  command.txt; `expected_requests.jsonl` (task, doc_id, arguments: the prompts alone); `expected_log.jsonl`,
+  one line per document (tasks in alphabetical order, rows in file order): for multiple choice the
+  arguments, per request the context and continuation token ids (Winogrande's two requests have two
+  contexts), float64 log-likelihoods, is_greedy, target (the gold index; for Winogrande the answer's index,
+  where lm-eval logs the continuation text), acc, acc_norm (not for winogrande); for gsm8k the arguments
+  (context and generation kwargs), the context tokens (no special tokens), the greedy generated tokens
+  (float64 argmax, the first maximum, stopping after config.json's eos_token_id or once a stop string of
+  "Question:", "</s>", "<|im_end|>" and the EOS token's text is in the decode of the generated tokens, special
+  tokens kept), resps (their decode without special tokens, cut at each stop string), filtered_resps,
+  target, the two exact_match values and min_gap (the smallest top-1 minus top-2 logit gap over the greedy
+  steps); `expected_results.json`: lm-eval's keys (`"alias"`, `"acc,none"`, `"acc_stderr,none"`,
+  `"acc_norm,none"`, `"acc_norm_stderr,none"`; `"knowledge"` when all six ran; gsm8k's
+  `"exact_match,strict-match"`, `"exact_match_stderr,strict-match"`, `"exact_match,flexible-extract"`,
+  `"exact_match_stderr,flexible-extract"`). lm-eval's mean and stderr use Python's sum(), which is compensated
+  from Python 3.12 on: under 3.11 a value can differ in its last bit (the results are compared to 1e-9).
+- `MANIFEST_tasks.txt` (its own file: make_harness_fixtures.py rewrites MANIFEST.txt): versions, seeds, the
+  checkpoints' SHA-256, and per case the smallest margins: top-2 log-likelihoods, acc_norm,
+  is_greedy, and for gsm8k the greedy logit gap (a near tie there could change a float32 generation), the
+  number of tokens generated and why each generation stopped.
 """
 
 
@@ -1111,7 +1179,8 @@ def main():
                 "per case: docs, min top-2 ll margin over docs (argmax decisions), min |log p(token) - best other| "
                 "over continuation tokens (is_greedy decisions), accuracy"]
     mc_docs = [dict(d) for d in MC_DOCS]
-    shutil.rmtree(os.path.join(out, "cases"), ignore_errors=True)
+    for name in [c[0] for c in cases(out)] + [c[0] for c in heads_cases(out)]:  # its own cases only
+        shutil.rmtree(os.path.join(out, "cases", name), ignore_errors=True)
     checked_masks = set()
     for name, family, harness, shots, bos, mask, command in cases(out):
         scorer, tok = scorers[family], toks[family]
