@@ -4,6 +4,7 @@
 #define GNA_NO_MAIN 1
 #include "../../gna.c"
 #include "fuzz.h"
+#include "fuzz_api.c"
 #include "fuzz_cli.c"
 #include "fuzz_config.c"
 #include "fuzz_config_gen.c"
@@ -14,6 +15,7 @@
 #include "fuzz_keys.c"
 #include "fuzz_mask.c"
 #include "fuzz_merge.c"
+#include "fuzz_outputs.c"
 #include "fuzz_resume.c"
 #include "fuzz_safetensors.c"
 #include "fuzz_safetensors_gen.c"
@@ -24,6 +26,7 @@ static const struct {
     const char *name;
     int (*run)(const uint8_t *data, size_t size);
 } targets[] = {
+    {"api", fuzz_api},
     {"cli", fuzz_cli},
     {"config", fuzz_config},
     {"config_gen", fuzz_config_gen},
@@ -34,6 +37,7 @@ static const struct {
     {"keys", fuzz_keys},
     {"mask", fuzz_mask},
     {"merge", fuzz_merge},
+    {"outputs", fuzz_outputs},
     {"resume", fuzz_resume},
     {"safetensors", fuzz_safetensors},
     {"safetensors_gen", fuzz_safetensors_gen},
