@@ -1881,6 +1881,21 @@ static int gsm8k_questions(Harness *h, const char *where, const Gsm8kDoc *test, 
     return GNA_OK;
 }
 
+/* transformers' clean_up_tokenization (PreTrainedTokenizerBase), which decode applies where a folder's
+ * tokenizer_config.json sets clean_up_tokenization_spaces (Llama-3.1's does): lm-eval's responses are
+ * decoded that way */
+static char *clean_up_tokenization(const char *text) {
+    static const char *const pairs[][2] = {{" .", "."}, {" ?", "?"}, {" !", "!"}, {" ,", ","}, {" ' ", "'"},
+                                           {" n't", "n't"}, {" 'm", "'m"}, {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"}};
+    char *out = checked_strdup(text);
+    for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
+        char *next = python_replace(out, pairs[i][0], pairs[i][1]);
+        free(out);
+        out = next;
+    }
+    return out;
+}
+
 static int is_gsm8k_digit(char c, int dollar) { return (c >= '0' && c <= '9') || c == '.' || c == ',' || (dollar && c == '$'); }
 
 /* strict-match into out: the first "#### " followed by an optional "-" and one or more of [0-9.,] */
@@ -7816,6 +7831,7 @@ typedef struct {
     int add_special;
     int reuse;                          /* 0: every request whole (--no-reuse) */
     size_t max_new_tokens;              /* generate_until: --max-gen-toks */
+    int clean_up_spaces;                /* its decode cleans up spaces (tokenizer_config.json says so) */
     size_t capacity;                    /* positions the caches hold */
     Cache *prefix_cache, *context_cache, *branch_cache;
     long prefix_index;                  /* the prefix that prefix_cache holds, or -1 */
@@ -8056,6 +8072,11 @@ static int generate_until(Scorer *s, const Question *q, const Intervention *iv, 
         free(text);
         text = NULL;
         if ((status = gna_detokenize(s->tokenizer, made_ids, (int)made, 1, &text, &length)) != GNA_OK) break;
+        if (s->clean_up_spaces) {
+            char *cleaned = clean_up_tokenization(text);
+            free(text);
+            text = cleaned;
+        }
         for (int k = 0; k < 4; k++) stop |= stops[k] && *stops[k] && strstr(text, stops[k]) != NULL;
         if (stop || made == s->max_new_tokens) break;
         status = forward(m, s->cx, &resolved, cache, &next, 1, row, 0);
@@ -9974,6 +9995,14 @@ static int command_harness(gna_run *run, const Options *o, const Tokenizer *t) {
     Intervention plain = {.plan = run->plan}; /* kv scores every sample with and without --mask */
     Scorer s = {.model = run->model, .tokenizer = t, .cx = &run->cx, .plan = run->plan, .add_special = is_kv || o->bos,
                 .reuse = !o->no_reuse, .max_new_tokens = (size_t)o->max_gen_toks, .prefix_index = -1};
+    char *tokenizer_config = path_join(o->model_dir, "tokenizer_config.json");
+    JsonDocument config;
+    if (status == GNA_OK && access(tokenizer_config, F_OK) == 0 && (status = load_json(&config, tokenizer_config)) == GNA_OK) {
+        const JsonValue *clean = json_get(config.root, "clean_up_tokenization_spaces");
+        s.clean_up_spaces = clean && clean->type == JSON_TRUE;
+        free_json(&config);
+    }
+    free(tokenizer_config);
     Outcomes outcomes = {0};
     HarnessRun harness_run = {command, o->log, o->shard, o->n_shards, o->quiet, settings.data, is_kv ? &plain : &run->iv, &run->iv};
     double started = seconds_now();

@@ -1328,6 +1328,18 @@ static int line_greedy(const JsonValue *line, int c) {
     return (greedy ? json_at(greedy, c) : json_at(json_at(json_get(line, "filtered_resps"), c), 1))->type == JSON_TRUE;
 }
 
+/* two JSON values equal: the same type, numbers, strings and members in order */
+static int json_equal(const JsonValue *a, const JsonValue *b) {
+    if (!a || !b || a->type != b->type) return a == b;
+    if (a->type == JSON_NUMBER) return a->number == b->number;
+    if (a->type == JSON_STRING) return same_string(a, b);
+    if (a->type != JSON_ARRAY && a->type != JSON_OBJECT) return 1;
+    if (a->length != b->length) return 0;
+    for (const JsonValue *x = a->first, *y = b->first; x && y; x = x->next, y = y->next)
+        if ((a->type == JSON_OBJECT && strcmp(x->key, y->key) != 0) || !json_equal(x, y)) return 0;
+    return 1;
+}
+
 /* generate_until logs (gsm8k): the same contexts and targets; the same response, filters and exact
  * matches, unless the reference's greedy choice was a near tie somewhere (its min_gap, the smallest gap
  * between the top two logits of a step, within float32's reach of the logits) */
@@ -1415,6 +1427,11 @@ static int command_harness_log(const char *expected_path, const char *got_path) 
             if (ll > best) { second = best; best = ll; } else if (ll > second) second = ll;
             if (line_greedy(e, c) != line_greedy(g, c)) near_ties++; /* a row's argmax; acc checks the choice */
         }
+        const JsonValue *e_positions = json_get(e, "mask_positions");
+        if (e_positions && !json_equal(e_positions, json_get(g, "mask_positions"))) {
+            if (prompts_ok) snprintf(where, sizeof where, "line %d: the positions the mask named differ", i + 1);
+            prompts_ok = 0;
+        }
         int tie = n > 1 && best - second <= 2 * relative_tolerance * fmax(1.0, fabs(best));
         if (tie) near_ties++;
         if (!tie && json_get(e, "acc")->number != json_get(g, "acc")->number) {
@@ -1429,7 +1446,7 @@ static int command_harness_log(const char *expected_path, const char *got_path) 
             choices_ok = 0;
         }
     }
-    check(prompts_ok, "prompts and continuations byte-identical to the reference's", "%s", where);
+    check(prompts_ok, "prompts, continuations (and named mask positions) identical to the reference's", "%s", where);
     check(lls_ok && prompts_ok, "log-likelihoods within the fidelity tolerance", "worst |diff| %.3g (tolerance %.3g)", worst, worst_tolerance);
     check(choices_ok && prompts_ok, "acc and acc_norm equal the reference's", "%s", where);
     printf("     %d questions, %d log-likelihoods, worst |diff| %.3g against a tolerance of %.3g; %d near-ties or greedy flips\n",
