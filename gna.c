@@ -10376,6 +10376,30 @@ static int check_command_outputs(const Options *o, const Model *m) {
     return status;
 }
 
+/* text= positions in a plain run (logits, attn, lens, generate): found once in the tokens run, and said
+ * on stderr; the other names are parts of a harness's prompts */
+static int resolve_text_names(gna_run *run, const Options *o, const Tokenizer *t, const int *tokens, int n_tokens,
+                              Intervention *resolved) {
+    for (size_t i = 0; i < run->iv.n_items; i++)
+        if ((run->iv.items[i].query_name >= 0 && run->iv.items[i].query_name < N_MARK_KINDS) ||
+            (run->iv.items[i].key_name >= 0 && run->iv.items[i].key_name < N_MARK_KINDS))
+            return bad_input("--mask", "\"%s\": letters, options, pairs, asked and value are parts of a harness's prompts (gna mmlu, "
+                                       "kv); here name tokens by text= or by position", run->iv.items[i].text);
+    Tokenizer *labels = (Tokenizer *)t;
+    char *path = path_join(o->model_dir, "tokenizer.json");
+    int status = labels ? GNA_OK : gna_tokenizer_load(path, &labels);
+    free(path);
+    Question none = {.task = "tokens", .n_choices = 1};
+    Tokens input = {(int *)tokens, (size_t)n_tokens};
+    Scorer s = {.tokenizer = labels};
+    Bytes said = {0};
+    if (status == GNA_OK) status = resolve_request(&s, &run->iv, &none, 0, &input, &input, resolved, &said);
+    if (status == GNA_OK && !o->quiet) fprintf(stderr, "gna: --mask's named positions (query, key): %s\n", said.data);
+    if (labels != t) gna_tokenizer_free(labels);
+    free(said.data);
+    return status;
+}
+
 static int run_command(int argc, char **argv) {
     if (argc < 2) return bad_input("command", "missing (gna --help lists the commands)");
     const char *command = argv[1];
@@ -10419,9 +10443,12 @@ static int run_command(int argc, char **argv) {
         gna_run *run = NULL;
         if (status == GNA_OK) status = gna_load(o.model_dir, &m);
         if (status == GNA_OK) status = check_command_outputs(&o, m);
+        Intervention named = {0};
         if (status == GNA_OK && strcmp(command, "info") == 0) status = command_info(m);
         else if (status == GNA_OK && (status = gna_run_new(m, o.n_run_options, o.run_options, &run)) == GNA_OK &&
-                 (status = check_tokens(m, o.prompt ? "-p" : "--tokens", tokens, n_tokens)) == GNA_OK) {
+                 (status = check_tokens(m, o.prompt ? "-p" : "--tokens", tokens, n_tokens)) == GNA_OK &&
+                 (is_harness || !names_positions(&run->iv) || (status = resolve_text_names(run, &o, t, tokens, n_tokens, &named)) == GNA_OK)) {
+            if (named.items) run->iv.items = named.items; /* this command's own run: its named positions found in its tokens */
             if (strcmp(command, "heads") == 0) status = command_heads(run, &o, t);
             else if (is_harness) status = command_harness(run, &o, t);
             else if (strcmp(command, "logits") == 0) status = command_logits(run, &o, tokens, (size_t)n_tokens);
@@ -10435,6 +10462,10 @@ static int run_command(int argc, char **argv) {
                 if (labels != t) gna_tokenizer_free(labels);
                 free(path);
             } else status = command_generate(run, &o, tokens, (size_t)n_tokens, t);
+        }
+        if (named.items) {
+            free_resolved(&named);
+            run->iv.items = run->items;
         }
         gna_run_free(run);
         gna_free(m);
