@@ -1,6 +1,6 @@
 # gna - build, test, demo, benchmark.
 #   make            build ./gna
-#   make run        build and run the demo on the two bundled models: G&A heads found and ablated
+#   make run        build and run the demo on the bundled models: G&A heads found and ablated
 #   make test       build and run the whole test suite twice: plain, and under AddressSanitizer and
 #                   UndefinedBehaviorSanitizer; the last line is "N passed, N failed"
 #   make san        the suite under the sanitizers only
@@ -79,7 +79,7 @@ build/libgna.so: gna.c gna.h build/flags
 	@mkdir -p build
 	$(CC) $(ALL_CFLAGS) -fPIC -shared -DGNA_NO_MAIN gna.c -lm -o $@
 
-# The demo: G&A heads found and ablated in the two bundled models (test/demo.sh says what it does)
+# The demo: G&A heads found and ablated in the bundled models (test/demo.sh says what it does)
 run: gna
 	@sh test/demo.sh
 

@@ -39,6 +39,17 @@
  *   lm-eval 0.4.x's MMLU prompt (0-shot as the paper ran it)   mmlu_questions
  *   a request's tokens and log-likelihood, as lm-eval's HFLM   encode_context, encode_continuation,
  *                                                              score_request
+ *   positions named by content (:letters, @value, :text=S)     named_positions, span_tokens
+ *   one head from another model (--replace L17H24=DIR, the rebuttal's aggregate-head replacement)
+ *                                                              replace_head, donor_heads
+ *   the knowledge control: lm-eval's winogrande, openbookqa, piqa, hellaswag, arc_challenge, arc_easy
+ *     and the authors' average                                 arc_question ... winogrande_question,
+ *                                                              knowledge_average
+ *   gsm8k as lm-eval runs it: shots by Python's random, the strict-match and flexible-extract filters,
+ *     exact_match                                              gsm8k_questions (python_sample),
+ *                                                              gsm8k_strict_match, gsm8k_flexible_extract,
+ *                                                              gsm8k_exact_match
+ *   a question's metrics and lm-eval's aggregation             question_metrics, task_score, group_score
  *   the G&A head scores of `gna heads`                         head_scores
  *   Zamba2's dt: by default as the code that made the paper's numbers (transformers 4.49 on CUDA: the
  *     mamba_ssm kernels clamp dt only to a time_step_limit that config.json gives, and Zyphra's give
@@ -226,8 +237,6 @@ typedef struct {
     float dt_limit_min, dt_limit_max; /* time_step_limit, the clamp of dt; [0, inf) when absent */
     float time_step_min;      /* zamba2: the clamp of transformers' CPU path (--dt-min-clamp) */
     float gated_norm_eps;     /* mamba-2: eps of the gated RMSNorm (zamba2: 1e-5, fixed in transformers) */
-    size_t chunk_size;        /* mamba-2: the chunk length of transformers' chunked SSD form (the tests'
-                                 oracle; gna scans sequentially) */
     /* zamba2's shared transformer blocks */
     size_t n_shared_blocks;   /* num_mem_blocks: visit v runs block v % n_shared_blocks */
     size_t adapter_rank;      /* rank of each visit's adapters */
@@ -4747,7 +4756,6 @@ static int read_config(const char *path, Config *cfg) {
         CHECK(config_int(&c, doc.root, "state_size", 128, &cfg->ssm_state));
         CHECK(config_int(&c, doc.root, "n_groups", 1, &cfg->n_groups));
         CHECK(config_int(&c, doc.root, "conv_kernel", 4, &cfg->conv_kernel));
-        CHECK(config_int(&c, doc.root, "chunk_size", 256, &cfg->chunk_size));
         CHECK(config_number(&c, doc.root, "expand", 2, &expand));
         CHECK(config_expand(&c, "expand", expand, cfg->hidden_size));
         CHECK(config_bool(&c, doc.root, "use_bias", 0, &cfg->ssm_bias));
@@ -4773,7 +4781,6 @@ static int read_config(const char *path, Config *cfg) {
         CHECK(config_expand(&c, "mamba_expand", expand, cfg->hidden_size));
         CHECK(config_int(&c, doc.root, "mamba_ngroups", 1, &cfg->n_groups));
         CHECK(config_int(&c, doc.root, "n_mamba_heads", 8, &cfg->ssm_heads));
-        CHECK(config_int(&c, doc.root, "chunk_size", 256, &cfg->chunk_size));
         CHECK(config_number(&c, doc.root, "time_step_min", 0.001, &time_step_min));
         CHECK(read_time_step_limit(&c, cfg));
         CHECK(config_bool(&c, doc.root, "add_bias_linear", 0, &cfg->ssm_bias));
@@ -4843,7 +4850,6 @@ static int read_config(const char *path, Config *cfg) {
         CHECK(config_int(&c, ssm, "n_qk_heads", 32, &cfg->n_groups));
         CHECK(config_int(&c, ssm, "expand", 1, &expand_v));
         CHECK(config_int(&c, ssm, "d_conv", 4, &cfg->conv_kernel));
-        CHECK(config_int(&c, ssm, "chunk_size", 128, &cfg->chunk_size));
         CHECK(config_bool(&c, ssm, "bias", 0, &cfg->ssm_bias));
         CHECK(config_bool(&c, ssm, "conv_bias", 1, &cfg->conv_bias));
         const JsonValue *activation = json_get(ssm, "activation");
@@ -5195,7 +5201,7 @@ void gna_free(gna_model *model) {
 int gna_vocab_size(const gna_model *model) { return model ? (int)model->config.vocab_size : -1; }
 
 /* ----------------------------------------------------------------------------------------------
- * 5. Tokenizer: tokenizer.json -> Tokenizer; text -> token ids -> text, as Hugging Face tokenizers
+ * II.8 Tokenizer: tokenizer.json -> Tokenizer; text -> token ids -> text, as Hugging Face tokenizers
  *
  * The ids are those of Hugging Face `tokenizers` (the Rust library behind transformers' fast
  * tokenizers); each step below names the function of tokenizers/src it follows. Encoding
