@@ -10,6 +10,9 @@
 # to run an aarch64 build on this machine.
 set -u
 RUN=${RUN:-}
+QUICK=${QUICK:-}   # make check: each fixture once (no --reference), no slow process checks, no Python or demo
+REFERENCE=--reference
+[ -n "$QUICK" ] && REFERENCE=""
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 passed=0
@@ -57,7 +60,7 @@ for dir in test/fixtures/*/; do
     for dt in "" --dt-min-clamp; do
         reference=$dir/logits${dt:+_dt_min_clamp}.npy
         [ -z "$dt" ] || [ -f "$reference" ] || continue
-        for mode in "" --reference; do
+        for mode in "" $REFERENCE; do
             what="$name${dt:+ $dt}${mode:+ $mode}"
             if $RUN "$GNA" logits -q $dt $mode -m "$dir" --tokens "$tokens" -o "$TMP/logits.npy" 2>"$TMP/err" &&
                 $RUN "$GNA_TEST" compare "$reference" "$TMP/logits.npy" >"$TMP/cmp" 2>&1; then
@@ -72,7 +75,7 @@ for dir in test/fixtures/*/; do
     # --bf16 compute mode, against the same float64 logits with its own tolerance (gna_test.c says
     # why, and why the zamba2 fixtures are left out)
     case "$name" in zamba2_*) ill_conditioned=1 ;; *) ill_conditioned=0 ;; esac
-    for mode in "" --reference; do
+    for mode in "" $REFERENCE; do
         [ $ill_conditioned = 1 ] && break
         if $RUN "$GNA" logits -q --bf16 $mode -m "$dir" --tokens "$tokens" -o "$TMP/logits.npy" 2>"$TMP/err" &&
             $RUN "$GNA_TEST" compare "$dir/logits.npy" "$TMP/logits.npy" --bf16 "$dir" >"$TMP/cmp" 2>&1; then
@@ -102,7 +105,7 @@ for dir in test/fixtures/*/; do
     # Greedy generation: transformers' float64 argmax continuation of the first 8 tokens.
     expected=$(cat "$dir/generate.txt")
     prompt=$(echo "$expected" | cut -d' ' -f1-8)
-    for mode in "" --reference; do
+    for mode in "" $REFERENCE; do
         got=$($RUN "$GNA" generate -q $mode -m "$dir" --tokens "$prompt" -n 8 --ignore-eos 2>"$TMP/err")
         if [ "$got" = "$expected" ]; then
             pass "$name$mode: greedy generation equals transformers'"
@@ -112,6 +115,7 @@ got:      $got $(cat "$TMP/err")"
         fi
     done
 
+    [ -n "$QUICK" ] && continue
     $RUN "$GNA_TEST" chunks "$dir" >"$TMP/chunks.txt" 2>&1
     count_c_checks "$name: chunk checks" $? "$TMP/chunks.txt"
 done
@@ -124,7 +128,7 @@ for cases in test/fixtures/*/interventions/cases.tsv; do
     tokens=$(cat "$dir/tokens.txt")
     while IFS="$tab" read -r kind spec file; do
         [ -z "$kind" ] && continue
-        for mode in "" --reference; do
+        for mode in "" $REFERENCE; do
             if [ "$kind" = logits ]; then
                 $RUN "$GNA" logits -q $mode -m "$dir" --tokens "$tokens" --mask "$spec" -o "$TMP/out.npy" 2>"$TMP/err"
             elif [ "$kind" = surgery ]; then
@@ -148,7 +152,7 @@ R=test/fixtures/replace_head
 if [ -f "$R/cases.tsv" ]; then
     while IFS="$tab" read -r host options file; do
         [ -z "$host" ] && continue
-        for mode in "" --reference; do
+        for mode in "" $REFERENCE; do
             # shellcheck disable=SC2046,SC2086 # the options are words on purpose
             if $RUN "$GNA" logits -q $mode -m "$host" --tokens "$(cat "$host/tokens.txt")" $(echo "$options" | sed "s|DONOR|$R/llama_donor|") \
                 -o "$TMP/out.npy" 2>"$TMP/err" && $RUN "$GNA_TEST" compare "$R/$file" "$TMP/out.npy" >"$TMP/cmp" 2>&1; then
@@ -174,7 +178,7 @@ count_c_checks "llama and llamba side by side" $? "$TMP/pair.txt"
 # another checkpoint of equal width changes the logits; keeping every layer changes nothing.
 dir=test/fixtures/llama_gqa_llama3
 tokens=$(cat "$dir/tokens.txt")
-for mode in "" --reference; do
+for mode in "" $REFERENCE; do
     $RUN "$GNA" logits -q $mode -m "$dir" --tokens "$tokens" -o "$TMP/plain.npy"
     $RUN "$GNA" logits -q $mode -m "$dir" --tokens "$tokens" --replace "1=$dir" -o "$TMP/self.npy"
     $RUN "$GNA" logits -q $mode -m "$dir" --tokens "$tokens" --layers 0-1 -o "$TMP/all.npy"
@@ -204,7 +208,7 @@ rm -rf "$TMP/llama3_tiny" && mkdir "$TMP/llama3_tiny" && cp "$H"/llama3_tiny/* "
     cp "$LLAMA3" "$TMP/llama3_tiny/tokenizer.json" 2>/dev/null
 for case_dir in "$H"/cases/*/; do
     case_dir=${case_dir%/}
-    for mode in "" --reference; do
+    for mode in "" $REFERENCE; do
         name="$(basename "$case_dir")$mode"
         args="$(sed "s|MODEL_LLAMA3|$TMP/llama3_tiny|g" "$case_dir/command.txt") $mode"
         rm -f "$TMP/h.jsonl" "$TMP/h.json"
@@ -231,6 +235,7 @@ done
 # gsm8k's filters and exact match, and Python's random.sample, against Python's own (make_task_fixtures.py)
 $RUN "$GNA_TEST" tasks "$H/gsm8k_filters.jsonl" "$H/python_random.jsonl" >"$TMP/tasks.txt" 2>&1
 count_c_checks "gsm8k filters and Python's random" $? "$TMP/tasks.txt"
+if [ -z "$QUICK" ]; then # the rest of the harness checks run processes that take their time
 # the same questions from the CSV tree and from JSONL give the same log
 for shots in 0 5; do
     $RUN "$GNA" mmlu -q -m "$TMP/llama3_tiny" --data "$H/data/mmlu" --shots $shots --log "$TMP/csv.jsonl" >/dev/null 2>"$TMP/err"
@@ -381,6 +386,8 @@ else
 fi
 rm -f "$TMP"/*.jsonl "$TMP"/*.json
 
+fi
+
 # 3. Sampling is reproducible from its seed, and differs across seeds.
 dir=test/fixtures/llama_gqa_llama3
 a=$($RUN "$GNA" generate -q -m $dir --tokens 1,2,3 -n 12 --temp 1.5 --seed 7 --ignore-eos)
@@ -401,7 +408,7 @@ else
 fi
 
 # 4. --help describes every command's options
-for cmd in info logits generate tokenize detokenize kv mmlu mc merge; do
+for cmd in info logits generate tokenize detokenize kv mmlu mc knowledge gsm8k merge; do
     if $RUN "$GNA" "$cmd" --help >"$TMP/help" 2>&1 && grep -q "usage: gna $cmd" "$TMP/help" && { [ $cmd = merge ] || grep -q -- "--threads" "$TMP/help"; }; then
         pass "gna $cmd --help"
     else
@@ -438,6 +445,7 @@ left behind: $leftover}"
     fi
 done <"$BAD/cases.tsv"
 
+[ -n "$QUICK" ] && return # make check stops here: the rest is the Python binding, the demo, and limits
 # A checkpoint past the address space (a sparse 5 GB file: no disk used): a 64-bit host maps it and
 # runs; a 32-bit one (or wasm32) refuses it in one line, exit 2, never with a wrapped size
 mkdir -p "$TMP/big" && cp test/bad/good_llama/config.json test/bad/good_llama/model.safetensors "$TMP/big/" &&
