@@ -7961,6 +7961,9 @@ static int resolve_request(const Scorer *s, const Intervention *iv, const Questi
             *(keys ? &items[i].n_key_list : &items[i].n_query_list) = n;
         }
         items[i].resolved = 1;
+        int logged = 0; /* an item as written (L*A*@-1:letters) once, not each head it names */
+        for (size_t j = 0; j < i; j++) logged |= strcmp(items[j].text, items[i].text) == 0;
+        if (logged) continue;
         bytes_add_text(log, first ? "" : ", ");
         json_add_text(log, items[i].text);
         for (int keys = 0; keys < 2; keys++) {

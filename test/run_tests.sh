@@ -55,6 +55,7 @@ for dir in test/fixtures/*/; do
     [ "$name" = tokenizers ] && continue # section 6
     [ "$name" = harness ] && continue    # section 2c
     [ "$name" = replace_head ] && continue # section 2b
+    [ "$name" = bin ] && continue          # section 5c
     tokens=$(cat "$dir/tokens.txt")
     # zamba2: logits.npy follows the CUDA path (the default), logits_dt_min_clamp.npy transformers' CPU path
     for dt in "" --dt-min-clamp; do
@@ -444,6 +445,15 @@ got status $rc, $lines line(s): $(cat "$TMP/err")${leftover:+
 left behind: $leftover}"
     fi
 done <"$BAD/cases.tsv"
+
+# 5c. pytorch_model.bin checkpoints (what the authors' save_pretrained writes) converted to safetensors
+#     without torch (weights_tools/bin_to_safetensors.py): the same logits as the original fixtures, and
+#     hostile pickles refused. The plain build on this machine only (it needs python3).
+if [ -z "$RUN" ] && [ -z "$LABEL" ]; then
+    convert_python=$(command -v python3 || echo /usr/bin/python3)
+    sh test/check_convert.sh "$GNA" "$convert_python" "$TMP/convert" >"$TMP/convert.txt" 2>&1
+    count_c_checks "the .bin converter" $? "$TMP/convert.txt"
+fi
 
 [ -n "$QUICK" ] && return # make check stops here: the rest is the Python binding, the demo, and limits
 # A checkpoint past the address space (a sparse 5 GB file: no disk used): a 64-bit host maps it and

@@ -1131,6 +1131,21 @@ from `python3 weights_tools/export_tasks.py FOLDER` (the `datasets` package and 
   `"exact_match,strict-match"`, `"exact_match_stderr,strict-match"`, `"exact_match,flexible-extract"`,
   `"exact_match_stderr,flexible-extract"`). lm-eval's mean and stderr use Python's sum(), which is compensated
   from Python 3.12 on: under 3.11 a value can differ in its last bit (the results are compared to 1e-9).
+- `cases/named_*/`: masks that name positions by what is there (gna.c I.7; the rebuttal's refined Zamba2 mask):
+  `named_mmlu_llama3` (1 shot, `--mask L1H0@-1:letters`), `named_mmlu_zamba2` (0 shots, `L*A*@-1:letters`: every
+  attention head of both hybrid layers), `named_knowledge_zamba2` (arc_easy and winogrande, `L*A*@-1:letters`:
+  those tasks have no marks, so the mask zeroes nothing and the results are knowledge_zamba2's) and
+  `named_kv_llama3` (`L1H0@-1:value,L1H1@-1:text=is`), attention heads only. A mark is a part [start, end) of a
+  request's context: the option lines "X. <choice>\\n" (`options`) and letters X (`letters`) of the mmlu question
+  asked, kv's "key:value\\n" lines (`pairs`), the asked one (`asked`) and its digits (`value`); it holds the
+  positions [first, last), first the length of the common prefix of the tokens of context[:start] and the
+  context's, last that of context[:end], plus one where a token crosses the end. `text=S` is every input token
+  whose text alone, str.strip()ped, is S; @-1 is the input's last position, so with Zamba2's tokenizer, where " B"
+  and " C" are two tokens, it is the " " before those letters, not the ":" of "Answer:". Every request runs whole
+  with its own positions, the entries zeroed after the softmax (make_intervention_fixtures.patched_eager). Each
+  masked document's lines carry `"mask_positions"`, per request `{item as written: [query positions, key
+  positions]}` (in expected_requests.jsonl where the tokenizers library made it; kv's unmasked samples have none);
+  MANIFEST_tasks.txt shows what each item selected.
 - `MANIFEST_tasks.txt` (its own file: make_harness_fixtures.py rewrites MANIFEST.txt): versions, seeds, the
   checkpoints' SHA-256, and per case the smallest margins: top-2 log-likelihoods, acc_norm,
   is_greedy, and for gsm8k the greedy logit gap (a near tie there could change a float32 generation), the

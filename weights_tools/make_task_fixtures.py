@@ -10,7 +10,9 @@ CPU the way lm-evaluation-harness 0.4.7 computes them.
 
 `--data-only` needs the standard library only (and jinja2, PyYAML and numpy for the cross-check): it writes the
 data files, gsm8k_filters.jsonl, python_random.jsonl and every case's command.txt and
-expected_requests.jsonl, and checks every prompt against lm-eval 0.4.7's own code (below). The full run
+expected_requests.jsonl, and checks every prompt against lm-eval 0.4.7's own code (below); with the tokenizers
+library (and the Llama-3.1 tokenizer) the named cases' request lines carry their mask positions too (without it
+they are skipped with a note, and those already on file kept where the requests are the same). The full run
 also needs torch, transformers 5.x, tokenizers, safetensors and numpy, and the real Llama-3.1 tokenizer in
 test/.cache/llama3_1/tokenizer.json (`make tokenizer-cache`); it builds the new checkpoints, reuses
 llama3_tiny/ and mamba2_tiny/ (made by make_harness_fixtures.py), and writes each case's expected_log.jsonl
@@ -25,6 +27,9 @@ What it writes under OUT:
   python_random.jsonl              random.Random(seed).sample(range(n), k), six calls in a row, per line
   {mamba,falcon_mamba,zamba2,llamba}_tiny/   new checkpoints (bf16, vocab 1500, the Falcon-pipeline tokenizer)
   cases/{knowledge,gsm8k}_*/       command.txt, expected_requests.jsonl, expected_log.jsonl, expected_results.json
+  cases/named_*/                   the same for masks that name positions (:letters, :value, :text=is; section 5b):
+                                   mmlu, knowledge and kv on llama3_tiny and zamba2_tiny, each masked document's
+                                   lines with "mask_positions"
   MANIFEST_tasks.txt               versions, seeds, per case the smallest margins (near ties)
 and ROOT/build/task_fixtures_readme.md, the README section for test/fixtures/harness/README.md.
 
@@ -43,6 +48,8 @@ The lm-eval 0.4.7 code mirrored (each function below names its own):
   lm_eval/models/huggingface.py  tok_encode / tok_batch_encode (no special tokens), generate_until (EOS text
                            appended to until, max_gen_toks, the response cut at each stop string),
                            _loglikelihood_tokens (via make_harness_fixtures.score_doc's code)
+The named positions mirror gna.c's definition (I.7: named_positions, span_tokens), and their masks
+make_intervention_fixtures' patched attention (entries zeroed after the softmax, with explicit position lists).
   lm_eval/models/utils.py  handle_stop_sequences, MultiTokenEOSCriteria (its look-back window is compared too)
 The cross-check execs those files, read at run time from the lm-eval mirror (a git directory; --mirror or
 $LM_EVAL_MIRROR; tag v0.4.7), and asserts that they give byte-identical prompts and the same metrics as the
@@ -826,8 +833,20 @@ FAMILIES = {  # family: (checkpoint folder under OUT, the name in case names)
 }
 
 
+# masks with named positions (section 5b): name, family, harness, shots (mmlu), tasks (knowledge), mask. Attention
+# heads only: an SSM head's entries would need its implicit attention recomputed (make_intervention_fixtures does
+# that for numeric positions; these cases leave SSM heads out)
+NAMED_CASES = [
+    ("named_mmlu_llama3", "llama", "mmlu", 1, None, "L1H0@-1:letters"),
+    ("named_mmlu_zamba2", "zamba2", "mmlu", 0, None, "L*A*@-1:letters"),      # the rebuttal's refined mask
+    ("named_knowledge_zamba2", "zamba2", "knowledge", None, ["arc_easy", "winogrande"], "L*A*@-1:letters"),  # no marks
+    ("named_kv_llama3", "llama", "kv", None, None, "L1H0@-1:value,L1H1@-1:text=is"),
+]
+
+
 def task_cases(out):
-    """[{name, family, kind, command, ...}]: knowledge (tasks, limit, mask) and gsm8k (small, shots, max_gen) cases"""
+    """[{name, family, kind, command, ...}]: knowledge (tasks, limit, mask), gsm8k (small, shots, max_gen) and named
+    (harness, shots, tasks, mask, special) cases"""
     data, small = mh.data_rel(out, "data", "tasks"), mh.data_rel(out, "data", "tasks_small")
     model = {f: ("MODEL_LLAMA3" if f == "llama" else mh.data_rel(out, folder)) for f, (folder, _) in FAMILIES.items()}
     cases = []
@@ -846,11 +865,28 @@ def task_cases(out):
                       "max_gen": max_gen, "mask": None,
                       "command": f"gsm8k -m {model[family]} --data {small if is_small else data} --shots {shots} "
                                  f"--max-gen-toks {max_gen}"})
+    mmlu_dir, keys = mh.data_rel(out, "data", "mmlu"), mh.data_rel(out, "data", "keys.txt")
+    for name, family, harness, shots, tasks, mask in NAMED_CASES:
+        if harness == "mmlu":
+            options = f"--data {mmlu_dir} --shots {shots}"
+        elif harness == "knowledge":
+            options = f"--data {data} --tasks {','.join(tasks)}"
+        else:
+            options = (f"--keys {keys} --pairs {','.join(map(str, mh.KV_PAIRS))} --samples {mh.KV_SAMPLES} "
+                       f"--seed {mh.KV_SEED}")
+        # command.txt is split on spaces, unquoted: the mask holds no space (L*A*... matches no file at the root)
+        assert " " not in mask and "'" not in mask
+        cases.append({"name": name, "family": family, "kind": "named", "harness": harness, "shots": shots,
+                      "tasks": tasks, "limit": None, "mask": mask,
+                      "special": harness == "kv",   # kv: the authors' tokenizer call adds BOS; mmlu and knowledge: no --bos
+                      "command": f"{harness} -m {model[family]} {options} --mask {mask}"})
     return cases
 
 
 def case_requests(case):
     """the requests of a case, in the order of its log"""
+    if case["kind"] == "named":
+        return named_requests(case)
     if case["kind"] == "knowledge":
         return knowledge_requests(case["tasks"], case["limit"])
     test, train, small = gsm8k_data()
@@ -894,29 +930,359 @@ def write_data(out):
                 [json.dumps(x, separators=(",", ":")) for x in python_random_lines()])
 
 
-def request_line(req):
-    return {"task": req["task"], "doc_id": req["doc_id"], "arguments": [list(a) for a in req["arguments"]]}
+def request_line(req, positions=None):
+    line = {"task": req["task"], "doc_id": req["doc_id"], "arguments": [list(a) for a in req["arguments"]]}
+    if positions is not None:
+        line["mask_positions"] = positions
+    return line
 
 
-def write_requests(out, cases):
-    """each case's command.txt and expected_requests.jsonl; an expected_log.jsonl already there must hold the same
-    requests (a data change without a model run would leave it stale)"""
+def write_requests(out, cases, toks=None):
+    """each case's command.txt and expected_requests.jsonl (a named case's masked documents with their
+    "mask_positions" where toks, {family: tokenizer}, has the tokenizer); an expected_log.jsonl already there must
+    hold the same requests and positions (a data change without a model run would leave it stale)"""
     stale = []
     for case in cases:
         folder = os.path.join(out, "cases", case["name"])
         os.makedirs(folder, exist_ok=True)
         with open(os.path.join(folder, "command.txt"), "w") as f:
             f.write(case["command"] + "\n")
-        lines = [request_line(r) for r in case_requests(case)]
-        write_jsonl(os.path.join(folder, "expected_requests.jsonl"),
-                    [json.dumps(x, ensure_ascii=False, separators=(",", ":")) for x in lines])
+        tok = (toks or {}).get(case["family"]) if case["kind"] == "named" else None
+        kept = {}   # without the tokenizer here: the positions on file, for requests that are still the same
+        path = os.path.join(folder, "expected_requests.jsonl")
+        if case["kind"] == "named" and tok is None and os.path.exists(path):
+            with open(path, encoding="utf-8") as f:
+                kept = {json.dumps([x["task"], x["doc_id"], x["arguments"]]): x["mask_positions"]
+                        for x in map(json.loads, f) if "mask_positions" in x}
+        lines = []
+        for req in case_requests(case):
+            positions = None
+            if tok is not None and req["masked"]:
+                positions = [logged for _, logged, _ in
+                             named_request_masks(req, parse_named_mask(case["mask"]), tok, case["special"])]
+            elif req.get("masked"):
+                positions = kept.get(json.dumps([req["task"], req["doc_id"], [list(a) for a in req["arguments"]]]))
+            lines.append(request_line(req, positions))
+        write_jsonl(path, [json.dumps(x, ensure_ascii=False, separators=(",", ":")) for x in lines])
         log = os.path.join(folder, "expected_log.jsonl")
         if os.path.exists(log):
             with open(log, encoding="utf-8") as f:
                 logged = [json.loads(x) for x in f]
-            if [{k: x[k] for k in ("task", "doc_id", "arguments")} for x in logged] != lines:
+            keys = ("task", "doc_id", "arguments")
+            if ([{k: x[k] for k in keys} for x in logged] != [{k: x[k] for k in keys} for x in lines] or
+                    any("mask_positions" in x and y.get("mask_positions") != x["mask_positions"] for x, y in zip(lines, logged))):
                 stale.append(case["name"])
     return stale
+
+
+# =============================================================================================
+# 5b. Positions by name: --mask items that name their query or key positions by what is there (gna.c I.7,
+#     named_positions and span_tokens; the rebuttal's refined Zamba2 mask, "the ':' of 'Answer:' attending to
+#     the option letters A-D"). Standard library only; the tokenizer is an argument (tokenizers.Tokenizer, or
+#     the self-test's ToyTokenizer).
+#
+#     A request's marks are named parts [start, end) of its context: an mmlu question's option lines
+#     "X. <choice>\n" ("options") and their letters X ("letters"), of the question asked (the last option lines,
+#     before "Answer:"); a kv prompt's "key:value\n" lines ("pairs"), the asked key's line ("asked") and its value
+#     ("value": the digits after ":", without the "\n"); the other tasks have none. With C the context's tokens
+#     (trailing white space moved off, as _encode_pair does; the harness's special tokens) and P(k) those of
+#     context[:k], a mark holds the positions [first, last):
+#       first = len(common prefix of P(start) and C)
+#       last  = len(common prefix of P(end) and C), plus one when P(end) is not a prefix of C (and there is a
+#               token of C left): a token across either edge belongs to the mark
+#     A name selects the union of its marks' positions, in order. text=S selects every position of the request's
+#     input ((context + continuation)[:-1]) whose token, decoded alone with special tokens kept, is S once
+#     str.strip()ped. A numeric @-1 is the input's last position. gna's log line of a document carries
+#     "mask_positions": per request {item as written: [query positions, key positions]}, for the items that name
+#     positions.
+
+MARK_NAMES = ("letters", "options", "pairs", "asked", "value")   # gna.c's mark_names
+POSITIONS_RE = re.compile(r"(-?\d+)(?:-(-?\d+))?")
+
+
+def parse_positions_or_name(text):
+    """what follows @ or ": ("text", S), ("name", one of MARK_NAMES) or ("range", first, last) as written"""
+    if text.startswith("text="):
+        assert 1 <= len(text) - 5 < 32 and ":" not in text[5:], text   # gna keeps S to 31 bytes, up to "," or ":"
+        return ("text", text[5:])
+    if text in MARK_NAMES:
+        return ("name", text)
+    m = POSITIONS_RE.fullmatch(text)
+    assert m, f"{text!r}: expected positions N or N-M, or a name ({', '.join(MARK_NAMES)}, text=S)"
+    return ("range", int(m.group(1)), int(m.group(2) if m.group(2) is not None else m.group(1)))
+
+
+def parse_named_mask(spec):
+    """a --mask spec's items, each as written: {"text", "layers", "kind", "heads", "queries", "keys"}, layers and
+    heads as written ("*", "1", "0-3"), kind "H", "A" or "S", queries and keys None (not written) or
+    parse_positions_or_name's tuple"""
+    items = []
+    for text in spec.split(","):
+        m = re.fullmatch(r"L(\*|\d+(?:-\d+)?)([HAS])(\*|\d+(?:-\d+)?)(?:@(text=[^:]+|[^:]+)(?::(.+))?)?", text)
+        assert m, f"{text!r}: expected L<layers><H|A|S><heads>[@<queries>[:<keys>]]"
+        queries = parse_positions_or_name(m.group(4)) if m.group(4) is not None else None
+        keys = parse_positions_or_name(m.group(5)) if m.group(5) is not None else None
+        assert not (queries and keys and queries[0] == keys[0] == "text"), f"{text!r}: one text= per item"
+        items.append({"text": text, "layers": m.group(1), "kind": m.group(2), "heads": m.group(3),
+                      "queries": queries, "keys": keys})
+    return items
+
+
+def names_positions(items):
+    return any(side is not None and side[0] != "range" for it in items for side in (it["queries"], it["keys"]))
+
+
+def mmlu_marks(context, choices):
+    """[(name, start, end)]: the option lines "X. <choice>\\n" of the question asked (the context ends with them and
+    "Answer:") and each letter X, character offsets, in gna's order (a line, then its letter)"""
+    options = "".join(f"{letter}. {c}\n" for letter, c in zip("ABCD", choices))
+    assert context.endswith("\n" + options + "Answer:"), context
+    at, marks = len(context) - len("Answer:") - len(options), []
+    for letter, c in zip("ABCD", choices):
+        end = at + len(f"{letter}. {c}\n")
+        assert context[at] == letter and context[end - 1] == "\n"
+        marks += [("options", at, end), ("letters", at, at + 1)]
+        at = end
+    return marks
+
+
+def kv_marks(prompt, values, asked):
+    """[(name, start, end)]: each "key:value\\n" line of the dictionary; for the asked one (index `asked`) also the
+    line and its value's digits, in gna's order"""
+    header = "Memorize the following dictionary:\n"
+    assert prompt.startswith(header)
+    lines = prompt[len(header):].split("\n")
+    assert len(lines) == len(values) + 1
+    at, marks, key_asked = len(header), [], None
+    for i, (line, value) in enumerate(zip(lines[:-1], values)):
+        key, colon, v = line.partition(":")
+        assert colon and v == value and value.isdigit(), (line, value)
+        end = at + len(line) + 1
+        marks.append(("pairs", at, end))
+        if i == asked:
+            marks += [("asked", at, end), ("value", at + len(key) + 1, end - 1)]
+            key_asked = key
+        at = end
+    assert prompt[at:] == f"The value of the key '{key_asked}' is", prompt
+    return marks
+
+
+def named_requests(case):
+    """a named case's documents (make_harness_fixtures' mmlu and kv requests, knowledge_requests), each with its
+    "marks" and "masked" (kv's unmasked copies of each sample run without the mask)"""
+    if case["harness"] == "mmlu":
+        mmlu = mh.mmlu_docs_from_csv()
+        docs = mh.mmlu_requests(mmlu, case["shots"])
+        for doc in docs:
+            choices = mmlu[(doc["task"][len("mmlu_"):], "test")][doc["doc_id"]]["choices"]
+            assert all(a[0] == doc["arguments"][0][0] for a in doc["arguments"])
+            doc.update(marks=mmlu_marks(doc["arguments"][0][0], choices), masked=True)
+        return docs
+    if case["harness"] == "kv":
+        docs = mh.kv_requests(True)
+        for doc in docs:
+            doc["marks"] = kv_marks(doc["arguments"][0][0], doc["choices"], doc["target"])
+        return docs
+    docs = knowledge_requests(case["tasks"], case["limit"])
+    for doc in docs:
+        doc.update(marks=[], masked=True)
+    return docs
+
+
+def common_prefix(a, b):
+    n = 0
+    while n < len(a) and n < len(b) and a[n] == b[n]:
+        n += 1
+    return n
+
+
+def mark_span(encode, context, tokens, start, end):
+    """gna.c span_tokens: the positions [first, last) of the tokens (`tokens`: the context's) that hold a character
+    of context[start:end]; encode(text) -> ids, as the harness encodes"""
+    before, through = encode(context[:start]), encode(context[:end])
+    first, last = common_prefix(before, tokens), common_prefix(through, tokens)
+    if last < len(through) and last < len(tokens):   # P(end) is not a prefix of C: a token crosses the end
+        last += 1
+    return first, last
+
+
+def named_positions(which, marks, encode, decode_one, context, tokens, inp):
+    """the positions of the request's input `inp` (its context's `tokens` first) that ("name", N) or ("text", S)
+    selects: the union of the marks named N, in order; or every token whose decode_one(id).strip() is S"""
+    if which[0] == "text":
+        return [i for i, t in enumerate(inp) if decode_one(t).strip() == which[1]]
+    out = []
+    for name, start, end in marks:
+        if name != which[1]:
+            continue
+        first, last = mark_span(encode, context, tokens, start, end)
+        for p in range(first, last):
+            if not out or out[-1] < p:
+                out.append(p)
+    return out
+
+
+def listed_positions(first, last, T):
+    """a numeric range as gna lists it (resolve_position: negative from the end, outside [0, T) none)"""
+    resolve = lambda p: (p + T if p < 0 else p) if -T <= p < T else -1
+    a, b = resolve(first), resolve(last)
+    return list(range(a, b + 1)) if a >= 0 and b >= 0 else []
+
+
+def resolve_named_request(items, marks, encode, decode_one, context, tokens, inp):
+    """(the request's "mask_positions" object: {item text: [queries, keys]} for the items that name positions,
+    [(item, queries or None, keys or None)]: each item's positions in this request's input (None: not written)"""
+    logged, resolved = {}, []
+    for item in items:
+        sides = []
+        for side in (item["queries"], item["keys"]):
+            if side is None:
+                sides.append(None)
+            elif side[0] == "range":
+                sides.append(listed_positions(side[1], side[2], len(inp)))
+            else:
+                sides.append(named_positions(side, marks, encode, decode_one, context, tokens, inp))
+        resolved.append((item, sides[0], sides[1]))
+        if names_positions([item]):
+            assert item["text"] not in logged, f"{item['text']}: written twice in the spec"
+            logged[item["text"]] = [sides[0] or [], sides[1] or []]
+    return logged, resolved
+
+
+def named_request_masks(req, items, tok, special):
+    """per (context, continuation) of a document: (the input (context + continuation)[:-1], its "mask_positions"
+    object, its resolved items); tok: a tokenizers.Tokenizer (encode(text, add_special_tokens).ids, decode(ids,
+    skip_special_tokens)); special: the harness's special tokens (kv: BOS; mmlu and knowledge: none)"""
+    encode = lambda text: tok.encode(text, add_special_tokens=special).ids
+    decode_one = lambda t: tok.decode([t], skip_special_tokens=False)
+    out = []
+    for context, continuation in req["arguments"]:
+        ctx, cont = mh.encode_pair(tok, context, continuation, special)
+        inp = (ctx + cont)[:-1]
+        logged, resolved = resolve_named_request(items, req["marks"], encode, decode_one, context, ctx, inp)
+        out.append((inp, logged, resolved))
+    return out
+
+
+def named_tokenizers(cases):
+    """({family: tokenizers.Tokenizer} for the named cases' positions, notes on what is left out)"""
+    families = sorted({c["family"] for c in cases if c["kind"] == "named"})
+    if not families:
+        return {}, []
+    try:
+        import tokenizers
+    except ImportError:
+        return {}, ["no tokenizers library here: the named cases' expected_requests.jsonl lines carry no mask_positions"]
+    toks, notes = {}, []
+    for family in families:
+        path = mh.LLAMA3_TOKENIZER if family == "llama" else mh.FALCON_TOKENIZER
+        if not os.path.exists(path) or (family == "llama" and mh.sha256(path) != mh.LLAMA3_TOKENIZER_SHA256):
+            notes.append(f"{path} missing or not the pinned one: no mask_positions in the {family} named cases' requests")
+            continue
+        toks[family] = tokenizers.Tokenizer.from_file(path)
+    return toks, notes
+
+
+class ToyTokenizer:
+    """the self-test's stand-in for tokenizers.Tokenizer: greedy longest match over a few pieces, other characters
+    one token each (id 1000 + code point); BOS (id 1, "<s>") first when add_special_tokens. Greedy matching is not
+    stable under prefixes, as a BPE's merges are not: a piece can cross a mark's edge."""
+
+    def __init__(self, pieces):
+        self.ids = {p: 2 + i for i, p in enumerate(pieces)}
+        self.pieces = {i: p for p, i in self.ids.items()}
+        self.pieces[1] = "<s>"
+        self.longest = max(len(p) for p in pieces)
+
+    def encode(self, text, add_special_tokens=True):
+        ids, i = ([1] if add_special_tokens else []), 0
+        while i < len(text):
+            n = next((n for n in range(min(self.longest, len(text) - i), 1, -1) if text[i:i + n] in self.ids), 1)
+            ids.append(self.ids.get(text[i:i + n], 1000 + ord(text[i])))
+            i += n
+        return types.SimpleNamespace(ids=ids)
+
+    def decode(self, ids, skip_special_tokens=True):
+        return "".join("" if (t == 1 and skip_special_tokens) else self.pieces.get(t, chr(t - 1000) if t >= 1000 else "")
+                       for t in ids)
+
+
+def check_named_positions():
+    """the grammar, the marks and the span rule on hand-written prompts and a toy tokenizer, against positions
+    worked out by hand (the comments show each token)"""
+    assert parse_named_mask("L*A*@-1:letters") == [{"text": "L*A*@-1:letters", "layers": "*", "kind": "A", "heads": "*",
+                                                   "queries": ("range", -1, -1), "keys": ("name", "letters")}]
+    items = parse_named_mask("L1H0@-1:value,L1H1@-1:text=is,L0H1,L0-1H*@text=Answer:-3--1,L1H0@asked:2")
+    assert [(it["queries"], it["keys"]) for it in items] == [
+        (("range", -1, -1), ("name", "value")), (("range", -1, -1), ("text", "is")), (None, None),
+        (("text", "Answer"), ("range", -3, -1)), (("name", "asked"), ("range", 2, 2))]
+    for bad in ("L0H0@text=:letters", "L0H0@text=a:text=b", "L0H0@-1:letter", "L0H0:letters", "L0X0"):
+        try:
+            parse_named_mask(bad)
+        except AssertionError:
+            continue
+        raise AssertionError(f"{bad!r} parsed")
+    assert [names_positions([it]) for it in items] == [True, True, False, True, True]
+    assert listed_positions(-1, -1, 5) == [4] and listed_positions(1, -2, 5) == [1, 2, 3] and listed_positions(-6, -1, 5) == []
+
+    # mmlu: "\nA" and "x\nB" cross a letter's start (the line before ends inside them), "D." crosses D's end, and the
+    # "\nA" of "\nAnswer" the last option line's end
+    tok = ToyTokenizer(["\nA", ". ", "x\nB", "Answer", "D.", " A"])
+    context = "Q?\nA. x\nB. yy\nC. \nD. z\nAnswer:"
+    marks = mmlu_marks(context, ["x", "yy", "", "z"])
+    assert [context[a:b] for _, a, b in marks] == ["A. x\n", "A", "B. yy\n", "B", "C. \n", "C", "D. z\n", "D"]
+    # tokens: 0 Q, 1 ?, 2 \nA, 3 ". ", 4 x\nB, 5 ". ", 6 y, 7 y, 8 \n, 9 C, 10 ". ", 11 \n, 12 D., 13 " ", 14 z,
+    # 15 \nA, 16-20 n s w e r, 21 :
+    ctx = tok.encode(context, add_special_tokens=False).ids
+    assert len(ctx) == 22 and tok.decode(ctx) == context and tok.decode([ctx[15]]) == "\nA"
+    req = {"arguments": [(context, " A"), (context, " D.")], "marks": marks}
+    mask = parse_named_mask("L0H0@-1:letters,L0H1@text=?:options,L0H0@-1:pairs")
+    got = [(inp, logged) for inp, logged, _ in named_request_masks(req, mask, tok, False)]
+    assert got[0][0] == ctx and got[1][0] == ctx + [1000 + ord(" ")]   # " D." -> " ", "D.": the input keeps " "
+    assert got[0][1] == {"L0H0@-1:letters": [[21], [2, 4, 9, 12]], "L0H1@text=?:options": [[1], list(range(2, 16))],
+                         "L0H0@-1:pairs": [[21], []]}, got[0][1]
+    assert got[1][1]["L0H0@-1:letters"] == [[22], [2, 4, 9, 12]]
+    # with BOS every position moves by one
+    assert named_request_masks(req, mask, tok, True)[0][1]["L0H0@-1:letters"] == [[22], [3, 5, 10, 13]]
+
+    # kv: ":7" crosses the value's start, "\nThe" the asked line's end; " is" is the text "is"
+    tok = ToyTokenizer(["Memorize the following dictionary:\n", "ab", ":4", "2\n", "cd", ":7", "\nThe", " is", " 'cd'"])
+    prompt = "Memorize the following dictionary:\nab:42\ncd:7\nThe value of the key 'cd' is"
+    marks = kv_marks(prompt, ["42", "7"], 1)
+    assert [(n, prompt[a:b]) for n, a, b in marks] == [("pairs", "ab:42\n"), ("pairs", "cd:7\n"), ("asked", "cd:7\n"),
+                                                        ("value", "7")]
+    # tokens: 0 <s>, 1 the header, 2 ab, 3 :4, 4 2\n, 5 cd, 6 :7, 7 \nThe, 8-24 " value of the key" one by one,
+    # 25 " 'cd'", 26 " is"
+    ids = tok.encode(prompt).ids
+    assert len(ids) == 27 and tok.decode([ids[26]]) == " is"
+    req = {"arguments": [(prompt, "7"), (prompt, "42")], "marks": marks}
+    mask = parse_named_mask("L1H0@-1:value,L1H1@-1:text=is,L1H0@asked:pairs,L0H0@-1:letters")
+    got = named_request_masks(req, mask, tok, True)
+    assert got[0][0] == ids and got[1][0] == ids + [1000 + ord("4")]
+    assert got[0][1] == {"L1H0@-1:value": [[26], [6]], "L1H1@-1:text=is": [[26], [26]],
+                         "L1H0@asked:pairs": [[5, 6, 7], [2, 3, 4, 5, 6, 7]], "L0H0@-1:letters": [[26], []]}, got[0][1]
+    assert got[1][1]["L1H0@-1:value"] == [[27], [6]] and got[1][1]["L1H1@-1:text=is"] == [[27], [26]]
+    # items without names are resolved but not logged
+    logged, resolved = resolve_named_request(parse_named_mask("L0H0,L1H0@-2:0-1,L1H1@-1:value"), marks,
+                                             lambda t: tok.encode(t).ids, lambda t: tok.decode([t], False), prompt, ids, ids)
+    assert list(logged) == ["L1H1@-1:value"]
+    assert [(q, k) for _, q, k in resolved] == [(None, None), ([25], [0, 1]), ([26], [6])]
+
+    # the cases' own requests: marks where the harness has them, the option letters and values where they should be
+    for case in task_cases(DEFAULT_OUT):
+        if case["kind"] != "named":
+            continue
+        for req in named_requests(case):
+            context = req["arguments"][0][0]
+            names = [n for n, _, _ in req["marks"]]
+            if case["harness"] == "mmlu":
+                assert names == ["options", "letters"] * 4
+                assert [context[a:b] for n, a, b in req["marks"] if n == "letters"] == ["A", "B", "C", "D"]
+            elif case["harness"] == "kv":
+                value = [context[a:b] for n, a, b in req["marks"] if n == "value"]
+                assert value == [req["choices"][req["target"]]] and names.count("pairs") == len(req["choices"])
+            else:
+                assert names == []
 
 
 # =============================================================================================
@@ -1185,6 +1551,207 @@ def run_case(case, scorer, tok, path, checked_masks):
     return logged, results, msg
 
 
+class NamedMaskScorer:
+    """make_harness_fixtures.Scorer's logprobs under a mask whose items name positions (section 5b): each request's
+    input runs whole, from position 0, with the positions found in it (expect()). The entries (query, key) of the
+    named attention heads are zeroed after the softmax, not renormalised, by make_intervention_fixtures'
+    patched_eager (Zamba2's shared attention told its layer by patch_attention's layer hooks); an item without keys
+    zeroes the head's slice of o_proj's input at its queries (ablation_hook). spec None: the plain scorer."""
+
+    def __init__(self, scorer):
+        import make_intervention_fixtures as mi
+        self.scorer, self.model, self.family = scorer, scorer.model, scorer.family
+        self.n_layers = self.model.config.num_hidden_layers
+        self.kinds = mi.layer_kinds(self.family, self.model, self.n_layers)
+        self.attention_layers = sum("A" in k for k in self.kinds)
+        self.masks, self.cache = {}, {}
+
+    def heads(self, resolved):
+        """[(layer, head, queries or None, keys or None)]: a request's resolved items on the model's heads (L*A*: every
+        attention head of every layer that has them: Zamba2's hybrid layers, the shared block's visits)"""
+        import make_intervention_fixtures as mi
+        out = []
+        for item, queries, keys in resolved:
+            for l in mi.parse_range(item["layers"], self.n_layers):
+                assert 0 <= l < self.n_layers, f"{item['text']}: no layer {l}"
+                kind = item["kind"]
+                if kind == "H":
+                    assert len(self.kinds[l]) == 1, f"{item['text']}: layer {l} has attention and SSM heads"
+                    kind = next(iter(self.kinds[l]))
+                if kind not in self.kinds[l]:
+                    assert item["layers"] == "*", f"{item['text']}: layer {l} has no {kind} heads"
+                    continue
+                assert kind == "A", f"{item['text']}: an SSM head's entries need its implicit attention recomputed: not here"
+                count = self.model.config.num_attention_heads
+                for h in mi.parse_range(item["heads"], count):
+                    assert 0 <= h < count, f"{item['text']}: no head {h}"
+                    out.append((l, h, queries, keys))
+        assert out, "the mask names no attention head"
+        return out
+
+    def expect(self, inp, resolved):
+        """the mask of the request whose input is inp (the choices of a question may share one)"""
+        heads = self.heads(resolved)
+        assert self.masks.setdefault(tuple(inp), heads) == heads, "one input, two masks"
+
+    def forward(self, inp, heads):
+        """float64 logits [T, V] of inp under the heads' mask"""
+        import torch
+        import make_fixtures as mf
+        import make_intervention_fixtures as mi
+        from transformers.models.llama import modeling_llama
+        from transformers.models.zamba2 import modeling_zamba2
+        model, family, T = self.model, self.family, len(inp)
+        saved = (modeling_llama.eager_attention_forward, modeling_zamba2.eager_attention_forward)
+        hooks = mi.patch_attention(family, model)
+        mi.STATE.update(layer=None, masks={}, capture={}, ran=0)
+        try:
+            ablate = {}
+            for l, h, queries, keys in heads:
+                rows = list(range(T)) if queries is None else queries
+                assert all(0 <= t < T for t in rows + (keys or []))
+                if keys is None:    # Zamba2's o_proj is the shared block's: a hook there would hit both visits
+                    assert family == "llama", "a head ablation (no keys) in a named Zamba2 mask: not here"
+                    if rows:
+                        ablate.setdefault(l, []).append((h, rows))
+                elif rows and keys:  # positions that select nothing leave the head as it is
+                    mi.STATE["masks"].setdefault(l, []).append((h, rows, keys))
+            for l, its in ablate.items():
+                _, mixer, o_attn, _ = mi.modules(family, model, l)
+                hooks.append(o_attn.register_forward_pre_hook(mi.ablation_hook(its, mi.head_width(family, model, "A", mixer))))
+            logits = mf.forward_f64(model, torch.tensor([inp]))
+            ran = mi.STATE["ran"]
+        finally:
+            for hk in hooks:
+                hk.remove()
+            modeling_llama.eager_attention_forward, modeling_zamba2.eager_attention_forward = saved
+            mi.STATE.update(layer=None, masks={}, capture={}, ran=0)
+        assert ran == self.attention_layers, f"the patched attention ran {ran} times, not {self.attention_layers}"
+        assert logits.shape[0] == T
+        return logits
+
+    def logprobs(self, inp, spec, first_row):
+        """log_softmax of the logits at rows first_row.. of the input, float64 [R, V] (Scorer.logprobs' contract)"""
+        import torch
+        if spec is None:
+            return self.scorer.logprobs(inp, None, first_row)
+        heads = self.masks[tuple(inp)]
+        key = (tuple(inp), repr(heads), first_row)
+        if key not in self.cache:
+            self.cache = {key: torch.log_softmax(self.forward(inp, heads)[first_row:], dim=-1)}  # one entry, as Scorer
+        return self.cache[key]
+
+    def check(self, inp):
+        """the mask against the plain run of inp: the rows before its first masked query are unchanged (and every row
+        where it masks nothing); returns the largest change of a logit at or after the first masked query"""
+        heads = self.masks[tuple(inp)]
+        plain, masked = self.scorer.forward(inp, None), self.forward(inp, heads)
+        rows = [t for _, _, queries, keys in heads if keys is None or keys
+                for t in (range(len(inp)) if queries is None else queries)]
+        first = min(rows) if rows else len(inp)
+        if first > 0:
+            before = (plain[:first] - masked[:first]).abs().max().item()
+            assert before < 1e-10, f"the mask changed rows before its first query {first}: {before}"
+        return (plain[first:] - masked[first:]).abs().max().item() if rows else 0.0
+
+
+def positions_summary(name, items, tok, records):
+    """the MANIFEST line of what each named item selected: per item the counts of query and key positions per
+    request, the texts of the tokens selected (decoded alone), and examples; records: (task, doc_id, continuation,
+    input, its "mask_positions" object)"""
+    import collections
+    text = lambda ids: " ".join(repr(tok.decode([ids_], skip_special_tokens=False)) for ids_ in ids)
+    parts = []
+    for item in [it["text"] for it in items if names_positions([it])]:
+        counts = collections.Counter((len(o[item][0]), len(o[item][1])) for *_, o in records)
+        keys = collections.Counter(text([inp[k] for k in o[item][1]]) or "(none)" for _, _, _, inp, o in records)
+        queries = collections.Counter(text([inp[q] for q in o[item][0]]) or "(none)" for _, _, _, inp, o in records)
+        parts.append(f"{item}: (queries, keys) per request {dict(sorted(counts.items()))}; query tokens "
+                     + ", ".join(f"{t} x{n}" for t, n in queries.most_common(3)) + "; key tokens "
+                     + ", ".join(f"{t} x{n}" for t, n in keys.most_common(4))
+                     + (f" ({len(keys) - 4} more)" if len(keys) > 4 else ""))
+    examples = []
+    for i in sorted({0, len(records) // 2, len(records) - 1}):
+        task, doc_id, continuation, inp, o = records[i]
+        examples.append(f"{task} {doc_id} {continuation!r} (input of {len(inp)}): " + "; ".join(
+            f"{k} @{q} {text([inp[t] for t in q])} : {keys} {text([inp[t] for t in keys])}" for k, (q, keys) in o.items()))
+    return f"{name} positions: {len(records)} masked requests; " + " | ".join(parts) + " | e.g. " + " | ".join(examples)
+
+
+def run_named_case(case, scorer, tok, out):
+    """(log lines, results, the MANIFEST line, the positions line) of a case whose mask names positions; the lines
+    are make_harness_fixtures.score_doc's (mmlu, kv) or score_knowledge_doc's, each masked document's with its
+    "mask_positions", a list with one {item: [queries, keys]} per request, as gna logs them"""
+    items = parse_named_mask(case["mask"])
+    named = NamedMaskScorer(scorer)
+    harness, special = case["harness"], case["special"]
+
+    def score(s, req, spec):
+        if harness == "knowledge":
+            return score_knowledge_doc(s, tok, req, spec)
+        return mh.score_doc(s, tok, req, special, spec, authors_check=harness == "kv")
+
+    logged, infos, records, moved, flips, checked = [], [], [], 0.0, 0, None   # checked: check()'s, first request
+    plain_lines = {}
+    for req in named_requests(case):
+        spec = case["mask"] if req["masked"] else None
+        positions = None
+        if req["masked"]:
+            positions = []
+            for (context, continuation), (inp, obj, resolved) in zip(req["arguments"],
+                                                                     named_request_masks(req, items, tok, special)):
+                named.expect(inp, resolved)
+                positions.append(obj)
+                records.append((req["task"], req["doc_id"], continuation, inp, obj))
+                if checked is None:
+                    checked = named.check(inp)
+        line, info = score(named, req, spec)
+        if positions is not None:
+            line["mask_positions"] = positions
+            # the same requests without the mask (kv: its unmasked copy, scored just before)
+            plain = plain_lines.get((req["task"][:-len("_masked")], req["doc_id"])) if harness == "kv" else \
+                score(scorer, req, None)[0]
+            moved = max(moved, max(abs(a - b) for a, b in zip(line["lls"], plain["lls"])))
+            flips += line["acc"] != plain["acc"]
+        else:
+            plain_lines[(req["task"], req["doc_id"])] = line
+        if "rel_margin" not in info:
+            info["rel_margin"] = info["margin"] / max(1.0, abs(max(line["lls"])))
+        logged.append(line)
+        infos.append(info)
+    assert records and checked is not None, "no masked request"
+    results = knowledge_results(logged) if harness == "knowledge" else mh.results_of(logged)
+    margin = min(i["margin"] for i in infos)
+    rel = min(i["rel_margin"] for i in infos)
+    gap = min(g for i in infos for g in i["gaps"])
+    accs = ", ".join(f"{t} {r['acc,none']:.3f}" + (f"/{r['acc_norm,none']:.3f}" if "acc_norm,none" in r else "")
+                     for t, r in results.items() if "acc,none" in r)
+    masked_docs = sum(1 for x in logged if "mask_positions" in x)
+    msg = (f"{case['name']}: {len(logged)} docs ({masked_docs} masked, {len(records)} requests), min top-2 ll margin "
+           f"{margin:.3e}, relative to max(1, |best|) {rel:.3e}, min greedy gap {gap:.3e}; acc"
+           f"{'/acc_norm' if harness == 'knowledge' else ''} {accs}; the mask moved log-likelihoods by up to {moved:.3e} "
+           f"and changed acc on {flips} docs; on the first masked request the logits from its first masked row on "
+           f"moved by up to {checked:.3e}, the rows before it not at all")
+    if not any(obj[k][1] for *_, obj in records for k in obj):
+        assert moved < 1e-10, f"a mask that selects no entry moved a log-likelihood by {moved}"
+        msg += "; it selects no entry: the results are the unmasked ones"
+        twin = os.path.join(out, "cases", "knowledge_" + FAMILIES[case["family"]][1], "expected_log.jsonl")
+        if harness == "knowledge" and os.path.exists(twin):
+            with open(twin, encoding="utf-8") as f:
+                theirs = {(x["task"], x["doc_id"]): x for x in map(json.loads, f)}
+            diff = max(abs(a - b) for x in logged for a, b in zip(x["lls"], theirs[(x["task"], x["doc_id"])]["lls"]))
+            same_acc = all(x["acc"] == theirs[(x["task"], x["doc_id"])]["acc"] for x in logged)
+            msg += (f" (against {os.path.relpath(twin, out)}: lls within {diff:.1e}, acc "
+                    f"{'the same' if same_acc else 'DIFFERENT'})")
+            if diff > 1e-9 or not same_acc:
+                msg += "  WARNING: not the unmasked case's values"
+    elif checked < 1e-6:
+        msg += "  WARNING: the mask hardly changes the first request's logits"
+    if rel < 2e-4 or gap < 1e-4:
+        msg += "  WARNING: a near tie (within 2e-4 of the best value); float32 rounding could flip it"
+    return logged, results, msg, positions_summary(case["name"], items, tok, records)
+
+
 # =============================================================================================
 # 7. Hand-written expectations (typed from the rules, not built by the code above), the README, main
 
@@ -1253,6 +1820,11 @@ def check_definitions():
 
 def manifest_path(out):
     return os.path.join(out, "MANIFEST_tasks.txt")
+
+
+def manifest_order(cases):
+    """the MANIFEST's line names: a case's; a named case's positions line after it"""
+    return [n for c in cases for n in ([c["name"]] + ([c["name"] + " positions"] if c["kind"] == "named" else []))]
 
 
 def write_manifest(out, header, case_lines, order):
@@ -1347,6 +1919,21 @@ from `python3 weights_tools/export_tasks.py FOLDER` (the `datasets` package and 
   `"exact_match,strict-match"`, `"exact_match_stderr,strict-match"`, `"exact_match,flexible-extract"`,
   `"exact_match_stderr,flexible-extract"`). lm-eval's mean and stderr use Python's sum(), which is compensated
   from Python 3.12 on: under 3.11 a value can differ in its last bit (the results are compared to 1e-9).
+- `cases/named_*/`: masks that name positions by what is there (gna.c I.7; the rebuttal's refined Zamba2 mask):
+  `named_mmlu_llama3` (1 shot, `--mask L1H0@-1:letters`), `named_mmlu_zamba2` (0 shots, `L*A*@-1:letters`: every
+  attention head of both hybrid layers), `named_knowledge_zamba2` (arc_easy and winogrande, `L*A*@-1:letters`:
+  those tasks have no marks, so the mask zeroes nothing and the results are knowledge_zamba2's) and
+  `named_kv_llama3` (`L1H0@-1:value,L1H1@-1:text=is`), attention heads only. A mark is a part [start, end) of a
+  request's context: the option lines "X. <choice>\\n" (`options`) and letters X (`letters`) of the mmlu question
+  asked, kv's "key:value\\n" lines (`pairs`), the asked one (`asked`) and its digits (`value`); it holds the
+  positions [first, last), first the length of the common prefix of the tokens of context[:start] and the
+  context's, last that of context[:end], plus one where a token crosses the end. `text=S` is every input token
+  whose text alone, str.strip()ped, is S; @-1 is the input's last position, so with Zamba2's tokenizer, where " B"
+  and " C" are two tokens, it is the " " before those letters, not the ":" of "Answer:". Every request runs whole
+  with its own positions, the entries zeroed after the softmax (make_intervention_fixtures.patched_eager). Each
+  masked document's lines carry `"mask_positions"`, per request `{item as written: [query positions, key
+  positions]}` (in expected_requests.jsonl where the tokenizers library made it; kv's unmasked samples have none);
+  MANIFEST_tasks.txt shows what each item selected.
 - `MANIFEST_tasks.txt` (its own file: make_harness_fixtures.py rewrites MANIFEST.txt): versions, seeds, the
   checkpoints' SHA-256, and per case the smallest margins: top-2 log-likelihoods, acc_norm,
   is_greedy, and for gsm8k the greedy logit gap (a near tie there could change a float32 generation), the
@@ -1381,8 +1968,13 @@ def main():
 
     mh.self_test_aggregation()
     check_definitions()
+    check_named_positions()
     write_data(out)
-    stale = write_requests(out, cases)
+    named_toks, notes = named_tokenizers(cases)
+    stale = write_requests(out, cases, named_toks)
+    for note in notes:
+        print(f"NOTE: {note} (positions already in a case's expected_requests.jsonl are kept where its requests are "
+              f"the same)")
     print(f"data written under {out}: " + ", ".join(
         f"{t} {len(rows)}" for t, rows in list(TASK_ROWS.items()) + [("gsm8k", GSM8K_TEST), ("gsm8k_train", GSM8K_TRAIN),
                                                                      ("tasks_small/gsm8k_train", GSM8K_SMALL_POOL)])
@@ -1432,20 +2024,31 @@ def main():
               ", ".join(f"{FAMILIES[f][0]} {s}" for f, (s, _) in NEW_CHECKPOINTS.items()) +
               f" (make_fixtures.build); gsm8k few-shot random.Random({FEWSHOT_SEED})",
               f"tokenizers: llama3 {mh.LLAMA3_TOKENIZER_SHA256} (not committed), falcon {mh.sha256(mh.FALCON_TOKENIZER)}",
-              "model.safetensors SHA-256: " + ", ".join(f"{FAMILIES[f][0]} {mh.sha256(os.path.join(p, 'model.safetensors'))}"
-                                                        for f, p in paths.items()),
+              # every checkpoint there, so that a run of a few cases keeps the others' lines
+              "model.safetensors SHA-256: " + ", ".join(f"{folder} {mh.sha256(os.path.join(out, folder, 'model.safetensors'))}"
+                                                        for folder, _ in FAMILIES.values()
+                                                        if os.path.exists(os.path.join(out, folder, 'model.safetensors'))),
               "knowledge cases: docs, min top-2 ll margin (acc), min top-2 margin of ll/len(choice) (acc_norm), the "
               "smaller of the two relative to max(1, |best|) (gna_test's tie band is 2e-4), min |log p(token) - best "
               "other| over continuation tokens (is_greedy); acc/acc_norm per task",
               "gsm8k cases: the stop strings, context tokens, per doc the tokens generated and why it stopped, min top-1 "
-              "minus top-2 logit gap over all greedy steps; exact_match per filter"]
+              "minus top-2 logit gap over all greedy steps; exact_match per filter",
+              "named cases (masks that name positions): docs, masked requests, min top-2 ll margin, relative to max(1, "
+              "|best|), min greedy gap; accs; how far the mask moved the log-likelihoods (against the same requests "
+              "unmasked) and on how many docs it changed acc; the next line, per named item: the numbers of query and key "
+              "positions per request, the selected tokens' texts (decoded alone) and examples"]
     case_lines = {}
     checked_masks = set()
     import time
     for case in selected:
         started = time.time()
         family = case["family"]
-        logged, results, msg = run_case(case, scorers[family], toks[family], paths[family], checked_masks)
+        if case["kind"] == "named":
+            logged, results, msg, positions = run_named_case(case, scorers[family], toks[family], out)
+            case_lines[case["name"] + " positions"] = positions
+            print(positions)
+        else:
+            logged, results, msg = run_case(case, scorers[family], toks[family], paths[family], checked_masks)
         folder = os.path.join(out, "cases", case["name"])
         with open(os.path.join(folder, "expected_log.jsonl"), "w", encoding="utf-8", newline="\n") as f:
             for line in logged:
@@ -1454,8 +2057,8 @@ def main():
             f.write(json.dumps({"results": results}, indent=2, ensure_ascii=False) + "\n")
         print(msg, f"({time.time() - started:.1f} s)", flush=True)
         case_lines[case["name"]] = msg
-    write_manifest(out, header, case_lines, names)
-    assert not write_requests(out, cases) or args.cases or args.families, "a log does not match its requests"
+    write_manifest(out, header, case_lines, manifest_order(cases))
+    assert not write_requests(out, cases, named_toks) or args.cases or args.families, "a log does not match its requests"
     total = new_bytes(out, cases)
     print(f"{total} bytes added under {out}")
     assert total < NEW_BYTES_BUDGET, f"{total} bytes: over the {NEW_BYTES_BUDGET} budget"
