@@ -259,6 +259,7 @@ typedef struct {
     Weight x_proj;                   /* [R + 2N, di] */
     Weight dt_proj, dt_bias;         /* [di, R], [di] */
     Weight A_log;                    /* [di, N] */
+    float *A;                        /* [di, N]: -exp(A_log), a constant of the layer (mamba1_A, at load) */
     Weight D;                        /* [di] */
     Weight out_proj, out_bias;       /* [D, di], [D] */
 } Mamba1;
@@ -1216,14 +1217,21 @@ static void mamba1_implicit_row(const void *mixer, size_t d, size_t t, float *ro
     }
 }
 
+/* A = -exp(A_log) [di, N] (the mixers' A = -torch.exp(self.A_log.float())): a constant of the layer,
+ * computed once when it loads rather than at every token, as the RoPE frequencies are */
+static float *mamba1_A(Weight A_log) {
+    float *A = float_array(A_log.rows, A_log.cols);
+    for (size_t i = 0; i < A_log.rows * A_log.cols; i++) A[i] = -exp_f(weight_at(A_log, i));
+    return A;
+}
+
 static void mamba1_mixer(const Step *s, const Mamba1 *w, LayerCache *lc, const float *x, float *out) {
     const Config *c = s->config;
     const Compute *cx = s->cx;
     size_t T = s->T, di = c->ssm_inner, N = c->ssm_state, R = c->dt_rank, row = R + 2 * N;
     float *u_z = scratch(s->scratch, SLOT_1, T, 2 * di), *u = scratch(s->scratch, SLOT_2, T, di);
     float *dt_B_C = scratch(s->scratch, SLOT_3, T, row), *dt = scratch(s->scratch, SLOT_4, T, di);
-    float *y = scratch(s->scratch, SLOT_5, T, di), *A = scratch(s->scratch, SLOT_6, di, N);
-    for (size_t i = 0; i < di * N; i++) A[i] = -exp_f(weight_at(w->A_log, i));
+    float *y = scratch(s->scratch, SLOT_5, T, di);
     linear(cx, u_z, x, c->hidden_size, T, w->in_proj, w->in_bias);
     causal_conv1d(cx, u, u_z, 2 * di, T, di, w->conv_weight, w->conv_bias, lc->conv_state);
     activate_matrix(cx, u, di, u, di, T, di, ACT_SILU, NULL, 0);
@@ -1237,7 +1245,7 @@ static void mamba1_mixer(const Step *s, const Mamba1 *w, LayerCache *lc, const f
         }
     linear(cx, dt, dt_B_C, row, T, w->dt_proj, w->dt_bias);
     activate_matrix(cx, dt, di, dt, di, T, di, ACT_SOFTPLUS, NULL, 0);
-    Mamba1Scan scan = {cx, c, w, A, lc->ssm_state, u, dt, dt_B_C, T, y};
+    Mamba1Scan scan = {cx, c, w, w->A, lc->ssm_state, u, dt, dt_B_C, T, y};
     cx->run(cx, mamba1_scan_channels, &scan, di);
     ssm_rows_through_hook(s, mamba1_implicit_row, &scan, di, 1, u, di, w->D, y, di);
     activate_matrix(cx, y, di, u_z + di, 2 * di, T, di, ACT_SILU, y, di); /* y = silu(z) * y */
@@ -4972,6 +4980,7 @@ static int load_mamba1_layer(const Model *m, size_t l, Layer *layer) {
     TRY(load_weight(m, &x->dt_proj, 0, di, R, 0, "%s.mixer.dt_proj.weight", p));
     TRY(load_weight(m, &x->dt_bias, 0, di, 0, 0, "%s.mixer.dt_proj.bias", p));
     TRY(load_weight(m, &x->A_log, 0, di, N, 0, "%s.mixer.A_log", p));
+    x->A = mamba1_A(x->A_log);
     TRY(load_weight(m, &x->D, 0, di, 0, 0, "%s.mixer.D", p));
     TRY(load_weight(m, &x->out_proj, 0, D, di, 0, "%s.mixer.out_proj.weight", p));
     if (c->conv_bias) TRY(load_weight(m, &x->conv_bias, 0, di, 0, 0, "%s.mixer.conv1d.bias", p));
@@ -5165,6 +5174,7 @@ static int build_model(Model *m, const char *dir) {
 }
 
 static void free_model(Model *m) {
+    for (size_t l = 0; m->layers && l < m->config.n_layers; l++) free(m->layers[l].mamba1.A);
     if (m->checkpoint) free_checkpoint(m->checkpoint);
     free(m->checkpoint);
     free(m->layers);
@@ -6990,7 +7000,9 @@ typedef struct {
 enum { MAX_OPEN_OUTPUTS = 4 };                       /* at most two are open at once (logits --svg) */
 static char *volatile unfinished[MAX_OPEN_OUTPUTS]; /* the temporary paths being written now */
 static int program_handles_signals;                  /* set by main(): a library leaves signals alone */
+#if GNA_POSIX
 static unsigned output_mode = 0644;                  /* a new file's permissions (main() reads the umask) */
+#endif
 
 static void remove_unfinished(void) {
     for (int i = 0; i < MAX_OPEN_OUTPUTS; i++)
@@ -7160,9 +7172,11 @@ static int close_output(OutputFile *o, int ok) {
     if (ferror(o->file)) status = failure(o->path, "write failed");
     if (fclose(o->file) != 0 && status == GNA_OK) status = failure(o->path, "write failed (%s)", strerror(errno));
     if (o->temporary_path) {
+#if GNA_POSIX /* no links elsewhere (WASI, bare metal) */
         struct stat st;
         if (ok && status == GNA_OK && lstat(o->path, &st) == 0 && !S_ISREG(st.st_mode))
             status = failure(o->path, "is no longer a regular file: the finished output is not put in its place");
+#endif
         if (ok && status == GNA_OK && rename(o->temporary_path, o->path) != 0)
             status = failure(o->path, "cannot rename the finished file into place (%s)", strerror(errno));
         if (!ok || status != GNA_OK) remove(o->temporary_path);
