@@ -14,6 +14,7 @@
 #   make test-cross CROSS=<triple> QEMU=qemu-<arch>   any other Linux target, static, under qemu-user
 #   make test-wasm  wasm32-wasi under node's WASI;  make run-m55  bare-metal Cortex-M55 under qemu-system-arm
 #   make test-portable   the suite built with no SIMD, no threads and no mmap, together
+#   make test-cluster   a harness split over a one-node Slurm and GNU parallel, killed, resumed, merged
 #   make test-bits  --reference's logits, masked logits and KV log on every target = x86-64's, bit for bit
 #   make bench      gna beside PyTorch (python3 with torch and numpy) on random checkpoints in
 #                   Llama-3.2-1B, Mamba-790m and Mamba2-780m shapes (made on first use under
@@ -44,7 +45,7 @@ ALL_CFLAGS = -std=c11 $(CFLAGS) $(WARNINGS) $(ARCH) $(THREAD_FLAGS)
 SAN_CFLAGS = -std=c11 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all \
              $(WARNINGS) $(ARCH) $(THREAD_FLAGS)
 
-.PHONY: FORCE all run check test san test-tsan test-arm test-cross test-portable test-bits test-wasm run-m55 bench clean tokenizer-cache bench-tokenize lib fuzz
+.PHONY: FORCE all run check test san test-tsan test-arm test-cross test-portable test-bits test-wasm run-m55 bench clean tokenizer-cache bench-tokenize lib fuzz test-cluster
 
 all: gna
 
@@ -216,6 +217,11 @@ run-m55: build/m55/gna.elf gna build/gna_test
 build/gna_bench: test/gna_bench.c gna.c gna.h build/flags
 	@mkdir -p build
 	$(CC) $(ALL_CFLAGS) -DGNA_NO_MAIN test/gna_bench.c gna.c -lm -o $@
+
+# A harness split over a one-node Slurm (started here, under a temporary folder) and GNU parallel, shards
+# killed and resumed, merged and compared with one run (Debian: slurm-wlm munge parallel; about a minute)
+test-cluster: gna
+	@sh test/cluster.sh ./gna "$$(mktemp -d)"
 
 bench: build/gna_bench
 	@sh test/bench.sh build/gna_bench build/bench
