@@ -7188,6 +7188,14 @@ static int close_output(OutputFile *o, int ok) {
     return status;
 }
 
+/* A whole output of bytes, written as above; frees nothing */
+static int write_output(const char *path, const Bytes *b) {
+    OutputFile out;
+    TRY(open_output(&out, path));
+    fwrite(b->data, 1, b->length, out.file);
+    return close_output(&out, 1);
+}
+
 /* NumPy .npy, format version 1.0: "\x93NUMPY", bytes 1 0, u16 little-endian header length, a Python
  * dict literal padded with spaces and ended by '\n' so that the data starts at a multiple of 64,
  * then the float32 values, little-endian, C order. */
@@ -8810,13 +8818,9 @@ static int report_results(const char *command, const Outcomes *outcomes, const c
     else print_scores(&scores, names);
     int status = GNA_OK;
     if (json_path) {
-        OutputFile out;
         Bytes json = {0};
         results_json(&json, &scores, names, settings);
-        if ((status = open_output(&out, json_path)) == GNA_OK) {
-            fwrite(json.data, 1, json.length, out.file);
-            status = close_output(&out, 1);
-        }
+        status = write_output(json_path, &json);
         free(json.data);
     }
     if (status == GNA_OK && svg_path) {
@@ -8839,6 +8843,7 @@ typedef struct {
     size_t head;
     double aggregate, gold_mass, gather;  /* means over the questions */
     double ablated_accuracy;              /* the task's accuracy with this head ablated; NAN: not measured */
+    char name[24];                        /* L16H22, or L47A17 in a hybrid (head_name) */
 } HeadScore;
 
 /* A question's segments are its marks of one line each: mmlu's option lines, kv's dictionary lines */
@@ -8872,7 +8877,7 @@ static int segment_tokens(const Scorer *s, const Question *q, const Tokens *cont
 static int score_heads(const Scorer *s, const Harness *h, size_t n, const MaskItem *heads, size_t n_heads, HeadScore *scores) {
     int status = GNA_OK;
     size_t counted = 0;
-    for (size_t i = 0; i < n_heads; i++) scores[i] = (HeadScore){heads[i].layer, heads[i].kind, heads[i].head, 0, 0, 0, NAN};
+    for (size_t i = 0; i < n_heads; i++) scores[i] = (HeadScore){heads[i].layer, heads[i].kind, heads[i].head, 0, 0, 0, NAN, ""};
     for (size_t qi = 0; qi < n && status == GNA_OK; qi++) {
         const Question *q = &h->questions[qi];
         if (count_segments(q) == 0 || q->masked) continue;
@@ -9160,6 +9165,7 @@ static const struct {
               "  --limit N        only the first N questions\n"
               "  --bos            encode with the tokenizer's special tokens (BOS); lm-eval 0.4.x adds none\n"},
     {"heads", "usage: gna heads -m DIR --task kv|mmlu [--data PATH] [--heads SPEC] [--top K] [--sweep N|all] [--json F] [--svg F]\n"
+              "                 [--shard i/n]\n"
               "Finds the G&A heads: the contexts are cut into segments (kv's \"key:value\\n\" lines, mmlu's\n"
               "option lines) whose last token (the \"\\n\") is the segment's summary token. For each head, r_t\n"
               "its attention row at query t (SSM heads: |implicit attention| as a distribution), averaged\n"
@@ -9180,10 +9186,12 @@ static const struct {
               "                   or every head, and rank them with those above by the accuracy lost\n"
               "                   (default 0: the --top candidates only)\n"
               "  --json F         every head's scores, the ablations, the pairs and the sweep\n"
-              "  --svg F          the top-scored pair's gather and aggregate maps on the first question\n"},
-    {"merge", "usage: gna merge LOG.jsonl... [--json F]\n"
+              "  --svg F          the top-scored pair's gather and aggregate maps on the first question\n"
+              "  --shard i/n      every n-th ablation (all shards score all heads): --json F is the shard's\n"
+              "                   part, and gna merge joins the parts into one run's tables and JSON\n"},
+    {"merge", "usage: gna merge LOG.jsonl... [--json F]    gna merge PART.json... [--json F]\n"
               "The logs of every shard of one harness run (--shard i/n, same settings) into the results\n"
-              "that one run gives.\n"
+              "that one run gives; or the parts of every shard of one gna heads run into its report.\n"
               "  --json F         the results as JSON\n"},
 };
 
@@ -9454,7 +9462,7 @@ static int parse_options(int argc, char **argv, Options *o) {
             allowed = is_harness && !is_heads;
             o->log = value;
         } else if (strcmp(a, "--shard") == 0) {
-            allowed = is_harness && !is_heads;
+            allowed = is_harness;
             TRY(parse_shard(a, value, 100000, &o->shard, &o->n_shards));
         } else if (strcmp(a, "--pairs") == 0) {
             allowed = is_kv || is_heads;
@@ -10048,7 +10056,15 @@ static int command_harness(gna_run *run, const Options *o, const Tokenizer *t) {
 /* gna merge LOG...: the shards of one run into its results. The logs must be one split of one run's
  * questions (the same first line but for the shard and the model's path), each shard once and whole,
  * each question once; every metric is recomputed from what its line logged. */
+static int command_merge_heads(int n_parts, char **parts, const char *json_path);
+
 static int command_merge(int n_logs, char **logs, const char *json_path) {
+    char *first;
+    size_t first_size;
+    TRY(read_file(logs[0], &first, &first_size)); /* gna heads' shard parts, or harness logs */
+    int heads = first_size > 15 && memcmp(first, "{\"gna\": \"heads\"", 15) == 0;
+    free(first);
+    if (heads) return command_merge_heads(n_logs, logs, json_path);
     Outcomes outcomes = {0};
     char *command = NULL, *settings = NULL;
     int status = GNA_OK, n_shards = 0, *seen = NULL;
@@ -10162,12 +10178,169 @@ static int command_merge(int n_logs, char **logs, const char *json_path) {
     return status;
 }
 
+/* What gna heads found, in --heads order: from one run, or joined by gna merge from its shards' parts */
+typedef struct {
+    size_t gather, aggregate;  /* indices of the heads */
+    double accuracy;           /* the task's accuracy with both ablated; NAN: not measured (another shard's) */
+} HeadPair;
+
+typedef struct {
+    const char *task;
+    size_t n_questions, top, sweep; /* top: K, candidates from each ranking (<= n_heads); sweep: --sweep's N (<= n_heads) */
+    double accuracy;                /* nothing ablated */
+    HeadScore *scores;              /* [n_heads] */
+    size_t n_heads;
+    HeadPair *pairs;                /* [n_pairs]: top gather heads with top aggregate heads of later layers */
+    size_t n_pairs;
+} HeadsFound;
+
+/* candidate[k]: head k is ablated alone: the top K of the aggregate and gather rankings, and the top
+ * `sweep` of those and of the gold mass ranking */
+static char *heads_candidates(const HeadsFound *f) {
+    size_t *order[3] = {checked_malloc(sizeof(size_t) * (f->n_heads + 1)), checked_malloc(sizeof(size_t) * (f->n_heads + 1)),
+                        checked_malloc(sizeof(size_t) * (f->n_heads + 1))};
+    int by[3] = {BY_AGGREGATE, BY_GATHER, BY_GOLD_MASS};
+    char *candidate = checked_calloc(f->n_heads + 1, 1);
+    for (int r = 0; r < 3; r++) {
+        rank_heads(f->scores, f->n_heads, by[r], order[r]);
+        for (size_t j = 0; j < (r < 2 && f->top > f->sweep ? f->top : f->sweep); j++) candidate[order[r][j]] = 1;
+        free(order[r]);
+    }
+    return candidate;
+}
+
+/* The tables on stdout, and with json_path the JSON of every head's scores, the ablations, the pairs
+ * and the sweep */
+static int report_heads(const HeadsFound *f, double seconds, const char *json_path) {
+    size_t n = f->n_heads, K = f->top, n_swept = 0;
+    size_t *by_aggregate = checked_malloc(sizeof(size_t) * (n + 1)), *by_gather = checked_malloc(sizeof(size_t) * (n + 1));
+    size_t *by_cost = checked_malloc(sizeof(size_t) * (n + 1));
+    rank_heads(f->scores, n, BY_AGGREGATE, by_aggregate);
+    rank_heads(f->scores, n, BY_GATHER, by_gather);
+    rank_heads(f->scores, n, BY_ABLATED_ACCURACY, by_cost);
+    for (size_t k = 0; k < n; k++) n_swept += !isnan(f->scores[k].ablated_accuracy);
+    long found = f->n_pairs ? 0 : -1, worst = -1; /* found: the best aggregate head with the best gather head before it */
+    for (size_t p = 0; p < f->n_pairs; p++)
+        if (worst < 0 || f->pairs[p].accuracy < f->pairs[worst].accuracy) worst = (long)p;
+    double accuracy = f->accuracy;
+    printf("gna heads: task %s, %zu questions, %zu heads scored; accuracy %.4f (%.1f s)\n", f->task, f->n_questions, n, accuracy, seconds);
+    printf("\n%-10s %10s %10s %10s %14s %8s\n", "aggregate", "score", "gold mass", "gather", "ablated acc", "drop");
+    for (size_t k = 0; k < K; k++) {
+        const HeadScore *x = &f->scores[by_aggregate[k]];
+        printf("%-10s %10.4f %10.4f %10.4f %14.4f %8.4f\n", x->name, x->aggregate, x->gold_mass, x->gather, x->ablated_accuracy,
+               accuracy - x->ablated_accuracy);
+    }
+    printf("\n%-10s %10s %10s %10s %14s %8s\n", "gather", "score", "aggregate", "gold mass", "ablated acc", "drop");
+    for (size_t k = 0; k < K; k++) {
+        const HeadScore *x = &f->scores[by_gather[k]];
+        printf("%-10s %10.4f %10.4f %10.4f %14.4f %8.4f\n", x->name, x->gather, x->aggregate, x->gold_mass, x->ablated_accuracy,
+               accuracy - x->ablated_accuracy);
+    }
+    if (f->n_pairs) printf("\n%-22s %14s %8s\n", "gather + aggregate", "ablated acc", "drop");
+    for (size_t p = 0; p < f->n_pairs; p++) {
+        char both[72];
+        snprintf(both, sizeof both, "%s + %s", f->scores[f->pairs[p].gather].name, f->scores[f->pairs[p].aggregate].name);
+        printf("%-22s %14.4f %8.4f%s%s\n", both, f->pairs[p].accuracy, accuracy - f->pairs[p].accuracy,
+               (long)p == found ? "   <- the top-scored pair" : "", (long)p == worst ? "   <- the most harmful pair" : "");
+    }
+    if (f->n_pairs == 0) printf("\nno top gather head lies in a layer before a top aggregate head: no pair to ablate\n");
+    printf("\nthe sweep: %zu heads ablated alone, the most harmful first\n%-10s %14s %8s %10s %10s %10s\n", n_swept, "head",
+           "ablated acc", "drop", "aggregate", "gather", "gold mass");
+    for (size_t k = 0; k < n_swept && k < (K > 10 ? K : 10); k++) {
+        const HeadScore *x = &f->scores[by_cost[k]];
+        printf("%-10s %14.4f %8.4f %10.4f %10.4f %10.4f\n", x->name, x->ablated_accuracy, accuracy - x->ablated_accuracy, x->aggregate,
+               x->gather, x->gold_mass);
+    }
+    int status = GNA_OK;
+    if (json_path) {
+        Bytes b = {0};
+        bytes_add_text(&b, "{\n  \"task\": ");
+        json_add_text(&b, f->task);
+        bytes_printf(&b, ",\n  \"questions\": %zu,\n  \"accuracy\": ", f->n_questions);
+        json_add_number(&b, accuracy);
+        bytes_add_text(&b, ",\n  \"heads\": [");
+        for (size_t k = 0; k < n; k++) {
+            const HeadScore *x = &f->scores[by_aggregate[k]];
+            bytes_printf(&b, "%s\n    {\"head\": \"%s\", \"aggregate\": ", k ? "," : "", x->name);
+            json_add_number(&b, x->aggregate);
+            bytes_add_text(&b, ", \"gold_mass\": ");
+            json_add_number(&b, x->gold_mass);
+            bytes_add_text(&b, ", \"gather\": ");
+            json_add_number(&b, x->gather);
+            bytes_add_text(&b, ", \"ablated_accuracy\": ");
+            json_add_number(&b, x->ablated_accuracy);
+            bytes_add_text(&b, "}");
+        }
+        bytes_add_text(&b, "\n  ],\n  \"pairs\": [");
+        for (size_t p = 0; p < f->n_pairs; p++) {
+            bytes_printf(&b, "%s\n    {\"gather\": \"%s\", \"aggregate\": \"%s\", \"ablated_accuracy\": ", p ? "," : "",
+                         f->scores[f->pairs[p].gather].name, f->scores[f->pairs[p].aggregate].name);
+            json_add_number(&b, f->pairs[p].accuracy);
+            bytes_printf(&b, ", \"top_scored\": %s, \"most_harmful\": %s}", (long)p == found ? "true" : "false",
+                         (long)p == worst ? "true" : "false");
+        }
+        bytes_add_text(&b, "\n  ],\n  \"sweep\": {\"baseline\": ");
+        json_add_number(&b, accuracy);
+        bytes_add_text(&b, ", \"heads\": [");
+        for (size_t k = 0; k < n_swept; k++) {
+            const HeadScore *x = &f->scores[by_cost[k]];
+            bytes_printf(&b, "%s\n    {\"head\": \"%s\", \"acc\": ", k ? "," : "", x->name);
+            json_add_number(&b, x->ablated_accuracy);
+            bytes_add_text(&b, ", \"cost\": ");
+            json_add_number(&b, accuracy - x->ablated_accuracy);
+            bytes_add_text(&b, "}");
+        }
+        bytes_add_text(&b, "\n  ]}\n}\n");
+        status = write_output(json_path, &b);
+        free(b.data);
+    }
+    free(by_aggregate), free(by_gather), free(by_cost);
+    return status;
+}
+
+/* A shard's part (gna heads --shard i/n --json F), for gna merge: everything found, in --heads order,
+ * with the ablations this shard measured (the others null) */
+static int write_heads_part(const HeadsFound *f, int shard, int n_shards, const char *json_path) {
+    Bytes b = {0};
+    bytes_printf(&b, "{\"gna\": \"heads\", \"shard\": \"%d/%d\", \"task\": ", shard, n_shards);
+    json_add_text(&b, f->task);
+    bytes_printf(&b, ", \"questions\": %zu, \"top\": %zu, \"sweep\": %zu, \"accuracy\": ", f->n_questions, f->top, f->sweep);
+    json_add_number(&b, f->accuracy);
+    bytes_add_text(&b, ",\n \"heads\": [");
+    for (size_t k = 0; k < f->n_heads; k++) {
+        const HeadScore *x = &f->scores[k];
+        bytes_printf(&b, "%s\n  {\"head\": \"%s\", \"aggregate\": ", k ? "," : "", x->name);
+        double values[3] = {x->gold_mass, x->gather, x->ablated_accuracy};
+        const char *keys[3] = {"gold_mass", "gather", "ablated_accuracy"};
+        json_add_number(&b, x->aggregate);
+        for (int i = 0; i < 3; i++) {
+            bytes_printf(&b, ", \"%s\": ", keys[i]);
+            json_add_number(&b, values[i]);
+        }
+        bytes_add_text(&b, "}");
+    }
+    bytes_add_text(&b, "],\n \"pairs\": [");
+    for (size_t p = 0; p < f->n_pairs; p++) {
+        bytes_printf(&b, "%s\n  {\"gather\": \"%s\", \"aggregate\": \"%s\", \"ablated_accuracy\": ", p ? "," : "",
+                     f->scores[f->pairs[p].gather].name, f->scores[f->pairs[p].aggregate].name);
+        json_add_number(&b, f->pairs[p].accuracy);
+        bytes_add_text(&b, "}");
+    }
+    bytes_add_text(&b, "]}\n");
+    int status = write_output(json_path, &b);
+    free(b.data);
+    return status;
+}
+
 /* gna heads: G&A scores of every head, then ablations of the top candidates and of gather ->
- * aggregate pairs among them */
+ * aggregate pairs among them. With --shard i/n every shard scores all heads on all questions (cheap:
+ * one pass a question) and finds the same candidates and pairs; it measures every n-th ablation
+ * (candidates in --heads order, then the pairs), and gna merge joins the parts. */
 static int command_heads(gna_run *run, const Options *o, const Tokenizer *t) {
     const Model *m = run->model;
     const Config *c = &m->config;
     int is_kv = strcmp(o->task, "kv") == 0, status = GNA_OK;
+    if (o->n_shards > 1 && !o->json) return bad_input("--shard", "gna heads writes a shard's part with --json F, for gna merge");
     Harness h = {0};
     if (is_kv) {
         long long pairs_value = 20;
@@ -10193,144 +10366,50 @@ static int command_heads(gna_run *run, const Options *o, const Tokenizer *t) {
         if (heads[i].has_queries) status = bad_input("--heads", "\"%s\": --heads takes heads only (no @ or :)", heads[i].text);
     Scorer s = {.model = m, .tokenizer = t, .cx = &run->cx, .plan = run->plan, .add_special = is_kv || o->bos, .reuse = !o->no_reuse,
                 .prefix_index = -1};
-    size_t n = h.n_questions, K = (size_t)o->top < n_heads ? (size_t)o->top : n_heads;
-    HeadScore *scores = checked_calloc(n_heads + 1, sizeof(HeadScore));
-    double started = seconds_now(), accuracy = NAN;
-    if (status == GNA_OK) status = score_heads(&s, &h, n, heads, n_heads, scores);
-    if (status == GNA_OK) status = harness_accuracy(&s, &h, n, NULL, 0, &accuracy);
-    size_t *by_aggregate = checked_malloc(sizeof(size_t) * (n_heads + 1)), *by_gather = checked_malloc(sizeof(size_t) * (n_heads + 1));
-    size_t *by_gold = checked_malloc(sizeof(size_t) * (n_heads + 1)), *by_cost = checked_malloc(sizeof(size_t) * (n_heads + 1));
-    rank_heads(scores, n_heads, BY_AGGREGATE, by_aggregate);
-    rank_heads(scores, n_heads, BY_GATHER, by_gather);
-    rank_heads(scores, n_heads, BY_GOLD_MASS, by_gold);
-    /* ablate each candidate alone, in the heads' order: the top K of the aggregate and gather rankings,
-     * and the top `sweep` of those and of the gold mass ranking */
-    size_t sweep = (unsigned long long)o->sweep < n_heads ? (size_t)o->sweep : n_heads, n_swept = 0;
-    char *candidate = checked_calloc(n_heads + 1, 1);
-    for (size_t j = 0; j < K || j < sweep; j++) {
-        candidate[by_aggregate[j]] = candidate[by_gather[j]] = 1;
-        if (j < sweep) candidate[by_gold[j]] = 1;
-    }
+    size_t n = h.n_questions;
+    HeadsFound f = {.task = o->task, .n_questions = n, .top = (size_t)o->top < n_heads ? (size_t)o->top : n_heads,
+                    .sweep = (unsigned long long)o->sweep < n_heads ? (size_t)o->sweep : n_heads, .accuracy = NAN,
+                    .scores = checked_calloc(n_heads + 1, sizeof(HeadScore)), .n_heads = n_heads};
+    double started = seconds_now();
+    if (status == GNA_OK) status = score_heads(&s, &h, n, heads, n_heads, f.scores);
+    if (status == GNA_OK) status = harness_accuracy(&s, &h, n, NULL, 0, &f.accuracy);
+    for (size_t k = 0; k < n_heads; k++) head_name(m, &f.scores[k], f.scores[k].name, sizeof f.scores[k].name);
+    size_t K = f.top, *by_aggregate = checked_malloc(sizeof(size_t) * (n_heads + 1)), *by_gather = checked_malloc(sizeof(size_t) * (n_heads + 1));
+    rank_heads(f.scores, n_heads, BY_AGGREGATE, by_aggregate);
+    rank_heads(f.scores, n_heads, BY_GATHER, by_gather);
+    f.pairs = checked_calloc(K * K + 1, sizeof(HeadPair));
+    for (size_t a = 0; a < K; a++)
+        for (size_t g = 0; g < K; g++)
+            if (f.scores[by_gather[g]].layer < f.scores[by_aggregate[a]].layer)
+                f.pairs[f.n_pairs++] = (HeadPair){by_gather[g], by_aggregate[a], NAN};
+    /* the ablations: each candidate alone, in the heads' order, then each pair; this shard's every n-th */
+    char *candidate = heads_candidates(&f);
+    size_t job = 0, mine = (size_t)o->shard - 1, n_shards = (size_t)o->n_shards;
     for (size_t k = 0; k < n_heads && status == GNA_OK; k++) {
-        HeadScore *x = &scores[k];
-        if (!candidate[k]) continue;
+        HeadScore *x = &f.scores[k];
+        if (!candidate[k] || job++ % n_shards != mine) continue;
         MaskItem item = {.layer = x->layer, .kind = x->kind, .head = x->head, .query_name = -1, .key_name = -1};
         status = harness_accuracy(&s, &h, n, &item, 1, &x->ablated_accuracy);
-        n_swept++;
     }
-    rank_heads(scores, n_heads, BY_ABLATED_ACCURACY, by_cost);
-    /* pairs: a top gather head with a top aggregate head of a later layer, ablated together */
-    typedef struct {
-        size_t gather, aggregate;
-        double accuracy;
-    } Pair;
-    Pair *pairs = checked_calloc(K * K + 1, sizeof(Pair));
-    size_t n_pairs = 0;
-    long found = -1, worst = -1;
-    for (size_t a = 0; a < K && status == GNA_OK; a++)
-        for (size_t g = 0; g < K && status == GNA_OK; g++) {
-            const HeadScore *ga = &scores[by_gather[g]], *ag = &scores[by_aggregate[a]];
-            if (ga->layer >= ag->layer) continue;
-            MaskItem items[2] = {{.layer = ga->layer, .kind = ga->kind, .head = ga->head, .query_name = -1, .key_name = -1},
-                                  {.layer = ag->layer, .kind = ag->kind, .head = ag->head, .query_name = -1, .key_name = -1}};
-            Pair *p = &pairs[n_pairs];
-            *p = (Pair){by_gather[g], by_aggregate[a], NAN};
-            status = harness_accuracy(&s, &h, n, items, 2, &p->accuracy);
-            if (found < 0) found = (long)n_pairs; /* the best aggregate head with the best gather head before it */
-            if (worst < 0 || p->accuracy < pairs[worst].accuracy) worst = (long)n_pairs;
-            n_pairs++;
-        }
-    char name[32], other[32];
-    if (status == GNA_OK) {
-        printf("gna heads: task %s, %zu questions, %zu heads scored; accuracy %.4f (%.1f s)\n", o->task, n, n_heads, accuracy,
-               seconds_now() - started);
-        printf("\n%-10s %10s %10s %10s %14s %8s\n", "aggregate", "score", "gold mass", "gather", "ablated acc", "drop");
-        for (size_t k = 0; k < K; k++) {
-            const HeadScore *x = &scores[by_aggregate[k]];
-            head_name(m, x, name, sizeof name);
-            printf("%-10s %10.4f %10.4f %10.4f %14.4f %8.4f\n", name, x->aggregate, x->gold_mass, x->gather, x->ablated_accuracy,
-                   accuracy - x->ablated_accuracy);
-        }
-        printf("\n%-10s %10s %10s %10s %14s %8s\n", "gather", "score", "aggregate", "gold mass", "ablated acc", "drop");
-        for (size_t k = 0; k < K; k++) {
-            const HeadScore *x = &scores[by_gather[k]];
-            head_name(m, x, name, sizeof name);
-            printf("%-10s %10.4f %10.4f %10.4f %14.4f %8.4f\n", name, x->gather, x->aggregate, x->gold_mass, x->ablated_accuracy,
-                   accuracy - x->ablated_accuracy);
-        }
-        if (n_pairs) printf("\n%-22s %14s %8s\n", "gather + aggregate", "ablated acc", "drop");
-        for (size_t p = 0; p < n_pairs; p++) {
-            head_name(m, &scores[pairs[p].gather], name, sizeof name);
-            head_name(m, &scores[pairs[p].aggregate], other, sizeof other);
-            char both[72];
-            snprintf(both, sizeof both, "%s + %s", name, other);
-            printf("%-22s %14.4f %8.4f%s%s\n", both, pairs[p].accuracy, accuracy - pairs[p].accuracy,
-                   (long)p == found ? "   <- the top-scored pair" : "", (long)p == worst ? "   <- the most harmful pair" : "");
-        }
-        if (n_pairs == 0) printf("\nno top gather head lies in a layer before a top aggregate head: no pair to ablate\n");
-        printf("\nthe sweep: %zu heads ablated alone, the most harmful first\n%-10s %14s %8s %10s %10s %10s\n", n_swept,
-               "head", "ablated acc", "drop", "aggregate", "gather", "gold mass");
-        for (size_t k = 0; k < n_swept && k < (K > 10 ? K : 10); k++) {
-            const HeadScore *x = &scores[by_cost[k]];
-            head_name(m, x, name, sizeof name);
-            printf("%-10s %14.4f %8.4f %10.4f %10.4f %10.4f\n", name, x->ablated_accuracy, accuracy - x->ablated_accuracy,
-                   x->aggregate, x->gather, x->gold_mass);
-        }
+    for (size_t p = 0; p < f.n_pairs && status == GNA_OK; p++) {
+        if (job++ % n_shards != mine) continue;
+        const HeadScore *ga = &f.scores[f.pairs[p].gather], *ag = &f.scores[f.pairs[p].aggregate];
+        MaskItem items[2] = {{.layer = ga->layer, .kind = ga->kind, .head = ga->head, .query_name = -1, .key_name = -1},
+                              {.layer = ag->layer, .kind = ag->kind, .head = ag->head, .query_name = -1, .key_name = -1}};
+        status = harness_accuracy(&s, &h, n, items, 2, &f.pairs[p].accuracy);
     }
-    if (status == GNA_OK && o->json) {
-        Bytes b = {0};
-        bytes_add_text(&b, "{\n  \"task\": ");
-        json_add_text(&b, o->task);
-        bytes_printf(&b, ",\n  \"questions\": %zu,\n  \"accuracy\": ", n);
-        json_add_number(&b, accuracy);
-        bytes_add_text(&b, ",\n  \"heads\": [");
-        for (size_t k = 0; k < n_heads; k++) {
-            const HeadScore *x = &scores[by_aggregate[k]];
-            head_name(m, x, name, sizeof name);
-            bytes_printf(&b, "%s\n    {\"head\": \"%s\", \"aggregate\": ", k ? "," : "", name);
-            json_add_number(&b, x->aggregate);
-            bytes_add_text(&b, ", \"gold_mass\": ");
-            json_add_number(&b, x->gold_mass);
-            bytes_add_text(&b, ", \"gather\": ");
-            json_add_number(&b, x->gather);
-            bytes_add_text(&b, ", \"ablated_accuracy\": ");
-            json_add_number(&b, x->ablated_accuracy);
-            bytes_add_text(&b, "}");
-        }
-        bytes_add_text(&b, "\n  ],\n  \"pairs\": [");
-        for (size_t p = 0; p < n_pairs; p++) {
-            head_name(m, &scores[pairs[p].gather], name, sizeof name);
-            head_name(m, &scores[pairs[p].aggregate], other, sizeof other);
-            bytes_printf(&b, "%s\n    {\"gather\": \"%s\", \"aggregate\": \"%s\", \"ablated_accuracy\": ", p ? "," : "", name, other);
-            json_add_number(&b, pairs[p].accuracy);
-            bytes_printf(&b, ", \"top_scored\": %s, \"most_harmful\": %s}", (long)p == found ? "true" : "false",
-                         (long)p == worst ? "true" : "false");
-        }
-        bytes_add_text(&b, "\n  ],\n  \"sweep\": {\"baseline\": ");
-        json_add_number(&b, accuracy);
-        bytes_add_text(&b, ", \"heads\": [");
-        for (size_t k = 0; k < n_swept; k++) {
-            const HeadScore *x = &scores[by_cost[k]];
-            head_name(m, x, name, sizeof name);
-            bytes_printf(&b, "%s\n    {\"head\": \"%s\", \"acc\": ", k ? "," : "", name);
-            json_add_number(&b, x->ablated_accuracy);
-            bytes_add_text(&b, ", \"cost\": ");
-            json_add_number(&b, accuracy - x->ablated_accuracy);
-            bytes_add_text(&b, "}");
-        }
-        bytes_add_text(&b, "\n  ]}\n}\n");
-        OutputFile out;
-        if ((status = open_output(&out, o->json)) == GNA_OK) {
-            fwrite(b.data, 1, b.length, out.file);
-            status = close_output(&out, 1);
-        }
-        free(b.data);
+    if (status == GNA_OK && n_shards > 1) {
+        printf("gna heads: shard %d/%zu, %zu of the %zu ablations (%.1f s); gna merge joins the shards' --json parts\n", o->shard,
+               n_shards, job / n_shards + (job % n_shards > mine), job, seconds_now() - started);
+        status = write_heads_part(&f, o->shard, o->n_shards, o->json);
+    } else if (status == GNA_OK) {
+        status = report_heads(&f, seconds_now() - started, o->json);
     }
     if (status == GNA_OK && o->svg && n_heads > 0) { /* the paper's figure: the top gather and aggregate heads' maps on question 0 */
         Tokens context;
         status = encode_context(t, s.add_special, &h.questions[0], 0, &context);
-        size_t T = status == GNA_OK ? context.n : 0, pick[2] = {found >= 0 ? pairs[found].gather : by_gather[0],
-                                                                   found >= 0 ? pairs[found].aggregate : by_aggregate[0]};
+        size_t T = status == GNA_OK ? context.n : 0, pick[2] = {f.n_pairs ? f.pairs[0].gather : by_gather[0],
+                                                                   f.n_pairs ? f.pairs[0].aggregate : by_aggregate[0]};
         size_t *rows = checked_malloc(sizeof(size_t) * (T + 1));
         for (size_t r = 0; r < T; r++) rows[r] = r;
         float *matrices = checked_calloc(size_product(2 * T, T), sizeof(float));
@@ -10338,10 +10417,9 @@ static int command_heads(gna_run *run, const Options *o, const Tokenizer *t) {
         char names[2][96];
         const char *name_pointers[2] = {names[0], names[1]};
         for (int i = 0; i < 2; i++) {
-            const HeadScore *x = &scores[pick[i]];
+            const HeadScore *x = &f.scores[pick[i]];
             probes[i] = (Probe){x->layer, x->kind, x->head, T, rows, T, matrices + (size_t)i * T * T};
-            head_name(m, x, name, sizeof name);
-            snprintf(names[i], sizeof names[i], "%s %s %s", i ? "aggregate" : "gather", name, x->kind == HEAD_ATTENTION ? "attention" : "implicit attention");
+            snprintf(names[i], sizeof names[i], "%s %s %s", i ? "aggregate" : "gather", x->name, x->kind == HEAD_ATTENTION ? "attention" : "implicit attention");
         }
         Intervention iv = {.n_probes = 2, .probes = probes, .plan = run->plan};
         OutputFile out;
@@ -10358,16 +10436,120 @@ static int command_heads(gna_run *run, const Options *o, const Tokenizer *t) {
         free(rows);
         if (T) free(context.ids);
     }
-    free(pairs);
+    free(f.pairs);
     free(by_aggregate);
     free(by_gather);
-    free(by_gold);
-    free(by_cost);
     free(candidate);
-    free(scores);
+    free(f.scores);
     free(heads);
     free_scorer(&s);
     free_harness(&h);
+    return status;
+}
+
+/* gna merge of gna heads' shard parts: each shard once, all of one run (the same questions, accuracy
+ * and scores, bit for bit), each candidate and pair measured by exactly one of them; then the report
+ * one run gives */
+static int command_merge_heads(int n_parts, char **parts, const char *json_path) {
+    HeadsFound f = {0};
+    int status = GNA_OK, n_shards = 0, *seen = NULL;
+    char *task = NULL;
+    for (int i = 0; i < n_parts && status == GNA_OK; i++) {
+        char *text;
+        size_t size;
+        JsonDocument doc = {0};
+        if ((status = read_file(parts[i], &text, &size)) != GNA_OK) break;
+        status = parse_json(&doc, text, size, parts[i]);
+        free(text);
+        if (status != GNA_OK) break;
+        const JsonValue *r = doc.root, *sh = json_get(r, "shard"), *tk = json_get(r, "task"), *hs = json_get(r, "heads"),
+                        *ps = json_get(r, "pairs");
+        const char *keys[4] = {"questions", "top", "sweep", "accuracy"};
+        double v[4];
+        int shard = 0, shards = 0, ok = sh && sh->type == JSON_STRING && tk && tk->type == JSON_STRING && hs && hs->type == JSON_ARRAY &&
+                                       ps && ps->type == JSON_ARRAY && parse_shard(parts[i], sh->string, 100000, &shard, &shards) == GNA_OK;
+        for (int k = 0; k < 4 && ok; k++) {
+            const JsonValue *x = json_get(r, keys[k]);
+            ok = x && (x->type == JSON_NUMBER || (k == 3 && x->type == JSON_NULL));
+            v[k] = x && x->type == JSON_NUMBER ? x->number : NAN;
+            ok = ok && (k == 3 || (v[k] >= 0 && v[k] <= 1e9 && v[k] == floor(v[k])));
+        }
+        if (!ok || v[1] > (double)hs->length || v[2] > (double)hs->length)
+            status = bad_input(parts[i], "not a part gna heads --shard wrote (its shard, task, questions, top, sweep, accuracy, heads, pairs)");
+        else if (i == 0) {
+            task = checked_strdup(tk->string);
+            f = (HeadsFound){task, (size_t)v[0], (size_t)v[1], (size_t)v[2], v[3], checked_calloc(hs->length + 1, sizeof(HeadScore)), hs->length,
+                             checked_calloc(ps->length + 1, sizeof(HeadPair)), ps->length};
+            n_shards = shards;
+            seen = checked_calloc((size_t)shards + 1, sizeof(int));
+        } else if (shards != n_shards) {
+            status = bad_input(parts[i], "is shard %s, of another split than %s's %d", sh->string, parts[0], n_shards);
+        } else if (strcmp(tk->string, task) || (size_t)v[0] != f.n_questions || (size_t)v[1] != f.top || (size_t)v[2] != f.sweep ||
+                   !(v[3] == f.accuracy || (isnan(v[3]) && isnan(f.accuracy))) || hs->length != f.n_heads || ps->length != f.n_pairs) {
+            status = bad_input(parts[i], "is a part of another run than %s (its task, questions, accuracy or heads differ)", parts[0]);
+        }
+        if (status == GNA_OK && seen[shard]++) status = bad_input(parts[i], "is shard %d/%d, which is given twice", shard, shards);
+        /* each head: name and scores as the first part's; its ablation from the one part that measured it */
+        size_t k = 0;
+        for (const JsonValue *x = status == GNA_OK ? hs->first : NULL; x && status == GNA_OK; x = x->next, k++) {
+            const JsonValue *name = json_get(x, "head");
+            const char *fields[4] = {"aggregate", "gold_mass", "gather", "ablated_accuracy"};
+            double value[4];
+            ok = name && name->type == JSON_STRING && name->length < sizeof f.scores[k].name;
+            for (int j = 0; j < 4 && ok; j++) {
+                const JsonValue *y = json_get(x, fields[j]);
+                ok = y && (y->type == JSON_NUMBER || y->type == JSON_NULL);
+                value[j] = ok && y->type == JSON_NUMBER ? y->number : NAN;
+            }
+            HeadScore *h = &f.scores[k];
+            if (!ok) status = bad_input(parts[i], "head %zu: not as gna heads writes it", k + 1);
+            else if (i == 0) {
+                memcpy(h->name, name->string, name->length + 1);
+                h->aggregate = value[0], h->gold_mass = value[1], h->gather = value[2], h->ablated_accuracy = value[3];
+            } else if (strcmp(h->name, name->string) || memcmp(&h->aggregate, &value[0], sizeof(double)) ||
+                       memcmp(&h->gold_mass, &value[1], sizeof(double)) || memcmp(&h->gather, &value[2], sizeof(double))) {
+                status = bad_input(parts[i], "head %s: its scores differ from %s's: not one run's shards", name->string, parts[0]);
+            } else if (!isnan(value[3]) && !isnan(h->ablated_accuracy)) {
+                status = bad_input(parts[i], "head %s: its ablation is in two shards' parts", name->string);
+            } else if (!isnan(value[3])) {
+                h->ablated_accuracy = value[3];
+            }
+        }
+        k = 0;
+        for (const JsonValue *x = status == GNA_OK ? ps->first : NULL; x && status == GNA_OK; x = x->next, k++) {
+            const JsonValue *g = json_get(x, "gather"), *a = json_get(x, "aggregate"), *y = json_get(x, "ablated_accuracy");
+            size_t gi = f.n_heads, ai = f.n_heads;
+            for (size_t j = 0; g && a && g->type == JSON_STRING && a->type == JSON_STRING && j < f.n_heads; j++) {
+                if (strcmp(f.scores[j].name, g->string) == 0) gi = j;
+                if (strcmp(f.scores[j].name, a->string) == 0) ai = j;
+            }
+            double value = y && y->type == JSON_NUMBER ? y->number : NAN;
+            if (gi == f.n_heads || ai == f.n_heads || !y || (y->type != JSON_NUMBER && y->type != JSON_NULL))
+                status = bad_input(parts[i], "pair %zu: not two of its heads, as gna heads writes it", k + 1);
+            else if (i == 0)
+                f.pairs[k] = (HeadPair){gi, ai, value};
+            else if (f.pairs[k].gather != gi || f.pairs[k].aggregate != ai)
+                status = bad_input(parts[i], "pair %zu differs from %s's: not one run's shards", k + 1, parts[0]);
+            else if (!isnan(value) && !isnan(f.pairs[k].accuracy))
+                status = bad_input(parts[i], "pair %s + %s: its ablation is in two shards' parts", g->string, a->string);
+            else if (!isnan(value))
+                f.pairs[k].accuracy = value;
+        }
+        free_json(&doc);
+    }
+    for (int i = 1; status == GNA_OK && i <= n_shards; i++)
+        if (!seen[i]) status = bad_input("merge", "shard %d/%d is missing", i, n_shards);
+    if (status == GNA_OK) { /* every candidate and every pair measured, nothing else */
+        char *candidate = heads_candidates(&f);
+        for (size_t k = 0; k < f.n_heads && status == GNA_OK; k++)
+            if (candidate[k] == isnan(f.scores[k].ablated_accuracy))
+                status = bad_input("merge", "head %s: %s", f.scores[k].name, candidate[k] ? "a candidate no part measured" : "measured, but not a candidate");
+        for (size_t p = 0; p < f.n_pairs && status == GNA_OK; p++)
+            if (isnan(f.pairs[p].accuracy)) status = bad_input("merge", "pair %zu: no part measured it", p + 1);
+        free(candidate);
+    }
+    if (status == GNA_OK) status = report_heads(&f, 0, json_path);
+    free(f.scores), free(f.pairs), free(task), free(seen);
     return status;
 }
 

@@ -221,6 +221,19 @@ for case_dir in "$H"/cases/*/; do
             else
                 fail "harness $name: gna $args" "$(cat "$TMP/err")"
             fi
+            if [ -z "$mode" ]; then # the same sweep in 3 shards, merged: one run's JSON byte for byte, its tables
+                ok=1
+                # shellcheck disable=SC2086
+                for i in 1 2 3; do $RUN "$GNA" $args --sweep 4 --shard $i/3 --json "$TMP/part$i.json" >/dev/null 2>"$TMP/err" || ok=0; done
+                # shellcheck disable=SC2086
+                $RUN "$GNA" $args --sweep 4 --json "$TMP/one.json" >"$TMP/one.txt" 2>>"$TMP/err" || ok=0
+                $RUN "$GNA" merge "$TMP/part1.json" "$TMP/part2.json" "$TMP/part3.json" --json "$TMP/merged.json" >"$TMP/merged.txt" 2>>"$TMP/err" || ok=0
+                if [ $ok = 1 ] && cmp -s "$TMP/one.json" "$TMP/merged.json" && [ "$(tail -n +2 "$TMP/one.txt")" = "$(tail -n +2 "$TMP/merged.txt")" ]; then
+                    pass "harness $name --sweep 4 in 3 shards, merged: one run's JSON and tables"
+                else
+                    fail "harness $name --sweep 4 in 3 shards, merged" "$(cat "$TMP/err"; diff "$TMP/one.json" "$TMP/merged.json" | head -5)"
+                fi
+            fi
             continue
         fi
         # shellcheck disable=SC2086 # the arguments are words on purpose
@@ -232,6 +245,23 @@ for case_dir in "$H"/cases/*/; do
             fail "harness $name: gna $args" "$(cat "$TMP/err")"
         fi
     done
+done
+# merge names what is wrong with a set of gna heads parts (those of the last heads case)
+cp "$TMP/part2.json" "$TMP/again.json"
+sed 's/"accuracy": [0-9.e-]*/"accuracy": 0.123/' "$TMP/part3.json" >"$TMP/other.json"
+for refusal in "shard 2/3 is missing|part1.json part3.json" "is shard 2/3, which is given twice|part1.json part2.json again.json part3.json" \
+    "is a part of another run than|part1.json part2.json other.json"; do
+    expect=${refusal%%|*}
+    files=$(printf '%s\n' "${refusal#*|}" | tr ' ' '\n' | sed "s|^|$TMP/|" | tr '\n' ' ')
+    rm -f "$TMP/refused.json"
+    # shellcheck disable=SC2086
+    $RUN "$GNA" merge $files --json "$TMP/refused.json" >/dev/null 2>"$TMP/err"
+    rc=$?
+    if [ $rc -eq 2 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q -- "$expect" "$TMP/err" && [ ! -e "$TMP/refused.json" ]; then
+        pass "merge of gna heads parts refused: $(cat "$TMP/err")"
+    else
+        fail "merge of gna heads parts refused ($expect)" "exit $rc: $(cat "$TMP/err")"
+    fi
 done
 # gsm8k's filters and exact match, and Python's random.sample, against Python's own (make_task_fixtures.py)
 $RUN "$GNA_TEST" tasks "$H/gsm8k_filters.jsonl" "$H/python_random.jsonl" >"$TMP/tasks.txt" 2>&1
