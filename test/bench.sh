@@ -13,6 +13,11 @@
 #   BF16         1: also --bf16 against PyTorch in bfloat16, on llama-1b (default 1)
 #   SCALING      thread counts for a scaling table of gna's llama-1b prefill at T 512 (default none,
 #                e.g. "1 2 4 8 16"; gna alone)
+#   ONE_THREAD   1: also every model at 1 thread, both peers, at the first PREFILL_T (default 1): the
+#                decode rows at 1 and THREADS threads that show a kernel which stopped scaling
+# Decode rows also show the share of the machine's read bandwidth (gna_bench bandwidth, at that thread
+# count) that the step uses: a decode step reads every weight once, so tok/s x the bytes of the weights
+# as each peer holds them (gna: as stored, bfloat16 here; PyTorch: float32, twice that) / bandwidth.
 #   RAW          1: print each measurement as it is taken, before the table
 #   BASELINE     another gna to time beside this one (its command prefix, called as PREFIX DIR T N THREADS
 #                [--bf16], printing prefill_tps and decode_tps as gna_bench does), e.g. an older build
@@ -26,6 +31,7 @@ PREFILL_T=${PREFILL_T:-"128 512"}
 N_DECODE=${N_DECODE:-8}
 ROUNDS=${ROUNDS:-3}
 BF16=${BF16:-1}
+ONE_THREAD=${ONE_THREAD:-1}
 SCALING=${SCALING:-}
 BASELINE=${BASELINE:-}
 PYTHON=${PYTHON:-python3}
@@ -65,14 +71,25 @@ while [ "$round" -le "$ROUNDS" ]; do
             if [ "$BF16" = 1 ] && [ "$model" = llama-1b ]; then measure "$model" "$T" "$THREADS" bf16; fi
         done
     done
+    if [ "$ONE_THREAD" = 1 ] && [ "$THREADS" != 1 ]; then
+        for model in $MODELS; do measure "$model" "${PREFILL_T%% *}" 1 float32; done
+    fi
     for threads in $SCALING; do measure llama-1b 512 "$threads" float32 gna-only; done
     round=$((round + 1))
 done
+# the read bandwidth at each thread count of a decode row, and the bytes of each model's weights
+BANDWIDTH=
+for threads in $(cut -d' ' -f4 "$RESULTS" | sort -un); do
+    BANDWIDTH="$BANDWIDTH $threads=$(field read_gbps "$("$GNA_BENCH" bandwidth "$threads")")"
+done
+BYTES=
+for model in $MODELS; do BYTES="$BYTES $model=$(cat "$DIR/$model"/*.safetensors | wc -c)"; done
 
 echo "gna beside PyTorch $("$PYTHON" -c 'import torch; print(torch.__version__)'), $(uname -m), $(getconf _NPROCESSORS_ONLN) cores," \
-    "$ROUNDS alternated rounds: the median (and the range) of each cell, tokens per second"
+    "$ROUNDS alternated rounds: the median (and the range) of each cell, tokens per second;" \
+    "read bandwidth (GB/s at a thread count):$BANDWIDTH; decode's read bw: the share of it each peer's step uses, gna / torch"
 # median and range of column $2 over the rows of one (model, mode, T, threads, peer)
-awk -v baseline="$BASELINE" '
+awk -v baseline="$BASELINE" -v bandwidth="$BANDWIDTH" -v bytes="$BYTES" '
 function median(key, n,   i, j, v, tmp) {
     n = count[key]
     for (i = 1; i <= n; i++) tmp[i] = values[key, i]
@@ -90,7 +107,11 @@ function median(key, n,   i, j, v, tmp) {
     }
 }
 END {
-    printf "%-12s %-8s %5s %7s  %-22s %-22s %7s", "model", "mode", "T", "threads", "gna", "torch", "ratio"
+    n = split(bandwidth, pairs, " ")
+    for (i = 1; i <= n; i++) { split(pairs[i], kv, "="); gbps[kv[1]] = kv[2] }
+    n = split(bytes, pairs, " ")
+    for (i = 1; i <= n; i++) { split(pairs[i], kv, "="); size[kv[1]] = kv[2] }
+    printf "%-12s %-8s %5s %7s  %-22s %-22s %7s  %-13s", "model", "mode", "T", "threads", "gna", "torch", "ratio", "read bw"
     if (baseline != "") printf "  %-22s %7s", "baseline", "gna/base"
     printf "\n"
     for (i = 0; i < n_keys; i++) {
@@ -102,6 +123,10 @@ END {
         printf "%-12s %-8s %5s %7s  %-22s %-22s %7s", k[1], k[2], k[3], k[4],
             sprintf("%.2f (%.2f-%.2f)", g, low[cell " gna"], high[cell " gna"]),
             t ? sprintf("%.2f (%.2f-%.2f)", t, low[cell " torch"], high[cell " torch"]) : "-", t ? sprintf("%.2f", g / t) : "-"
+        share = "-" # decode: the share of the read bandwidth each peer uses, gna / torch
+        if (k[2] == "decode" && gbps[k[4]] > 0 && size[k[1]] > 0)
+            share = sprintf("%.0f%% / %s", 100 * g * size[k[1]] / (gbps[k[4]] * 1e9), t ? sprintf("%.0f%%", 100 * t * 2 * size[k[1]] / (gbps[k[4]] * 1e9)) : "-")
+        printf "  %-13s", share
         if (baseline != "") {
             b = (cell " baseline") in count ? median(cell " baseline") : 0
             printf "  %-22s %7s", b ? sprintf("%.2f (%.2f-%.2f)", b, low[cell " baseline"], high[cell " baseline"]) : "-",

@@ -1,17 +1,24 @@
 /* gna_bench.c - the timing behind `make bench`, through gna.h alone:
  *
  *   gna_bench DIR T N_DECODE THREADS [RUN OPTIONS...]
+ *   gna_bench bandwidth THREADS
  *
  * A prefill of T random tokens in one chunk, with logits at every position (the best of 3; the first
  * also pages the weights in), then N_DECODE one-token steps from its cache (the best of 2). RUN
- * OPTIONS are gna's own (--bf16, --reference, ...). Prints one line of `key value` pairs; nothing here
+ * OPTIONS are gna's own (--bf16, --reference, ...). `bandwidth`: the machine's read bandwidth, THREADS
+ * threads summing their slices of 2 GiB (far beyond any cache), the best of 5: what a decode step,
+ * which reads every weight once, cannot beat. Prints one line of `key value` pairs; nothing here
  * checks a speed.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#ifdef __unix__
+#include <pthread.h>
+#endif
 
 #include "../gna.h"
 
@@ -21,9 +28,52 @@ static double seconds_now(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+typedef struct {
+    const uint64_t *data;
+    size_t n;
+    uint64_t sum;
+} Slice;
+
+/* integer sums: the compiler may vectorise them (a float sum it must keep in order), so the loads, not
+ * the adds, are the limit */
+static void *sum_slice(void *arg) {
+    Slice *s = arg;
+    uint64_t sum = 0;
+    for (size_t i = 0; i < s->n; i++) sum += s->data[i];
+    s->sum = sum;
+    return NULL;
+}
+
+static int bandwidth(int threads) {
+    size_t n = (size_t)1 << 28; /* 2 GiB */
+    uint64_t *data = malloc(n * sizeof(uint64_t)), sum = 0;
+    double best = 1e30;
+    if (!data || threads < 1 || threads > 1024) return 1;
+    for (size_t i = 0; i < n; i++) data[i] = i & 7;
+    for (int repeat = 0; repeat < 5; repeat++) {
+        Slice slices[1024];
+        double start = seconds_now();
+        for (int k = 0; k < threads; k++) slices[k] = (Slice){data + n / (size_t)threads * (size_t)k, n / (size_t)threads, 0};
+#ifdef __unix__
+        pthread_t ids[1024];
+        for (int k = 1; k < threads; k++) pthread_create(&ids[k], NULL, sum_slice, &slices[k]);
+        sum_slice(&slices[0]);
+        for (int k = 1; k < threads; k++) pthread_join(ids[k], NULL);
+#else
+        for (int k = 0; k < threads; k++) sum_slice(&slices[k]);
+#endif
+        if (seconds_now() - start < best) best = seconds_now() - start;
+        for (int k = 0; k < threads; k++) sum += slices[k].sum;
+    }
+    printf("read_gbps %.1f threads %d checksum %llu\n", (double)(n * sizeof(uint64_t)) / best / 1e9, threads, (unsigned long long)sum);
+    free(data);
+    return 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc == 3 && strcmp(argv[1], "bandwidth") == 0) return bandwidth(atoi(argv[2]));
     if (argc < 5) {
-        fprintf(stderr, "usage: gna_bench DIR T N_DECODE THREADS [RUN OPTIONS...]\n");
+        fprintf(stderr, "usage: gna_bench DIR T N_DECODE THREADS [RUN OPTIONS...] | gna_bench bandwidth THREADS\n");
         return 2;
     }
     int T = atoi(argv[2]), n_decode = atoi(argv[3]);
