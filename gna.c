@@ -9016,7 +9016,8 @@ static const char *const model_options_help =
     "  --drop L         leave layer L out (repeatable)\n"
     "  --replace L=DIR  run layer L of the model in DIR (same width) in place of layer L (repeatable);\n"
     "                   the donor's layer keeps its config and RoPE (a Llama layer in Llamba)\n"
-    "  --reference      run gna.c's Part I alone: the definitions, without the vector kernels\n"
+    "  --reference      run gna.c's Part I alone: the definitions, without the vector kernels (and a\n"
+    "                   harness's requests each whole, as --no-reuse)\n"
     "  --bf16           bfloat16 compute: matmul inputs rounded to bfloat16, sums in float32 (as a GPU\n"
     "                   runs the checkpoints); default float32\n"
     "  --dt-min-clamp   zamba2: clamp dt at time_step_min, as transformers 5.x (and 4.x on the CPU)\n"
@@ -9484,6 +9485,7 @@ static int parse_options(int argc, char **argv, Options *o) {
         if (o->n_logs == 0) return bad_input("merge", "give the logs to merge: gna merge LOG.jsonl...");
         return GNA_OK;
     }
+    o->no_reuse |= o->reference; /* --reference is the definitions alone: every request whole, as score_request runs it */
     if (is_heads && !o->task) return bad_input("--task", "missing: give --task kv or --task mmlu");
     if (is_heads && strcmp(o->task, "mmlu") == 0 && !o->data) return bad_input("--data", "missing: --task mmlu needs the MMLU data");
     if ((is_mmlu || is_mc || is_knowledge || is_gsm8k) && !o->data)

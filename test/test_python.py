@@ -229,6 +229,15 @@ with gna.Model(LLAMA_DEMO) as m:
     check("heads(task='kv', pairs=10, samples=3, top=2) equals gna heads --json",
           lambda: same_json("heads", ["--task", "kv", "--pairs", "10", "--samples", "3", "--top", "2"],
                             lambda: m.heads("kv", pairs=10, samples=3, top=2, quiet=True)))
+    check("knowledge(data=tasks, tasks='arc_easy,winogrande', limit=2, mask='L2H0') equals gna knowledge --json",
+          lambda: same_json("knowledge", ["--data", "test/fixtures/harness/data/tasks", "--tasks", "arc_easy,winogrande",
+                                          "--limit", "2", "--mask", "L2H0"],
+                            lambda: m.knowledge("test/fixtures/harness/data/tasks", tasks="arc_easy,winogrande", limit=2,
+                                                mask="L2H0", quiet=True)))
+    check("gsm8k(data=tasks, shots=1, max_gen_toks=4, limit=1) equals gna gsm8k --json",
+          lambda: same_json("gsm8k", ["--data", "test/fixtures/harness/data/tasks", "--shots", "1", "--max-gen-toks", "4",
+                                      "--limit", "1"],
+                            lambda: m.gsm8k("test/fixtures/harness/data/tasks", shots=1, max_gen_toks=4, limit=1, quiet=True)))
     check("mc(data=cloze.jsonl, limit=10) equals gna mc --json",
           lambda: same_json("mc", ["--data", "test/models/demo_data/cloze.jsonl", "--limit", "10"],
                             lambda: m.mc("test/models/demo_data/cloze.jsonl", limit=10, quiet=True)))

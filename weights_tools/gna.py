@@ -299,8 +299,10 @@ _HARNESS_OPTIONS = {
     "kv": {"pairs", "samples", "seed", "keys", "svg", "log", "shard", "no_reuse"},
     "mmlu": {"data", "shots", "limit", "bos", "log", "shard", "no_reuse"},
     "mc": {"data", "limit", "bos", "log", "shard", "no_reuse"},
+    "knowledge": {"data", "tasks", "limit", "bos", "log", "shard", "no_reuse"},
+    "gsm8k": {"data", "shots", "max_gen_toks", "limit", "bos", "log", "shard", "no_reuse"},
     "heads": {"task", "data", "pairs", "samples", "seed", "keys", "shots", "limit", "bos", "heads", "top", "sweep", "svg",
-              "log", "shard", "no_reuse"},
+              "shard", "no_reuse"},
 }
 
 
@@ -755,7 +757,17 @@ class Model:
         """`gna mc --data FILE.jsonl`: limit=, bos=, log=, shard=, no_reuse=. Returns the --json results."""
         return self._harness("mc", quiet, mask, layers, drop, replace, dict(options, data=data))
 
+    def knowledge(self, data, mask=None, layers=None, drop=None, replace=None, quiet=False, **options):
+        """`gna knowledge --data FOLDER`: the paper's knowledge control (lm-eval's six zero-shot tasks);
+        tasks="arc_easy,piqa", limit=, bos=, log=, shard=, no_reuse=. Returns the --json results."""
+        return self._harness("knowledge", quiet, mask, layers, drop, replace, dict(options, data=data))
+
+    def gsm8k(self, data, mask=None, layers=None, drop=None, replace=None, quiet=False, **options):
+        """`gna gsm8k --data FOLDER`: shots=, max_gen_toks=, limit=, bos=, log=, shard=, no_reuse=. Returns the
+        --json results."""
+        return self._harness("gsm8k", quiet, mask, layers, drop, replace, dict(options, data=data))
+
     def heads(self, task, layers=None, drop=None, replace=None, quiet=False, **options):
         """`gna heads --task kv|mmlu`: heads=SPEC, top=, pairs=, samples=, seed=, data=, shots=, limit=, sweep=N or "all",
-        svg=. Returns the --json results: every head's scores, the ablations and the pairs."""
+        svg=, shard=(i, n) (then the return is the shard's part, for gna merge). Returns the --json results: every head's scores, the ablations and the pairs."""
         return self._harness("heads", quiet, None, layers, drop, replace, dict(options, task=task))
