@@ -2419,6 +2419,11 @@ static void head_scores(const Probe *probe, const size_t *starts, const size_t *
 #ifndef GNA_THREADS
 #define GNA_THREADS 1
 #endif
+#if defined(__unix__) || defined(__APPLE__) || defined(__wasi__)
+#define GNA_STAT_MODES 1 /* stat tells a folder from a file (semihosting's stat opens the path as a file) */
+#else
+#define GNA_STAT_MODES 0
+#endif
 #if GNA_POSIX
 #include <fcntl.h>
 #endif
@@ -5125,9 +5130,7 @@ static int build_model(Model *m, const char *dir) {
     m->dir = checked_strdup(dir);
     struct stat st;
     if (stat(dir, &st) != 0) return bad_input(dir, "no such folder");
-#if defined(__unix__) || defined(__APPLE__) || defined(__wasi__) /* semihosting's stat opens the path as a file */
-    if (!S_ISDIR(st.st_mode)) return bad_input(dir, "not a folder");
-#endif
+    if (GNA_STAT_MODES && !S_ISDIR(st.st_mode)) return bad_input(dir, "not a folder");
     char *config_path = path_join(dir, "config.json");
     int status = read_config(config_path, &m->config);
     free(config_path);
@@ -7095,7 +7098,7 @@ static int check_outputs(const char *const *outputs, int n_outputs, const char *
             int ok = outputs[i][0] != 0 && outputs[i][strlen(outputs[i]) - 1] != '/';
             if (slash && ok) {
                 slash[slash == folder] = 0; /* "/x" -> "/" */
-                ok = stat(folder, &st) == 0 && S_ISDIR(st.st_mode);
+                ok = stat(folder, &st) == 0 && (S_ISDIR(st.st_mode) || !GNA_STAT_MODES);
             }
             free(folder);
             if (!ok) return bad_input(outputs[i], "cannot be written: its folder does not exist");
@@ -7477,7 +7480,7 @@ static int read_mmlu_csv(const char *path, const char *subject, MmluSplit *out) 
  * question set of other subjects goes in a .jsonl file). */
 static int list_mmlu_subjects(const char *test_dir, char ***subjects, int *n_subjects) {
     struct stat st;
-    if (stat(test_dir, &st) != 0 || !S_ISDIR(st.st_mode))
+    if (stat(test_dir, &st) != 0 || (GNA_STAT_MODES && !S_ISDIR(st.st_mode)))
         return bad_input(test_dir, "cannot open the folder (%s)", errno ? strerror(errno) : "not a folder");
     int count = N_MMLU_SUBJECTS, n = 0;
     char **names = checked_calloc((size_t)count, sizeof *names);

@@ -318,7 +318,7 @@ rm -f "$TMP/killed.jsonl"
 $RUN "$GNA" $kv --log "$TMP/killed.jsonl" >/dev/null 2>&1 &
 pid=$!
 for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
-    [ "$(wc -l <"$TMP/killed.jsonl" 2>/dev/null || echo 0)" -ge 4 ] && break
+    [ -f "$TMP/killed.jsonl" ] && [ "$(wc -l <"$TMP/killed.jsonl")" -ge 4 ] && break
     sleep 0.1
 done
 kill -9 $pid 2>/dev/null
