@@ -7022,8 +7022,15 @@ static void remove_unfinished_and_die(int signal_number) {
 #ifndef GNA_NO_MMAP
 /* SIGBUS: a mapped checkpoint shrank under gna (another program truncated it). One line naming the file,
  * the unfinished outputs removed, exit status 2: bad input, not a crash. Async-signal-safe: write and _exit. */
+#if defined(__STDC_NO_ATOMICS__)
+static volatile int shrank_reported;
+#else
+static _Atomic int shrank_reported;
+#endif
 static void checkpoint_shrank(int signal_number, siginfo_t *info, void *context) {
     (void)signal_number, (void)context;
+    if (shrank_reported++) /* several threads may fault at once: the first says it, the rest wait for its _exit */
+        for (;;) pause();
     const char *at = info ? (const char *)info->si_addr : NULL, *path = "a mapped checkpoint";
     for (int i = 0; i < 64; i++)
         if (mappings[i].start && at >= mappings[i].start && at < mappings[i].start + mappings[i].size) path = mappings[i].path;
