@@ -10221,6 +10221,19 @@ static char *heads_candidates(const HeadsFound *f) {
     return candidate;
 }
 
+/* One head's entry in gna heads' JSON (a run's and a shard's part alike) */
+static void json_add_head(Bytes *b, const HeadScore *x) {
+    bytes_printf(b, "{\"head\": \"%s\", \"aggregate\": ", x->name);
+    json_add_number(b, x->aggregate);
+    bytes_add_text(b, ", \"gold_mass\": ");
+    json_add_number(b, x->gold_mass);
+    bytes_add_text(b, ", \"gather\": ");
+    json_add_number(b, x->gather);
+    bytes_add_text(b, ", \"ablated_accuracy\": ");
+    json_add_number(b, x->ablated_accuracy);
+    bytes_add_text(b, "}");
+}
+
 /* The tables on stdout, and with json_path the JSON of every head's scores, the ablations, the pairs
  * and the sweep */
 static int report_heads(const HeadsFound *f, double seconds, const char *json_path) {
@@ -10272,16 +10285,8 @@ static int report_heads(const HeadsFound *f, double seconds, const char *json_pa
         json_add_number(&b, accuracy);
         bytes_add_text(&b, ",\n  \"heads\": [");
         for (size_t k = 0; k < n; k++) {
-            const HeadScore *x = &f->scores[by_aggregate[k]];
-            bytes_printf(&b, "%s\n    {\"head\": \"%s\", \"aggregate\": ", k ? "," : "", x->name);
-            json_add_number(&b, x->aggregate);
-            bytes_add_text(&b, ", \"gold_mass\": ");
-            json_add_number(&b, x->gold_mass);
-            bytes_add_text(&b, ", \"gather\": ");
-            json_add_number(&b, x->gather);
-            bytes_add_text(&b, ", \"ablated_accuracy\": ");
-            json_add_number(&b, x->ablated_accuracy);
-            bytes_add_text(&b, "}");
+            bytes_add_text(&b, k ? ",\n    " : "\n    ");
+            json_add_head(&b, &f->scores[by_aggregate[k]]);
         }
         bytes_add_text(&b, "\n  ],\n  \"pairs\": [");
         for (size_t p = 0; p < f->n_pairs; p++) {
@@ -10320,16 +10325,8 @@ static int write_heads_part(const HeadsFound *f, int shard, int n_shards, const 
     json_add_number(&b, f->accuracy);
     bytes_add_text(&b, ",\n \"heads\": [");
     for (size_t k = 0; k < f->n_heads; k++) {
-        const HeadScore *x = &f->scores[k];
-        bytes_printf(&b, "%s\n  {\"head\": \"%s\", \"aggregate\": ", k ? "," : "", x->name);
-        double values[3] = {x->gold_mass, x->gather, x->ablated_accuracy};
-        const char *keys[3] = {"gold_mass", "gather", "ablated_accuracy"};
-        json_add_number(&b, x->aggregate);
-        for (int i = 0; i < 3; i++) {
-            bytes_printf(&b, ", \"%s\": ", keys[i]);
-            json_add_number(&b, values[i]);
-        }
-        bytes_add_text(&b, "}");
+        bytes_add_text(&b, k ? ",\n  " : "\n  ");
+        json_add_head(&b, &f->scores[k]);
     }
     bytes_add_text(&b, "],\n \"pairs\": [");
     for (size_t p = 0; p < f->n_pairs; p++) {
