@@ -6,7 +6,7 @@
 #                   UndefinedBehaviorSanitizer; the last line is "N passed, N failed"
 #   make san        the suite under the sanitizers only
 #   make test-tsan  the threaded checks (chunks, thread counts, two threads on one run) under ThreadSanitizer
-#   make lib        build/libgna.so, gna.c as a shared library (weights_tools/gna.py binds it from Python)
+#   make lib        build/libgna.so, gna.c as a shared library (weights_tools/binding/gna.py binds it from Python)
 #   make test-arm   cross-build gna and the tests for aarch64 (NEON kernels) and run the whole suite
 #                   under qemu-user (Debian: gcc-aarch64-linux-gnu, qemu-user)
 #   make fuzz       the libFuzzer harnesses of test/fuzz (clang, ASan + UBSan): each target fuzzed for

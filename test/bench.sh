@@ -3,7 +3,7 @@
 # random-weight checkpoints of published shapes, at the same thread count, in the same run, the peers
 # alternated round by round. Measures and prints; checks nothing.
 #   test/bench.sh GNA_BENCH DIR
-# DIR holds the checkpoints (made on first use by weights_tools/make_random_checkpoint.py, bf16).
+# DIR holds the checkpoints (made on first use by weights_tools/bench/make_random_checkpoint.py, bf16).
 # Knobs (environment):
 #   THREADS      thread count (default: all cores)
 #   MODELS       "llama-1b mamba-790m mamba2-780m"
@@ -36,7 +36,7 @@ SCALING=${SCALING:-}
 BASELINE=${BASELINE:-}
 PYTHON=${PYTHON:-python3}
 # Some machines here pin OpenBLAS to older kernels through OPENBLAS_CORETYPE; the peer runs without that.
-TORCH="env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $PYTHON weights_tools/bench_torch.py"
+TORCH="env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $PYTHON weights_tools/bench/bench_torch.py"
 RESULTS=$(mktemp)
 trap 'rm -f "$RESULTS"' EXIT
 
@@ -60,7 +60,7 @@ measure() {
 record() { echo "$1" >>"$RESULTS"; [ -z "${RAW:-}" ] || echo "raw: $1"; } # RAW=1: each measurement as it is taken
 
 for model in $MODELS; do
-    [ -f "$DIR/$model/config.json" ] || "$PYTHON" weights_tools/make_random_checkpoint.py "$model" "$DIR/$model"
+    [ -f "$DIR/$model/config.json" ] || "$PYTHON" weights_tools/bench/make_random_checkpoint.py "$model" "$DIR/$model"
 done
 
 round=1

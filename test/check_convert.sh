@@ -1,6 +1,6 @@
 #!/bin/sh
-# weights_tools/bin_to_safetensors.py against the pytorch_model.bin fixtures of test/fixtures/bin
-# (made with torch by weights_tools/make_bin_fixtures.py from the safetensors fixtures of test/fixtures).
+# weights_tools/convert/bin_to_safetensors.py against the pytorch_model.bin fixtures of test/fixtures/bin
+# (made with torch by weights_tools/fixtures/make_bin_fixtures.py from the safetensors fixtures of test/fixtures).
 #   sh test/check_convert.sh GNA PYTHON TMPDIR
 # GNA the gna program, PYTHON a python3 (no torch needed), TMPDIR a scratch folder. Prints one
 # "ok   ..." or "FAIL ..." line per check and exits 1 if any failed.
@@ -8,7 +8,7 @@ set -u
 GNA=$1
 PY=$2
 W=$3/check_convert
-CONVERT=weights_tools/bin_to_safetensors.py
+CONVERT=weights_tools/convert/bin_to_safetensors.py
 BIN=test/fixtures/bin
 rm -rf "$W" && mkdir -p "$W" || exit 1
 failed=0

@@ -25,7 +25,7 @@ fail() { failed=1; printf 'FAIL %s\n' "$1"; [ -n "${2:-}" ] && printf '%s\n' "$2
 # Slurm runs kv on the demo Llama (600 questions, 200 a shard); GNU parallel kv under a mask on the demo
 # Mamba-2 (160 questions, each with and without the mask: 320, 107 a shard) and mmlu 5-shot on a random
 # checkpoint that is not in test/models: a copy of the harness fixtures' tiny Mamba-2 with its
-# 1500-token tokenizer (weights_tools/make_random_checkpoint.py writes only full-size shapes, 0.8e9
+# 1500-token tokenizer (weights_tools/bench/make_random_checkpoint.py writes only full-size shapes, 0.8e9
 # parameters and up).
 mkdir -p "$W/models" && cp -R "$ROOT/test/fixtures/harness/mamba2_tiny" "$W/models/random_mamba2" || exit 1
 H=$ROOT/test/fixtures/harness

@@ -1,7 +1,7 @@
 #!/bin/sh
 # `make run`: the Gather-and-Aggregate mechanism on the bundled demo models (test/models: a small Llama,
 # a Mamba-2 and, once it is there, a Zamba2-layout hybrid of about the same size, trained on the same
-# synthetic data by weights_tools/train_demo.py), in about 45 seconds on two cores (the models run side
+# synthetic data by weights_tools/demo/train_demo.py), in about 45 seconds on two cores (the models run side
 # by side). For each model:
 #   1. gna heads finds the G&A candidates on KV retrieval, with a sweep of the top heads of each score
 #      (the SSM's critical head is not its top-scored pair), and, for the Llama and the Mamba-2, on
@@ -32,7 +32,7 @@ MODELS="llama_demo mamba2_demo"
 HYBRID=""
 if [ -f "$M/zamba2_demo/model.safetensors" ]; then HYBRID=zamba2_demo; MODELS="$MODELS zamba2_demo"; fi
 # The hybrid was trained with dt clamped at time_step_min, as transformers 5.x computes it
-# (weights_tools/train_demo.py), so gna runs it that way.
+# (weights_tools/demo/train_demo.py), so gna runs it that way.
 ZAMBA2_DT=--dt-min-clamp
 ZAMBA2_N=20 # dictionaries of each size for its KV runs (it is the slowest of the three)
 # a short dictionary in the KV task's format (test/models/README.md), for maps with token labels;

@@ -9,7 +9,7 @@
  *   gna_test properties DIR LAYER     ablating all heads = no mixer output; a last-row mask changes the
  *                                     last row only; SSM rows from the materialised form = the scan
  *   gna_test tokenizer JSON EXPECTED  the tokenizer's ids and texts equal Hugging Face tokenizers' (EXPECTED:
- *                                     a .jsonl made by weights_tools/make_tokenizer_fixtures.py)
+ *                                     a .jsonl made by weights_tools/fixtures/make_tokenizer_fixtures.py)
  *   gna_test harness EXPECTED LOG     a harness log line by line against the reference's (prompts, scores)
  *   gna_test results EXPECTED GOT     results JSON against the reference's lm-eval aggregation
  *   gna_test heads EXPECTED GOT       gna heads --json against the reference's scores and ablations
@@ -810,7 +810,7 @@ static int command_tokenizer(const char *tokenizer_path, const char *expected_pa
     char *file;
     size_t size;
     if (read_file(expected_path, &file, &size) != GNA_OK) {
-        check(0, name, "%s (made by weights_tools/make_tokenizer_fixtures.py)", gna_error());
+        check(0, name, "%s (made by weights_tools/fixtures/make_tokenizer_fixtures.py)", gna_error());
         return 1;
     }
     if (gna_tokenizer_load(tokenizer_path, &t) != GNA_OK) {
@@ -1274,7 +1274,7 @@ static void test_scans(void) {
           "worst |diff| %.3g (scale %.3g)", worst, scale);
 }
 
-/* ---- harnesses: gna's log against a reference log (weights_tools/make_harness_fixtures.py), line by line */
+/* ---- harnesses: gna's log against a reference log (weights_tools/fixtures/make_harness_fixtures.py), line by line */
 typedef struct {
     char *text;
     int n;

@@ -121,7 +121,7 @@ got:      $got $(cat "$TMP/err")"
     count_c_checks "$name: chunk checks" $? "$TMP/chunks.txt"
 done
 
-# 2b. Interventions and probes against transformers with hooks (weights_tools/make_intervention_fixtures.py)
+# 2b. Interventions and probes against transformers with hooks (weights_tools/fixtures/make_intervention_fixtures.py)
 for cases in test/fixtures/*/interventions/cases.tsv; do
     [ -f "$cases" ] || continue
     dir=$(dirname "$(dirname "$cases")")
@@ -148,7 +148,7 @@ for cases in test/fixtures/*/interventions/cases.tsv; do
     done <"$cases"
 done
 # One head from another model (--replace L<l>H<h>=DIR) against a PyTorch reference of the same definition
-# in float64 (weights_tools/make_head_replacement_fixtures.py): a Llama head into a Llama and into a Llamba
+# in float64 (weights_tools/fixtures/make_head_replacement_fixtures.py): a Llama head into a Llama and into a Llamba
 R=test/fixtures/replace_head
 if [ -f "$R/cases.tsv" ]; then
     while IFS="$tab" read -r host options file; do
@@ -165,7 +165,7 @@ if [ -f "$R/cases.tsv" ]; then
         done
     done <"$R/cases.tsv"
 else
-    fail "one-head replacement fixtures" "$R/cases.tsv is missing (weights_tools/make_head_replacement_fixtures.py)"
+    fail "one-head replacement fixtures" "$R/cases.tsv is missing (weights_tools/fixtures/make_head_replacement_fixtures.py)"
 fi
 for fixture in llama_gqa_llama3:1 mamba_f32:1 falcon_mamba_f32:0 mamba2_f32:1 llamba_f32:1; do
     $RUN "$GNA_TEST" properties "test/fixtures/${fixture%%:*}" "${fixture##*:}" >"$TMP/prop.txt" 2>&1
@@ -202,7 +202,7 @@ else
 fi
 
 # 2c. Harnesses (gna kv, mmlu, mc) against a Python reference that mirrors lm-evaluation-harness
-#     0.4.x and the paper's KV code, with transformers in float64 (weights_tools/make_harness_fixtures.py):
+#     0.4.x and the paper's KV code, with transformers in float64 (weights_tools/fixtures/make_harness_fixtures.py):
 #     each case's prompts, log-likelihoods, choices and aggregated results.
 H=test/fixtures/harness
 rm -rf "$TMP/llama3_tiny" && mkdir "$TMP/llama3_tiny" && cp "$H"/llama3_tiny/* "$TMP/llama3_tiny/" &&
@@ -447,7 +447,7 @@ for cmd in info logits generate tokenize detokenize kv mmlu mc knowledge gsm8k m
     fi
 done
 
-# 5. The bad-input corpus (test/bad, made by weights_tools/make_bad_inputs.py): each case exits with
+# 5. The bad-input corpus (test/bad, made by weights_tools/fixtures/make_bad_inputs.py): each case exits with
 #    its status; an error is exactly one line, "gna: error: ...", holding the expected text; no output
 #    file is left behind by a failed run.
 BAD=test/bad
@@ -477,7 +477,7 @@ left behind: $leftover}"
 done <"$BAD/cases.tsv"
 
 # 5c. pytorch_model.bin checkpoints (what the authors' save_pretrained writes) converted to safetensors
-#     without torch (weights_tools/bin_to_safetensors.py): the same logits as the original fixtures, and
+#     without torch (weights_tools/convert/bin_to_safetensors.py): the same logits as the original fixtures, and
 #     hostile pickles refused. The plain build on this machine only (it needs python3).
 if [ -z "$RUN" ] && [ -z "$LABEL" ]; then
     convert_python=$(command -v python3 || echo /usr/bin/python3)
@@ -500,7 +500,7 @@ else
 fi
 rm -rf "$TMP/big"
 
-# 5a. The Python binding (weights_tools/gna.py over build/libgna.so, which `make test` builds with the
+# 5a. The Python binding (weights_tools/binding/gna.py over build/libgna.so, which `make test` builds with the
 #     flags of ./gna): its numbers equal the program's bit for bit. The plain build on this machine only.
 if [ -z "$RUN" ] && [ -z "$LABEL" ]; then
     python=""
@@ -581,7 +581,7 @@ fi
 
 # 6. Tokenizers against Hugging Face tokenizers' ids: the real Llama-3.1 and Llama-2 tokenizer.json
 #    (test/.cache, fetched below) and the two trained ones in test/fixtures/tokenizers, each on every
-#    text of test/fixtures/tokenizers/expected_<name>.jsonl (weights_tools/make_tokenizer_fixtures.py).
+#    text of test/fixtures/tokenizers/expected_<name>.jsonl (weights_tools/fixtures/make_tokenizer_fixtures.py).
 #    A missing file is a failure, not a skip.
 for name in llama3 llama2 falcon neox; do
     case $name in

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The Python binding (weights_tools/gna.py) against the gna program.
+"""The Python binding (weights_tools/binding/gna.py) against the gna program.
 
     python3 test/test_python.py GNA        GNA: the gna program, built with the compiler flags of
                                            build/libgna.so (or the library at $GNA_LIB)
@@ -24,7 +24,7 @@ import traceback
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "weights_tools"))
+sys.path.insert(0, os.path.join(ROOT, "weights_tools", "binding"))
 import gna  # noqa: E402
 
 if len(sys.argv) != 2:
@@ -244,7 +244,7 @@ with gna.Model(LLAMA_DEMO) as m:
 
     def table_printed():
         # not quiet: gna_main's table goes to file descriptor 1, flushed before the call returns
-        code = ("import sys; sys.path.insert(0, 'weights_tools'); import gna; "
+        code = ("import sys; sys.path.insert(0, 'weights_tools/binding'); import gna; "
                 f"print('before'); gna.Model({LLAMA_DEMO!r}).kv(pairs=[10], samples=2); print('after')")
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
         lines = done.stdout.splitlines()
@@ -277,7 +277,7 @@ with gna.Model(LLAMA_DEMO) as m:
           dispositions_kept)
 
     def sigint_after_harness(disposition, expected):
-        code = ("import os, signal, sys, time; sys.path.insert(0, 'weights_tools'); import gna\n"
+        code = ("import os, signal, sys, time; sys.path.insert(0, 'weights_tools/binding'); import gna\n"
                 f"signal.signal(signal.SIGINT, {disposition})\n"
                 f"gna.Model({LLAMA_DEMO!r}).kv(pairs=[10], samples=1, quiet=True)\n"
                 "try:\n    os.kill(os.getpid(), signal.SIGINT); time.sleep(1); print('no interrupt')\n"
@@ -292,7 +292,7 @@ with gna.Model(LLAMA_DEMO) as m:
     def ctrl_c_during_harness():
         # Ctrl-C while a harness runs: KeyboardInterrupt within a second (gna_interrupt stops the call
         # between two layers), the interpreter alive, and the model still usable
-        code = ("import os, signal, sys, threading, time; sys.path.insert(0, 'weights_tools'); import gna\n"
+        code = ("import os, signal, sys, threading, time; sys.path.insert(0, 'weights_tools/binding'); import gna\n"
                 "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
                 f"m = gna.Model({LLAMA_DEMO!r})\n"
                 "threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT)).start()\n"
@@ -310,7 +310,7 @@ with gna.Model(LLAMA_DEMO) as m:
 
     def quiet_from_threads():
         # quiet=True redirects the process's stdout and stderr; from several threads at once they come back
-        code = ("import os, sys, threading; sys.path.insert(0, 'weights_tools'); import gna\n"
+        code = ("import os, sys, threading; sys.path.insert(0, 'weights_tools/binding'); import gna\n"
                 "before = [os.fstat(fd).st_ino for fd in (1, 2)]\n"
                 f"models = [gna.Model({LLAMA_DEMO!r}) for _ in range(3)]\n"
                 "threads = [threading.Thread(target=m.kv, kwargs=dict(pairs=[10], samples=4, quiet=True)) for m in models]\n"
@@ -436,7 +436,7 @@ def closed():
 check("a closed model raises ValueError; close() twice is harmless", closed)
 
 # 5b. Capture, patch, SSM states and the logit lens (gna_run_tap, gna_cache_state, gna_unembed): against
-#     transformers with hooks in float64 (weights_tools/make_patching_fixtures.py), then their properties
+#     transformers with hooks in float64 (weights_tools/fixtures/make_patching_fixtures.py), then their properties
 def within_tolerance(ours, reference):
     ours, reference = np.asarray(ours, dtype=np.float64), np.asarray(reference, dtype=np.float64)
     if ours.shape != reference.shape:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Export the documents that lm-evaluation-harness 0.4.7 evaluates for gna's `knowledge` and `gsm8k`:
 
-    python3 weights_tools/export_tasks.py OUT_FOLDER [--tasks arc_easy,gsm8k,...]
+    python3 weights_tools/convert/export_tasks.py OUT_FOLDER [--tasks arc_easy,gsm8k,...]
 
 writes OUT_FOLDER/<task>.jsonl (and, for gsm8k, OUT_FOLDER/gsm8k_train.jsonl, the few-shot pool): one line
 per row of the dataset split that lm-eval evaluates, in the dataset's order, with the row's own fields

@@ -3,7 +3,7 @@
 into model.safetensors (or model-0000x-of-0000y.safetensors and model.safetensors.index.json), without
 torch: standard library only.
 
-    python3 weights_tools/bin_to_safetensors.py DIR [OUT_DIR] [--force]
+    python3 weights_tools/convert/bin_to_safetensors.py DIR [OUT_DIR] [--force]
 
 Why: gna reads weights only from safetensors, but the authors' LlambaLMHeadModel.save_pretrained (and
 transformers' with safe_serialization=False) writes pytorch_model.bin. OUT_DIR defaults to DIR; into

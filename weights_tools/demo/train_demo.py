@@ -7,17 +7,17 @@ the models can do.
 Run where torch, transformers, tokenizers, safetensors and numpy are installed, on one CUDA GPU
 (no network needed), from the repository root:
 
-    python3 weights_tools/train_demo.py --out test/models            # the three models, one after the other
-    python3 weights_tools/train_demo.py --out /tmp/demo_smoke --smoke   # ~2-3 min end-to-end check
-    python3 weights_tools/train_demo.py --out /tmp/z --smoke --only zamba2   # the hybrid's pipeline alone
+    python3 weights_tools/demo/train_demo.py --out test/models            # the three models, one after the other
+    python3 weights_tools/demo/train_demo.py --out /tmp/demo_smoke --smoke   # ~2-3 min end-to-end check
+    python3 weights_tools/demo/train_demo.py --out /tmp/z --smoke --only zamba2   # the hybrid's pipeline alone
 
 The models can also train at once, as the committed ones were (same data, from one --data-cache):
 
-    python3 weights_tools/train_demo.py --out D --data-only --data-cache C
-    python3 weights_tools/train_demo.py --out D --only llama --data-cache C &
-    python3 weights_tools/train_demo.py --out D --only mamba2 --data-cache C &
-    python3 weights_tools/train_demo.py --out D --only zamba2 --data-cache C; wait
-    python3 weights_tools/train_demo.py --out D --combine
+    python3 weights_tools/demo/train_demo.py --out D --data-only --data-cache C
+    python3 weights_tools/demo/train_demo.py --out D --only llama --data-cache C &
+    python3 weights_tools/demo/train_demo.py --out D --only mamba2 --data-cache C &
+    python3 weights_tools/demo/train_demo.py --out D --only zamba2 --data-cache C; wait
+    python3 weights_tools/demo/train_demo.py --out D --combine
 
 The committed llama_demo and mamba2_demo came from the first two --only runs and --combine (without zamba2);
 zamba2_demo was trained later by the third with --zamba2-steps 5000 (at 3000 steps no hybrid learnt in-context
@@ -1704,7 +1704,7 @@ def parse_args(argv):
     p.add_argument("--max-data-tokens", type=float, default=2.0e8, help="cap on the unique training tokens")
     p.add_argument("--workers", type=int, default=0, help="data generation processes (default: all cores)")
     p.add_argument("--log-every", type=int, default=100)
-    p.add_argument("--gna-c", default=os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "gna.c"))
+    p.add_argument("--gna-c", default=os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "gna.c"))
     p.add_argument("--data-only", action="store_true", help="stop after the tokenizer, data and eval files")
     p.add_argument("--answer-weight", type=float, default=10.0,
                    help="loss weight of answer tokens (KV query values, answer letters); other tokens weigh 1")

@@ -3,7 +3,7 @@
 The design card's layout has no other place for Python, so the binding lives in weights_tools/. It is
 a ctypes binding over build/libgna.so (`make lib`: gna.c compiled with -DGNA_NO_MAIN into a shared
 library) and has no compiled code of its own; it needs the standard library and numpy, nothing else.
-The library is found at ../build/libgna.so relative to this file, or at the path in the environment
+The library is found at ../../build/libgna.so relative to this file, or at the path in the environment
 variable GNA_LIB.
 
     import gna
@@ -130,9 +130,9 @@ GNA_CAPTURE, GNA_PATCH = 0, 1
 
 
 def library_path():
-    """GNA_LIB, else ../build/libgna.so beside this file."""
+    """GNA_LIB, else ../../build/libgna.so beside this file."""
     here = os.path.dirname(os.path.abspath(__file__))
-    return os.environ.get("GNA_LIB") or os.path.join(os.path.dirname(here), "build", "libgna.so")
+    return os.environ.get("GNA_LIB") or os.path.join(os.path.dirname(os.path.dirname(here)), "build", "libgna.so")
 
 
 def library():
