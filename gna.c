@@ -8981,27 +8981,111 @@ static void rank_heads(const HeadScore *scores, size_t n, int by, size_t *order)
  * II.11 The command line: gna_main(), which main() calls (compiled out with -DGNA_NO_MAIN, so that a
  * program or the tests can include gna.c and call gna_main themselves).
  */
+/* The commands, in the order --help lists them; a command's bit in an option's `commands` is
+ * 1 << its index here. */
+enum {
+    C_INFO = 1 << 0, C_TOKENIZE = 1 << 1, C_DETOKENIZE = 1 << 2, C_LOGITS = 1 << 3, C_LENS = 1 << 4, C_GENERATE = 1 << 5,
+    C_ATTN = 1 << 6, C_KV = 1 << 7, C_MMLU = 1 << 8, C_MC = 1 << 9, C_KNOWLEDGE = 1 << 10, C_GSM8K = 1 << 11, C_HEADS = 1 << 12,
+    C_MERGE = 1 << 13, C_ALL = (1 << 14) - 1,
+    C_TEXT = C_LOGITS | C_LENS | C_GENERATE | C_ATTN,          /* run the model on --tokens or -p */
+    C_DATA = C_MMLU | C_MC | C_KNOWLEDGE | C_GSM8K | C_HEADS, /* read questions from --data */
+    C_HARNESS = C_KV | C_DATA,
+    C_RUNS = C_TEXT | C_HARNESS, /* make a run (gna_run_new): the run options */
+    C_LOGGED = C_HARNESS & ~C_HEADS,
+};
+
+static const struct {
+    const char *name, *summary, *text; /* the command, its line in gna --help, the top of gna <command> --help */
+} commands[] = {
+    {"info", "what a model folder holds", 
+        "usage: gna info -m DIR\n"
+        "Prints the family, dimensions, tensor dtypes, parameter count and files of a model folder.\n"},
+    {"tokenize", "text to token ids", 
+        "usage: gna tokenize (-m DIR | --tokenizer FILE) (-p TEXT | -f FILE) [--no-special]\n"
+        "Prints the token ids of a text, space-separated on one line: the ids Hugging Face\n"
+        "tokenizers gives (tokenizer.encode(text).ids), BOS included where the tokenizer adds one.\n"
+        "The text must be UTF-8: anything else is refused (exit status 2), naming the byte.\n"},
+    {"detokenize", "token ids to text", 
+        "usage: gna detokenize (-m DIR | --tokenizer FILE) --tokens IDS [--skip-special]\n"
+        "Prints the text of token ids (tokenizer.decode(ids)) with no newline added.\n"},
+    {"logits", "next-token logits at every position", 
+        "usage: gna logits -m DIR (--tokens IDS | -p TEXT) [-o OUT.npy] [--top K]\n"
+        "Runs the tokens through the model (one chunk) and gives the logits of the next token at\n"
+        "every position.\n"},
+    {"lens", "the logit lens: each layer's prediction", 
+        "usage: gna lens -m DIR (--tokens IDS | -p TEXT) [--at POS] [--top K] [-o OUT.npy]\n"
+        "The logit lens: the residual stream after each layer, at one position, through the final norm\n"
+        "and the LM head (gna.h: gna_run_tap, gna_unembed) - what the model would predict if the\n"
+        "layers after it were left out. The last layer's row is the model's own prediction.\n"},
+    {"generate", "continue a sequence", 
+        "usage: gna generate -m DIR (--tokens IDS | -p TEXT) [-n N] [--temp T] [--seed S] [--ignore-eos]\n"
+        "Continues the sequence token by token. With --tokens it prints all ids (prompt, then\n"
+        "continuation) on one line; with -p it prints the text of them all, as it goes\n"
+        "(tokenizer.decode of prompt and continuation, special tokens included).\n"},
+    {"attn", "attention maps, or the implicit attention of SSM heads", 
+        "usage: gna attn -m DIR (--tokens IDS | -p TEXT) --heads SPEC -o OUT.npy [--svg OUT.svg] [--rows R]\n"
+        "Runs the tokens (one chunk) and records, for each head of SPEC, its attention\n"
+        "probabilities, or for SSM heads its implicit attention matrix M[t, s] (conv, gate and D\n"
+        "excluded): mamba-2 (C_t.B_s) exp(sum_{r=s+1..t} dt_r A) dt_s; llamba (C_t.B_s)\n"
+        "exp(-sum softplus(a_r)); mamba-1 channel d sum_n C_t[n] exp(A[d,n] sum dt_r[d]) dt_s[d] B_s[n].\n"},
+    {"kv", "the paper's KV-retrieval task", 
+        "usage: gna kv -m DIR [--pairs LIST] [--samples N] [--seed S] [--keys FILE] [--mask SPEC] [--svg F]\n"
+        "The paper's KV-retrieval task: \"Memorize the following dictionary:\\n\", one \"key:value\\n\"\n"
+        "per pair (distinct keys, distinct values 0-99), then \"The value of the key '<key>' is\";\n"
+        "multiple choice over the dictionary's values, each scored by the log-likelihood of its tokens\n"
+        "appended with no space. With --mask every sample is scored with and without the mask.\n"},
+    {"mmlu", "MMLU exactly as lm-evaluation-harness 0.4.x", 
+        "usage: gna mmlu -m DIR --data PATH [--shots K] [--limit N] [--bos] [--mask SPEC]\n"
+        "lm-evaluation-harness 0.4.x's task mmlu: the description line, the first K dev questions of\n"
+        "the subject, the question ending \"Answer:\", and the continuations \" A\"..\" D\" scored by\n"
+        "log-likelihood; acc per subject, per category (stem, humanities, social sciences, other) and\n"
+        "over all questions (lm-eval's size-weighted mean and pooled stderr).\n"},
+    {"mc", "multiple choice / cloze: acc and acc_norm", 
+        "usage: gna mc -m DIR --data FILE.jsonl [--limit N] [--bos] [--mask SPEC]\n"
+        "Multiple choice or cloze from lines {\"context\": str, \"choices\": [str, ...], \"gold\": int}:\n"
+        "each \" \" + choice scored by log-likelihood after the context (lm-eval's multiple_choice);\n"
+        "acc, and acc_norm (log-likelihood divided by the choice's length in characters).\n"},
+    {"knowledge", "the knowledge control: lm-eval's six 0-shot tasks", 
+        "usage: gna knowledge -m DIR --data FOLDER [--tasks LIST] [--limit N] [--mask SPEC]\n"
+        "The paper's knowledge control: lm-evaluation-harness 0.4.x's zero-shot arc_challenge, arc_easy,\n"
+        "hellaswag, openbookqa, piqa and winogrande, each from FOLDER/<task>.jsonl (the rows of its\n"
+        "Hugging Face dataset, as weights_tools/convert/export_tasks.py writes them); acc, acc_norm (not\n"
+        "winogrande) and stderr per task, and the knowledge average: the mean acc of the six, as the\n"
+        "authors average them.\n"},
+    {"gsm8k", "lm-eval's gsm8k: 5-shot, greedy, exact match", 
+        "usage: gna gsm8k -m DIR --data FOLDER [--shots K] [--max-gen-toks N] [--limit N] [--mask SPEC]\n"
+        "lm-evaluation-harness 0.4.x's gsm8k: K shots (default 5) drawn by Python's random.Random(1234)\n"
+        "from FOLDER/gsm8k_train.jsonl, the questions of FOLDER/gsm8k.jsonl, greedy generation until\n"
+        "\"Question:\", \"</s>\", \"<|im_end|>\" or the model's EOS, and exact_match of the strict-match\n"
+        "(\"#### N\") and flexible-extract (the last number) answers.\n"},
+    {"heads", "find the Gather and Aggregate heads", 
+        "usage: gna heads -m DIR --task kv|mmlu [--data PATH] [--heads SPEC] [--top K] [--sweep N|all] [--json F] [--svg F]\n"
+        "                 [--shard i/n]\n"
+        "Finds the G&A heads: the contexts are cut into segments (kv's \"key:value\\n\" lines, mmlu's\n"
+        "option lines) whose last token (the \"\\n\") is the segment's summary token. For each head, r_t\n"
+        "its attention row at query t (SSM heads: |implicit attention| as a distribution), averaged\n"
+        "over the questions:\n"
+        "  aggregate  r_final's mass on the gold segment - its largest mass on another segment\n"
+        "  gold mass  r_final's mass on the gold segment (its summary token and the tokens before it)\n"
+        "  gather     the mean over segments of r_summary's mass on its own segment's other tokens\n"
+        "Then the task's accuracy with each of the top K aggregate and gather heads ablated alone, and\n"
+        "with each pair of a top gather head and a top aggregate head of a later layer. The sweep\n"
+        "ranks heads by the accuracy each costs alone: the scores can miss a critical head (an SSM's\n"
+        "smooth maps), the sweep cannot; it costs one pass over the questions per head.\n"},
+    {"merge", "the shards of a harness run (or of gna heads) into its results", 
+        "usage: gna merge LOG.jsonl... [--json F]    gna merge PART.json... [--json F]\n"
+        "The logs of every shard of one harness run (--shard i/n, same settings) into the results\n"
+        "that one run gives; or the parts of every shard of one gna heads run into its report.\n"},
+};
+
 static const char *const usage_text =
     "gna - audit the Gather-and-Aggregate mechanism of language models on a CPU\n"
     "\n"
     "usage: gna <command> [options]      gna <command> --help for its options\n"
     "\n"
-    "commands:\n"
-    "  info        -m DIR                                  what a model folder holds\n"
-    "  tokenize    (-m DIR | --tokenizer FILE) (-p TEXT | -f FILE)   text to token ids\n"
-    "  detokenize  (-m DIR | --tokenizer FILE) --tokens IDS          token ids to text\n"
-    "  logits      -m DIR (--tokens IDS | -p TEXT) [-o OUT.npy]      next-token logits at every position\n"
-    "  lens        -m DIR (--tokens IDS | -p TEXT) [--at POS]         the logit lens: each layer's prediction\n"
-    "  generate    -m DIR (--tokens IDS | -p TEXT) [-n N]            continue a sequence\n"
-    "  attn        -m DIR (--tokens IDS | -p TEXT) --heads SPEC -o OUT.npy [--svg OUT.svg]\n"
-    "                                       attention maps, or implicit attention of SSM heads\n"
-    "  kv          -m DIR [--pairs 10,20] [--samples N] [--mask SPEC]    the paper's KV-retrieval task\n"
-    "  mmlu        -m DIR --data PATH [--shots K]           MMLU exactly as lm-evaluation-harness 0.4.x\n"
-    "  mc          -m DIR --data FILE.jsonl                 multiple choice / cloze: acc and acc_norm\n"
-    "  knowledge   -m DIR --data FOLDER                     the knowledge control: lm-eval's six 0-shot tasks\n"
-    "  gsm8k       -m DIR --data FOLDER                     lm-eval's gsm8k: 5-shot, greedy, exact match\n"
-    "  heads       -m DIR --task kv|mmlu [--data PATH]      find the Gather and Aggregate heads\n"
-    "  merge       LOG.jsonl...                            the shards of a harness run into its results\n"
+    "commands:\n";
+
+static const char *const usage_more =
     "\n"
     "Head specs (--mask, --heads): a comma list of L<layers><kind><heads>[@<queries>[:<keys>]]\n"
     "  layers, heads   N, N-M or *, zero-based as in model.layers.N\n"
@@ -9019,192 +9103,6 @@ static const char *const usage_text =
     "or llamba (cartesia's config layout); -p and the tokenizer commands use its tokenizer.json,\n"
     "which gives the ids Hugging Face tokenizers gives.\n"
     "Exit status: 0 done, 1 failure while running, 2 bad input or usage (one line on stderr).\n";
-
-static const char *const model_options_help =
-    "  --mask SPEC      ablate heads or mask attention entries (gna --help describes SPEC)\n"
-    "  --layers A-B     run only layers A..B; the paper's minimal model of Llama-3.1-8B is 0-17\n"
-    "  --drop L         leave layer L out (repeatable)\n"
-    "  --replace L=DIR  run layer L of the model in DIR (same width) in place of layer L (repeatable);\n"
-    "                   the donor's layer keeps its config and RoPE (a Llama layer in Llamba)\n"
-    "  --reference      run gna.c's Part I alone: the definitions, without the vector kernels (and a\n"
-    "                   harness's requests each whole, as --no-reuse)\n"
-    "  --bf16           bfloat16 compute: matmul inputs rounded to bfloat16, sums in float32 (as a GPU\n"
-    "                   runs the checkpoints); default float32\n"
-    "  --dt-min-clamp   zamba2: clamp dt at time_step_min, as transformers 5.x (and 4.x on the CPU)\n"
-    "                   does; default: as the CUDA path that made the paper's numbers, only to a\n"
-    "                   time_step_limit that config.json gives\n";
-
-static const char *const harness_help =
-    "  --json F         the results as JSON, with lm-eval's field names (\"acc,none\", \"acc_stderr,none\")\n"
-    "  --log F.jsonl    one line per question: lm-eval's sample fields (doc_id, doc, target, arguments,\n"
-    "                   resps, filtered_resps, the metrics) and task; appended and flushed as each\n"
-    "                   question finishes, so that a re-run with the same settings resumes\n"
-    "  --shard i/n      only questions i-1, i-1+n, i-1+2n, ... (1 <= i <= n); gna merge joins the logs\n"
-    "  --no-reuse       run every request whole from position 0, as lm-eval does, instead of each\n"
-    "                   context once (and an mmlu subject's few-shot prefix once); slower, and the\n"
-    "                   same results within the fidelity tolerance\n";
-
-static const char *const common_help =
-    "  --threads N      worker threads (default: all cores); results are identical for any N\n"
-    "  -q               quiet: no timing lines on stderr\n"
-    "  -h, --help       this text\n";
-
-static const struct {
-    const char *name, *help;
-} command_help[] = {
-    {"info", "usage: gna info -m DIR\n"
-             "Prints the family, dimensions, tensor dtypes, parameter count and files of a model folder.\n"
-             "  -m DIR           the model folder\n"},
-    {"tokenize", "usage: gna tokenize (-m DIR | --tokenizer FILE) (-p TEXT | -f FILE) [--no-special]\n"
-                 "Prints the token ids of a text, space-separated on one line: the ids Hugging Face\n"
-                 "tokenizers gives (tokenizer.encode(text).ids), BOS included where the tokenizer adds one.\n"
-                 "  -m DIR           the model folder: its tokenizer.json\n"
-                 "  --tokenizer FILE a tokenizer.json\n"
-                 "  -p TEXT          the text\n"
-                 "  -f FILE          the text is the file's bytes, exactly (a final newline is text too)\n"
-                 "  --no-special     no special tokens added (add_special_tokens=False); special tokens\n"
-                 "                   written in the text, such as <|begin_of_text|>, are still recognised\n"
-                 "The text must be UTF-8: anything else is refused (exit status 2), naming the byte.\n"},
-    {"detokenize", "usage: gna detokenize (-m DIR | --tokenizer FILE) --tokens IDS [--skip-special]\n"
-                   "Prints the text of token ids (tokenizer.decode(ids)) with no newline added.\n"
-                   "  -m DIR           the model folder: its tokenizer.json\n"
-                   "  --tokenizer FILE a tokenizer.json\n"
-                   "  --tokens IDS     token ids, separated by commas or spaces; an id the tokenizer does not\n"
-                   "                   have is an error\n"
-                   "  --skip-special   leave the special tokens out (skip_special_tokens=True)\n"},
-    {"logits", "usage: gna logits -m DIR (--tokens IDS | -p TEXT) [-o OUT.npy] [--top K]\n"
-               "Runs the tokens through the model (one chunk) and gives the logits of the next token at\n"
-               "every position.\n"
-               "  -m DIR           the model folder\n"
-               "  --tokens IDS     token ids, separated by commas or spaces: 1,2,3\n"
-               "  -p TEXT          a text, tokenized by the folder's tokenizer.json (as gna tokenize)\n"
-               "  --no-special     with -p: no special tokens added (no BOS)\n"
-               "  -o OUT.npy       write float32 [T, V] logits as a NumPy .npy file\n"
-               "  --top K          without -o: print the K highest logits at each position (default 5)\n"},
-    {"lens", "usage: gna lens -m DIR (--tokens IDS | -p TEXT) [--at POS] [--top K] [-o OUT.npy]\n"
-             "The logit lens: the residual stream after each layer, at one position, through the final norm\n"
-             "and the LM head (gna.h: gna_run_tap, gna_unembed) - what the model would predict if the\n"
-             "layers after it were left out. The last layer's row is the model's own prediction.\n"
-             "  -m DIR           the model folder\n"
-             "  --tokens IDS     token ids, separated by commas or spaces\n"
-             "  -p TEXT          a text, tokenized by the folder's tokenizer.json\n"
-             "  --no-special     with -p: no special tokens added (no BOS)\n"
-             "  --at POS         the position, negative from the end (default -1, the last token)\n"
-             "  --top K          the K most probable next tokens of each layer (default 5)\n"
-             "  -o OUT.npy       also write float32 [layers run, V] logits as a NumPy .npy file\n"},
-    {"generate", "usage: gna generate -m DIR (--tokens IDS | -p TEXT) [-n N] [--temp T] [--seed S] [--ignore-eos]\n"
-                 "Continues the sequence token by token. With --tokens it prints all ids (prompt, then\n"
-                 "continuation) on one line; with -p it prints the text of them all, as it goes\n"
-                 "(tokenizer.decode of prompt and continuation, special tokens included).\n"
-                 "  -m DIR           the model folder\n"
-                 "  --tokens IDS     the prompt's token ids, separated by commas or spaces\n"
-                 "  -p TEXT          the prompt as text, tokenized by the folder's tokenizer.json\n"
-                 "  --no-special     with -p: no special tokens added (no BOS)\n"
-                 "  -n N             tokens to add (default 16)\n"
-                 "  --temp T         0 (default): greedy argmax; T > 0: sample from softmax(logits / T)\n"
-                 "  --seed S         random seed for sampling (default 0)\n"
-                 "  --ignore-eos     keep going past the model's end-of-sequence token\n"},
-    {"attn", "usage: gna attn -m DIR (--tokens IDS | -p TEXT) --heads SPEC -o OUT.npy [--svg OUT.svg] [--rows R]\n"
-             "Runs the tokens (one chunk) and records, for each head of SPEC, its attention\n"
-             "probabilities, or for SSM heads its implicit attention matrix M[t, s] (conv, gate and D\n"
-             "excluded): mamba-2 (C_t.B_s) exp(sum_{r=s+1..t} dt_r A) dt_s; llamba (C_t.B_s)\n"
-             "exp(-sum softplus(a_r)); mamba-1 channel d sum_n C_t[n] exp(A[d,n] sum dt_r[d]) dt_s[d] B_s[n].\n"
-             "  -m DIR           the model folder\n"
-             "  --tokens IDS     token ids, separated by commas or spaces\n"
-             "  -p TEXT          the text instead, tokenized by DIR/tokenizer.json\n"
-             "  --heads SPEC     the heads to record, e.g. L16H22,L17H24 or L17H* (no @ or :)\n"
-             "  -o OUT.npy       float32 [heads, rows, T], heads in the order SPEC lists them\n"
-             "  --svg OUT.svg    a heatmap per head, the tokens (their text when DIR has a tokenizer.json)\n"
-             "                   on both axes\n"
-             "  --rows R         keep only these query rows: positions N or N-M, comma separated,\n"
-             "                   negative from the end (default: all)\n"},
-    {"kv", "usage: gna kv -m DIR [--pairs LIST] [--samples N] [--seed S] [--keys FILE] [--mask SPEC] [--svg F]\n"
-           "The paper's KV-retrieval task: \"Memorize the following dictionary:\\n\", one \"key:value\\n\"\n"
-           "per pair (distinct keys, distinct values 0-99), then \"The value of the key '<key>' is\";\n"
-           "multiple choice over the dictionary's values, each scored by the log-likelihood of its tokens\n"
-           "appended with no space. With --mask every sample is scored with and without the mask.\n"
-           "  -m DIR           the model folder (with its tokenizer.json)\n"
-           "  --pairs LIST     numbers of pairs, comma separated (default 10,15,...,50)\n"
-           "  --samples N      samples per number of pairs (default 100)\n"
-           "  --seed S         the samples' seed, 0 to 2^32-1 (default 0)\n"
-           "  --keys FILE      keys, one per line (default: gna's built-in list of 216 common nouns)\n"
-           "  --svg F          accuracy against pairs, the model as it is and under --mask\n"
-},
-    {"mmlu", "usage: gna mmlu -m DIR --data PATH [--shots K] [--limit N] [--bos] [--mask SPEC]\n"
-             "lm-evaluation-harness 0.4.x's task mmlu: the description line, the first K dev questions of\n"
-             "the subject, the question ending \"Answer:\", and the continuations \" A\"..\" D\" scored by\n"
-             "log-likelihood; acc per subject, per category (stem, humanities, social sciences, other) and\n"
-             "over all questions (lm-eval's size-weighted mean and pooled stderr).\n"
-             "  -m DIR           the model folder (with its tokenizer.json)\n"
-             "  --data PATH      the original CSV tree (PATH/dev/*_dev.csv and PATH/test/*_test.csv, or\n"
-             "                   PATH/data/...; lm-eval's 57 subjects), or a .jsonl file (any subject) of\n"
-             "                   {\"subject\", \"question\", \"choices\",\n"
-             "                   \"answer\", \"split\": \"dev\"|\"test\"}\n"
-             "  --shots K        few-shot examples (default 0, as the paper ran it)\n"
-             "  --limit N        only the first N test questions of each subject\n"
-             "  --bos            encode with the tokenizer's special tokens (BOS); lm-eval 0.4.x adds none\n"
-  },
-    {"mc", "usage: gna mc -m DIR --data FILE.jsonl [--limit N] [--bos] [--mask SPEC]\n"
-           "Multiple choice or cloze from lines {\"context\": str, \"choices\": [str, ...], \"gold\": int}:\n"
-           "each \" \" + choice scored by log-likelihood after the context (lm-eval's multiple_choice);\n"
-           "acc, and acc_norm (log-likelihood divided by the choice's length in characters).\n"
-           "  -m DIR           the model folder (with its tokenizer.json)\n"
-           "  --data F.jsonl   the questions; the task is named after the file\n"
-           "  --limit N        only the first N questions\n"
-           "  --bos            encode with the tokenizer's special tokens (BOS)\n"
-},
-    {"knowledge", "usage: gna knowledge -m DIR --data FOLDER [--tasks LIST] [--limit N] [--mask SPEC]\n"
-                  "The paper's knowledge control: lm-evaluation-harness 0.4.x's zero-shot arc_challenge, arc_easy,\n"
-                  "hellaswag, openbookqa, piqa and winogrande, each from FOLDER/<task>.jsonl (the rows of its\n"
-                  "Hugging Face dataset, as weights_tools/convert/export_tasks.py writes them); acc, acc_norm (not\n"
-                  "winogrande) and stderr per task, and the knowledge average: the mean acc of the six, as the\n"
-                  "authors average them.\n"
-                  "  -m DIR           the model folder (with its tokenizer.json)\n"
-                  "  --data FOLDER    the tasks' .jsonl files\n"
-                  "  --tasks LIST     some of the six, comma separated (default: all six)\n"
-                  "  --limit N        only the first N documents of each task\n"
-                  "  --bos            encode with the tokenizer's special tokens (BOS); lm-eval 0.4.x adds none\n"},
-    {"gsm8k", "usage: gna gsm8k -m DIR --data FOLDER [--shots K] [--max-gen-toks N] [--limit N] [--mask SPEC]\n"
-              "lm-evaluation-harness 0.4.x's gsm8k: K shots (default 5) drawn by Python's random.Random(1234)\n"
-              "from FOLDER/gsm8k_train.jsonl, the questions of FOLDER/gsm8k.jsonl, greedy generation until\n"
-              "\"Question:\", \"</s>\", \"<|im_end|>\" or the model's EOS, and exact_match of the strict-match\n"
-              "(\"#### N\") and flexible-extract (the last number) answers.\n"
-              "  -m DIR           the model folder (with its tokenizer.json)\n"
-              "  --data FOLDER    gsm8k.jsonl (test) and gsm8k_train.jsonl, rows {\"question\", \"answer\"}\n"
-              "  --shots K        few-shot examples (default 5)\n"
-              "  --max-gen-toks N the most tokens generated per question (default 256, as lm-eval)\n"
-              "  --limit N        only the first N questions\n"
-              "  --bos            encode with the tokenizer's special tokens (BOS); lm-eval 0.4.x adds none\n"},
-    {"heads", "usage: gna heads -m DIR --task kv|mmlu [--data PATH] [--heads SPEC] [--top K] [--sweep N|all] [--json F] [--svg F]\n"
-              "                 [--shard i/n]\n"
-              "Finds the G&A heads: the contexts are cut into segments (kv's \"key:value\\n\" lines, mmlu's\n"
-              "option lines) whose last token (the \"\\n\") is the segment's summary token. For each head, r_t\n"
-              "its attention row at query t (SSM heads: |implicit attention| as a distribution), averaged\n"
-              "over the questions:\n"
-              "  aggregate  r_final's mass on the gold segment - its largest mass on another segment\n"
-              "  gold mass  r_final's mass on the gold segment (its summary token and the tokens before it)\n"
-              "  gather     the mean over segments of r_summary's mass on its own segment's other tokens\n"
-              "Then the task's accuracy with each of the top K aggregate and gather heads ablated alone, and\n"
-              "with each pair of a top gather head and a top aggregate head of a later layer. The sweep\n"
-              "ranks heads by the accuracy each costs alone: the scores can miss a critical head (an SSM's\n"
-              "smooth maps), the sweep cannot; it costs one pass over the questions per head.\n"
-              "  -m DIR           the model folder (with its tokenizer.json)\n"
-              "  --task kv|mmlu   the questions: kv samples (--pairs N, default 20; --samples N; --seed S)\n"
-              "                   or mmlu (--data PATH, --shots K, --limit N, --bos, as gna mmlu)\n"
-              "  --heads SPEC     the heads to score (default: all; mamba-1 channels must be named)\n"
-              "  --top K          candidates to ablate from each ranking (default 5)\n"
-              "  --sweep N|all    ablate alone the N top heads of each score (aggregate, gather, gold mass),\n"
-              "                   or every head, and rank them with those above by the accuracy lost\n"
-              "                   (default 0: the --top candidates only)\n"
-              "  --json F         every head's scores, the ablations, the pairs and the sweep\n"
-              "  --svg F          the top-scored pair's gather and aggregate maps on the first question\n"
-              "  --shard i/n      every n-th ablation (all shards score all heads): --json F is the shard's\n"
-              "                   part, and gna merge joins the parts into one run's tables and JSON\n"},
-    {"merge", "usage: gna merge LOG.jsonl... [--json F]    gna merge PART.json... [--json F]\n"
-              "The logs of every shard of one harness run (--shard i/n, same settings) into the results\n"
-              "that one run gives; or the parts of every shard of one gna heads run into its report.\n"
-              "  --json F         the results as JSON\n"},
-};
 
 typedef struct {
     const char *command;
@@ -9253,6 +9151,131 @@ typedef struct {
     int quiet;                /* -q */
     int help;                 /* -h, --help */
 } Options;
+
+typedef enum {
+    OPT_TEXT,    /* const char *: the value as given */
+    OPT_FLAG,    /* int: 1 */
+    OPT_INT,     /* int: a whole number in [min, max] */
+    OPT_SEED,    /* unsigned long long: a whole number in [min, max] */
+    OPT_NUMBER,  /* double >= min */
+    OPT_SWEEP,   /* long long: a whole number in [min, max], or "all" (LLONG_MAX) */
+    OPT_TASK,    /* const char *: kv or mmlu */
+    OPT_SHARD,   /* int shard, n_shards: i/n */
+    OPT_DROP,    /* --drop: one more layer to leave out */
+    OPT_REPLACE, /* --replace: one more L=DIR */
+    OPT_CHECKED, /* nothing kept here (--threads): checked, and read by the run */
+} OptionKind;
+
+/* Every option of every command: parsing and --help both come from this table. An option may
+ * have one row per group of commands, each with its own help; a row's value goes to
+ * Options.field. Rows marked `run` also go to gna_run_new as given (the options that make a run). */
+static const struct {
+    const char *name, *argument; /* "--top", "K"; argument NULL for a flag */
+    unsigned commands;           /* the commands that take it: C_* bits */
+    OptionKind kind;
+    size_t field;                /* offsetof(Options, ...) */
+    long long min, max;          /* OPT_INT, OPT_SEED, OPT_SWEEP: the range; OPT_NUMBER: min */
+    int run;
+    const char *help;            /* lines separated by \n */
+} options[] = {
+#define O(name, argument, commands, kind, field, min, max, help) {name, argument, commands, kind, offsetof(Options, field), min, max, 0, help}
+#define RUN(name, argument, kind, field, help) {name, argument, C_RUNS, kind, offsetof(Options, field), 0, 0, 1, help}
+    O("-m", "DIR", C_ALL & ~C_MERGE & ~C_TOKENIZE & ~C_DETOKENIZE, OPT_TEXT, model_dir, 0, 0,
+      "the model folder (with its tokenizer.json for -p and the harnesses)"),
+    O("-m", "DIR", C_TOKENIZE | C_DETOKENIZE, OPT_TEXT, model_dir, 0, 0, "the model folder: its tokenizer.json"),
+    O("--tokenizer", "FILE", C_TOKENIZE | C_DETOKENIZE, OPT_TEXT, tokenizer, 0, 0, "a tokenizer.json"),
+    O("-p", "TEXT", C_TOKENIZE, OPT_TEXT, prompt, 0, 0, "the text"),
+    O("-f", "FILE", C_TOKENIZE, OPT_TEXT, prompt_file, 0, 0, "the text is the file's bytes, exactly (a final newline is text too)"),
+    O("--no-special", NULL, C_TOKENIZE, OPT_FLAG, no_special, 0, 0,
+      "no special tokens added (add_special_tokens=False); special tokens\n"
+      "written in the text, such as <|begin_of_text|>, are still recognised"),
+    O("--tokens", "IDS", C_DETOKENIZE, OPT_TEXT, tokens_text, 0, 0,
+      "token ids, separated by commas or spaces; an id the tokenizer does not\nhave is an error"),
+    O("--skip-special", NULL, C_DETOKENIZE, OPT_FLAG, skip_special, 0, 0, "leave the special tokens out (skip_special_tokens=True)"),
+    O("--tokens", "IDS", C_TEXT, OPT_TEXT, tokens_text, 0, 0, "token ids, separated by commas or spaces: 1,2,3"),
+    O("-p", "TEXT", C_TEXT, OPT_TEXT, prompt, 0, 0, "a text instead, tokenized by the folder's tokenizer.json (as gna tokenize)"),
+    O("--no-special", NULL, C_LOGITS | C_LENS | C_GENERATE, OPT_FLAG, no_special, 0, 0, "with -p: no special tokens added (no BOS)"),
+    O("-o", "OUT.npy", C_LOGITS, OPT_TEXT, output, 0, 0, "write float32 [T, V] logits as a NumPy .npy file"),
+    O("--top", "K", C_LOGITS, OPT_INT, top, 1, 1000000, "without -o: print the K highest logits at each position (default 5)"),
+    O("--at", "POS", C_LENS, OPT_INT, at, -INT_MAX, INT_MAX, "the position, negative from the end (default -1, the last token)"),
+    O("--top", "K", C_LENS, OPT_INT, top, 1, 1000000, "the K most probable next tokens of each layer (default 5)"),
+    O("-o", "OUT.npy", C_LENS, OPT_TEXT, output, 0, 0, "also write float32 [layers run, V] logits as a NumPy .npy file"),
+    O("-n", "N", C_GENERATE, OPT_INT, n_new, 0, 1000000, "tokens to add (default 16)"),
+    O("--temp", "T", C_GENERATE, OPT_NUMBER, temperature, 0, 0, "0 (default): greedy argmax; T > 0: sample from softmax(logits / T)"),
+    O("--seed", "S", C_GENERATE, OPT_SEED, seed, 0, LLONG_MAX, "random seed for sampling (default 0)"),
+    O("--ignore-eos", NULL, C_GENERATE, OPT_FLAG, ignore_eos, 0, 0, "keep going past the model's end-of-sequence token"),
+    O("--heads", "SPEC", C_ATTN, OPT_TEXT, heads_spec, 0, 0, "the heads to record, e.g. L16H22,L17H24 or L17H* (no @ or :)"),
+    O("-o", "OUT.npy", C_ATTN, OPT_TEXT, output, 0, 0, "float32 [heads, rows, T], heads in the order SPEC lists them"),
+    O("--svg", "OUT.svg", C_ATTN, OPT_TEXT, svg, 0, 0,
+      "a heatmap per head, the tokens (their text when DIR has a tokenizer.json)\non both axes"),
+    O("--rows", "R", C_ATTN, OPT_TEXT, rows_text, 0, 0,
+      "keep only these query rows: positions N or N-M, comma separated,\nnegative from the end (default: all)"),
+    O("--task", "kv|mmlu", C_HEADS, OPT_TASK, task, 0, 0,
+      "the questions: kv samples (--pairs, --samples, --seed) or mmlu questions\n(--data, --shots, --limit, --bos)"),
+    O("--pairs", "LIST", C_KV, OPT_TEXT, pairs_text, 0, 0, "numbers of pairs, comma separated (default 10,15,...,50)"),
+    O("--pairs", "N", C_HEADS, OPT_TEXT, pairs_text, 0, 0, "kv: pairs in each sample (default 20)"),
+    O("--samples", "N", C_KV | C_HEADS, OPT_INT, samples, 1, (1 << 20) - 1, "samples per number of pairs (default 100)"),
+    O("--seed", "S", C_KV | C_HEADS, OPT_SEED, seed, 0, UINT32_MAX, "the samples' seed, 0 to 2^32-1 (default 0)"),
+    O("--keys", "FILE", C_KV, OPT_TEXT, keys, 0, 0, "keys, one per line (default: gna's built-in list of 216 common nouns)"),
+    O("--svg", "F", C_KV, OPT_TEXT, svg, 0, 0, "accuracy against pairs, the model as it is and under --mask"),
+    O("--data", "PATH", C_MMLU | C_HEADS, OPT_TEXT, data, 0, 0,
+      "the original CSV tree (PATH/dev/*_dev.csv and PATH/test/*_test.csv, or\n"
+      "PATH/data/...; lm-eval's 57 subjects), or a .jsonl file (any subject) of\n"
+      "{\"subject\", \"question\", \"choices\", \"answer\", \"split\": \"dev\"|\"test\"}"),
+    O("--data", "F.jsonl", C_MC, OPT_TEXT, data, 0, 0, "the questions; the task is named after the file"),
+    O("--data", "FOLDER", C_KNOWLEDGE, OPT_TEXT, data, 0, 0, "the tasks' .jsonl files"),
+    O("--data", "FOLDER", C_GSM8K, OPT_TEXT, data, 0, 0, "gsm8k.jsonl (test) and gsm8k_train.jsonl, rows {\"question\", \"answer\"}"),
+    O("--tasks", "LIST", C_KNOWLEDGE, OPT_TEXT, tasks, 0, 0, "some of the six, comma separated (default: all six)"),
+    O("--shots", "K", C_MMLU | C_HEADS, OPT_INT, shots, 0, 1000, "few-shot examples (default 0, as the paper ran it)"),
+    O("--shots", "K", C_GSM8K, OPT_INT, shots, 0, 1000, "few-shot examples (default 5)"),
+    O("--max-gen-toks", "N", C_GSM8K, OPT_INT, max_gen_toks, 1, 100000, "the most tokens generated per question (default 256, as lm-eval)"),
+    O("--limit", "N", C_DATA, OPT_INT, limit, 1, INT_MAX, "only the first N questions of each subject or task"),
+    O("--bos", NULL, C_DATA, OPT_FLAG, bos, 0, 0, "encode with the tokenizer's special tokens (BOS); lm-eval 0.4.x adds none"),
+    O("--heads", "SPEC", C_HEADS, OPT_TEXT, heads_spec, 0, 0, "the heads to score (default: all; mamba-1 channels must be named)"),
+    O("--top", "K", C_HEADS, OPT_INT, top, 1, 1000000, "candidates to ablate from each ranking (default 5)"),
+    O("--sweep", "N|all", C_HEADS, OPT_SWEEP, sweep, 0, 1000000,
+      "ablate alone the N top heads of each score (aggregate, gather, gold mass),\n"
+      "or every head, and rank them with those above by the accuracy lost\n"
+      "(default 0: the --top candidates only)"),
+    O("--json", "F", C_HEADS, OPT_TEXT, json, 0, 0, "every head's scores, the ablations, the pairs and the sweep"),
+    O("--svg", "F", C_HEADS, OPT_TEXT, svg, 0, 0, "the top-scored pair's gather and aggregate maps on the first question"),
+    O("--shard", "i/n", C_HEADS, OPT_SHARD, shard, 0, 0,
+      "every n-th ablation (all shards score all heads): --json F is the shard's\n"
+      "part, and gna merge joins the parts into one run's tables and JSON"),
+    O("--json", "F", C_MERGE, OPT_TEXT, json, 0, 0, "the results as JSON"),
+    O("--json", "F", C_LOGGED, OPT_TEXT, json, 0, 0, "the results as JSON, with lm-eval's field names (\"acc,none\", \"acc_stderr,none\")"),
+    O("--log", "F.jsonl", C_LOGGED, OPT_TEXT, log, 0, 0,
+      "one line per question: lm-eval's sample fields (doc_id, doc, target, arguments,\n"
+      "resps, filtered_resps, the metrics) and task; appended and flushed as each\n"
+      "question finishes, so that a re-run with the same settings resumes"),
+    O("--shard", "i/n", C_LOGGED, OPT_SHARD, shard, 0, 0, "only questions i-1, i-1+n, i-1+2n, ... (1 <= i <= n); gna merge joins the logs"),
+    O("--no-reuse", NULL, C_HARNESS, OPT_FLAG, no_reuse, 0, 0,
+      "run every request whole from position 0, as lm-eval does, instead of each\n"
+      "context once (and an mmlu subject's few-shot prefix once); slower, and the\n"
+      "same results within the fidelity tolerance"),
+    {"--mask", "SPEC", C_RUNS & ~C_HEADS, OPT_TEXT, offsetof(Options, mask_spec), 0, 0, 1,
+     "ablate heads or mask attention entries (gna --help describes SPEC)"},
+    RUN("--layers", "A-B", OPT_TEXT, layers_text, "run only layers A..B; the paper's minimal model of Llama-3.1-8B is 0-17"),
+    RUN("--drop", "L", OPT_DROP, drops, "leave layer L out (repeatable)"),
+    RUN("--replace", "L=DIR", OPT_REPLACE, replaces,
+        "run layer L of the model in DIR (same width) in place of layer L (repeatable);\n"
+        "the donor's layer keeps its config and RoPE (a Llama layer in Llamba)"),
+    RUN("--reference", NULL, OPT_FLAG, reference,
+        "run gna.c's Part I alone: the definitions, without the vector kernels (and a\n"
+        "harness's requests each whole, as --no-reuse)"),
+    RUN("--bf16", NULL, OPT_FLAG, bf16,
+        "bfloat16 compute: matmul inputs rounded to bfloat16, sums in float32 (as a GPU\nruns the checkpoints); default float32"),
+    RUN("--dt-min-clamp", NULL, OPT_FLAG, dt_min_clamp,
+        "zamba2: clamp dt at time_step_min, as transformers 5.x (and 4.x on the CPU)\n"
+        "does; default: as the CUDA path that made the paper's numbers, only to a\n"
+        "time_step_limit that config.json gives"),
+    {"--threads", "N", C_ALL & ~C_MERGE, OPT_CHECKED, 0, 1, MAX_THREADS, 1,
+     "worker threads (default: all cores); results are identical for any N"},
+    O("-q", NULL, C_ALL, OPT_FLAG, quiet, 0, 0, "quiet: no timing lines on stderr"),
+    O("-h, --help", NULL, C_ALL, OPT_FLAG, help, 0, 0, "this text"),
+#undef O
+#undef RUN
+};
 
 /* "i/n" with 1 <= i <= n <= limit, as whole numbers in range */
 static int parse_shard(const char *where, const char *text, int limit, int *shard, int *n_shards) {
@@ -9316,207 +9339,118 @@ static int parse_tokens(const char *text, int **tokens, int *n_tokens) {
     return GNA_OK;
 }
 
-static void print_help(const char *command) {
-    for (size_t i = 0; i < sizeof command_help / sizeof *command_help; i++)
-        if (strcmp(command, command_help[i].name) == 0) {
-            int is_merge = strcmp(command, "merge") == 0, runs_model = i >= 3 && !is_merge; /* after info, tokenize, detokenize */
-            int is_harness = names_of(command) != NULL;
-            printf("%s%s%s%s", command_help[i].help, is_harness ? harness_help : "", runs_model ? model_options_help : "",
-                   is_merge ? "" : common_help);
-            return;
-        }
-    printf("%s", usage_text);
+static int command_index(const char *command) {
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (strcmp(command, commands[i].name) == 0) return (int)i;
+    return -1;
 }
 
-/* options of every command; which ones a command takes is checked here, so that a misplaced
- * option is an error rather than silently ignored. The options that make a run go to gna_run_new as
- * given (Options.run_options). */
+static void print_overview(void) {
+    printf("%s", usage_text);
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) printf("  %-11s %s\n", commands[i].name, commands[i].summary);
+    printf("%s", usage_more);
+}
+
+/* a command's text, then its rows of the options table, in the table's order */
+static void print_help(const char *command) {
+    int c = command_index(command);
+    printf("%s", commands[c].text);
+    for (size_t i = 0; i < sizeof options / sizeof *options; i++) {
+        if (!(options[i].commands & 1u << c)) continue;
+        char head[40];
+        snprintf(head, sizeof head, "%s%s%s", options[i].name, options[i].argument ? " " : "", options[i].argument ? options[i].argument : "");
+        for (const char *line = options[i].help, *end;; line = end + 1) {
+            end = strchr(line, '\n');
+            printf("  %-16s %.*s\n", line == options[i].help ? head : "", end ? (int)(end - line) : (int)strlen(line), line);
+            if (!end) break;
+        }
+    }
+}
+
+/* the arguments after the command, by the options table: an option another command takes is an
+ * error here rather than silently ignored */
 static int parse_options(int argc, char **argv, Options *o) {
     const char *command = o->command;
-    int is_logits = strcmp(command, "logits") == 0, is_generate = strcmp(command, "generate") == 0,
-        is_attn = strcmp(command, "attn") == 0, is_lens = strcmp(command, "lens") == 0,
-        runs_model = is_logits || is_generate || is_attn || is_lens;
-    int is_kv = strcmp(command, "kv") == 0, is_mmlu = strcmp(command, "mmlu") == 0, is_mc = strcmp(command, "mc") == 0,
-        is_heads = strcmp(command, "heads") == 0, is_knowledge = strcmp(command, "knowledge") == 0,
-        is_gsm8k = strcmp(command, "gsm8k") == 0, is_harness = is_kv || is_mmlu || is_mc || is_heads || is_knowledge || is_gsm8k,
-        is_merge = strcmp(command, "merge") == 0, has_data = is_mmlu || is_mc || is_heads || is_knowledge || is_gsm8k;
-    int is_tokenize = strcmp(command, "tokenize") == 0, is_detokenize = strcmp(command, "detokenize") == 0;
-    runs_model |= is_harness;
+    unsigned bit = 1u << command_index(command);
     for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        const char *value = i + 1 < argc ? argv[i + 1] : NULL;
-        long long number;
-        int run_option_value, is_run = is_run_option(a, &run_option_value);
-        int takes_value = (is_run && run_option_value) || strcmp(a, "-m") == 0 || strcmp(a, "--tokens") == 0 ||
-                          strcmp(a, "-o") == 0 || strcmp(a, "--top") == 0 || strcmp(a, "-n") == 0 || strcmp(a, "--temp") == 0 ||
-                          strcmp(a, "--seed") == 0 || strcmp(a, "--heads") == 0 || strcmp(a, "--rows") == 0 ||
-                          strcmp(a, "--svg") == 0 || strcmp(a, "--tokenizer") == 0 || strcmp(a, "-p") == 0 ||
-                          strcmp(a, "-f") == 0 || strcmp(a, "--data") == 0 || strcmp(a, "--shots") == 0 ||
-                          strcmp(a, "--limit") == 0 || strcmp(a, "--json") == 0 || strcmp(a, "--log") == 0 ||
-                          strcmp(a, "--shard") == 0 || strcmp(a, "--pairs") == 0 || strcmp(a, "--samples") == 0 ||
-                          strcmp(a, "--keys") == 0 || strcmp(a, "--task") == 0 || strcmp(a, "--at") == 0 ||
-                          strcmp(a, "--sweep") == 0 || strcmp(a, "--tasks") == 0 || strcmp(a, "--max-gen-toks") == 0;
-        if (takes_value && !value) return bad_input(a, "needs a value");
-        int allowed = 1;
+        const char *a = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             o->help = 1;
             return GNA_OK;
-        } else if (is_merge && a[0] != '-') { /* merge's logs */
+        }
+        if (bit == C_MERGE && a[0] != '-') { /* merge's logs or parts */
             o->logs = o->logs ? o->logs : &argv[i];
             if (o->logs + o->n_logs != &argv[i]) return bad_input(a, "the logs must come together, after or before the options");
             o->n_logs++;
-        } else if (is_run) { /* checked here as the run will read them, and kept for the harnesses' settings */
-            allowed = strcmp(a, "--threads") == 0 ? !is_merge : runs_model && !(is_heads && strcmp(a, "--mask") == 0);
-            if (strcmp(a, "--threads") == 0) TRY(parse_whole_number(a, value, 1, MAX_THREADS, &number));
-            else if (strcmp(a, "--mask") == 0) o->mask_spec = value;
-            else if (strcmp(a, "--layers") == 0) o->layers_text = value;
-            else if (strcmp(a, "--bf16") == 0) o->bf16 = 1;
-            else if (strcmp(a, "--reference") == 0) o->reference = 1;
-            else if (strcmp(a, "--dt-min-clamp") == 0) o->dt_min_clamp = 1;
-            else if (strcmp(a, "--drop") == 0) { /* checked here; --replace when the run is made */
-                if (o->n_drops == MAX_SURGERY) return bad_input(a, "given more than %d times", MAX_SURGERY);
-                TRY(parse_whole_number(a, value, 0, INT_MAX, &number));
-                o->drops[o->n_drops++] = (int)number;
-            } else {
-                if (o->n_replaces == MAX_SURGERY) return bad_input(a, "given more than %d times", MAX_SURGERY);
-                o->replaces[o->n_replaces++] = value;
-            }
-            o->run_options[o->n_run_options++] = a;
-            if (takes_value) o->run_options[o->n_run_options++] = value;
-        } else if (strcmp(a, "-m") == 0) {
-            allowed = !is_merge;
-            o->model_dir = value;
-        } else if (strcmp(a, "-q") == 0) {
-            o->quiet = 1;
-        } else if (strcmp(a, "--tokens") == 0) {
-            allowed = (runs_model && !is_harness) || is_detokenize;
-            o->tokens_text = value;
-        } else if (strcmp(a, "--tokenizer") == 0) {
-            allowed = is_tokenize || is_detokenize;
-            o->tokenizer = value;
-        } else if (strcmp(a, "-p") == 0) {
-            allowed = is_tokenize || (runs_model && !is_harness);
-            o->prompt = value;
-        } else if (strcmp(a, "-f") == 0) {
-            allowed = is_tokenize;
-            o->prompt_file = value;
-        } else if (strcmp(a, "--no-special") == 0) {
-            allowed = is_tokenize || is_logits || is_generate || is_lens;
-            o->no_special = 1;
-        } else if (strcmp(a, "--skip-special") == 0) {
-            allowed = is_detokenize;
-            o->skip_special = 1;
-        } else if (strcmp(a, "-o") == 0) {
-            allowed = is_logits || is_attn || is_lens;
-            o->output = value;
-        } else if (strcmp(a, "--heads") == 0 || strcmp(a, "--rows") == 0 || strcmp(a, "--svg") == 0) {
-            allowed = is_attn || ((is_kv || is_heads) && a[2] == 's') || (is_heads && a[2] == 'h');
-            *(a[2] == 'h' ? &o->heads_spec : a[2] == 'r' ? &o->rows_text : &o->svg) = value;
-        } else if (strcmp(a, "--top") == 0) {
-            allowed = is_logits || is_heads || is_lens;
-            TRY(parse_whole_number(a, value, 1, 1000000, &number));
-            o->top = (int)number;
-        } else if (strcmp(a, "--sweep") == 0) {
-            allowed = is_heads;
-            if (strcmp(value, "all") == 0) o->sweep = LLONG_MAX;
-            else TRY(parse_whole_number(a, value, 0, 1000000, &o->sweep));
-        } else if (strcmp(a, "--at") == 0) {
-            allowed = is_lens;
-            TRY(parse_whole_number(a, value, -INT_MAX, INT_MAX, &number));
-            o->at = (int)number;
-        } else if (strcmp(a, "-n") == 0) {
-            allowed = is_generate;
-            TRY(parse_whole_number(a, value, 0, 1000000, &number));
-            o->n_new = (int)number;
-        } else if (strcmp(a, "--temp") == 0) {
-            allowed = is_generate;
-            TRY(parse_double(a, value, 0, &o->temperature));
-        } else if (strcmp(a, "--seed") == 0) {
-            allowed = is_generate || is_kv || is_heads;
-            TRY(parse_whole_number(a, value, 0, is_generate ? LLONG_MAX : UINT32_MAX, &number));
-            o->seed = (unsigned long long)number;
-        } else if (strcmp(a, "--ignore-eos") == 0) {
-            allowed = is_generate;
-            o->ignore_eos = 1;
-        } else if (strcmp(a, "--data") == 0) {
-            allowed = has_data;
-            o->data = value;
-        } else if (strcmp(a, "--shots") == 0) {
-            allowed = is_mmlu || is_heads || is_gsm8k;
-            TRY(parse_whole_number(a, value, 0, 1000, &number));
-            o->shots = (int)number;
-        } else if (strcmp(a, "--tasks") == 0) {
-            allowed = is_knowledge;
-            o->tasks = value;
-        } else if (strcmp(a, "--max-gen-toks") == 0) {
-            allowed = is_gsm8k;
-            TRY(parse_whole_number(a, value, 1, 100000, &number));
-            o->max_gen_toks = (int)number;
-        } else if (strcmp(a, "--limit") == 0) {
-            allowed = has_data;
-            TRY(parse_whole_number(a, value, 1, INT_MAX, &number));
-            o->limit = (int)number;
-        } else if (strcmp(a, "--bos") == 0) {
-            allowed = has_data;
-            o->bos = 1;
-        } else if (strcmp(a, "--no-reuse") == 0) {
-            allowed = is_harness;
-            o->no_reuse = 1;
-        } else if (strcmp(a, "--json") == 0) {
-            allowed = is_harness || is_merge;
-            o->json = value;
-        } else if (strcmp(a, "--task") == 0) {
-            allowed = is_heads;
-            if (strcmp(value, "kv") && strcmp(value, "mmlu")) return bad_input(a, "expected kv or mmlu, got \"%s\"", value);
-            o->task = value;
-        } else if (strcmp(a, "--log") == 0) {
-            allowed = is_harness && !is_heads;
-            o->log = value;
-        } else if (strcmp(a, "--shard") == 0) {
-            allowed = is_harness;
-            TRY(parse_shard(a, value, 100000, &o->shard, &o->n_shards));
-        } else if (strcmp(a, "--pairs") == 0) {
-            allowed = is_kv || is_heads;
-            o->pairs_text = value;
-        } else if (strcmp(a, "--samples") == 0) {
-            allowed = is_kv || is_heads;
-            TRY(parse_whole_number(a, value, 1, (1 << 20) - 1, &number));
-            o->samples = (int)number;
-        } else if (strcmp(a, "--keys") == 0) {
-            allowed = is_kv;
-            o->keys = value;
-        } else {
-            return bad_input(a, "unknown option for 'gna %s' (see gna %s --help)", command, command);
+            continue;
         }
-        if (!allowed) return bad_input(a, "not an option of 'gna %s' (see gna %s --help)", command, command);
-        if (takes_value) i++;
+        size_t r = 0, n_rows = sizeof options / sizeof *options;
+        int known = 0;
+        for (; r < n_rows && !(strcmp(a, options[r].name) == 0 && (known = 1) && (options[r].commands & bit)); r++) {}
+        if (r == n_rows) return bad_input(a, known ? "not an option of 'gna %s' (see gna %s --help)" : "unknown option for 'gna %s' (see gna %s --help)",
+                                          command, command);
+        if (options[r].argument && !value) return bad_input(a, "needs a value");
+        void *field = (char *)o + options[r].field;
+        long long number, min = options[r].min, max = options[r].max;
+        switch (options[r].kind) {
+        case OPT_TEXT: *(const char **)field = value; break;
+        case OPT_FLAG: *(int *)field = 1; break;
+        case OPT_INT: TRY(parse_whole_number(a, value, min, max, &number)); *(int *)field = (int)number; break;
+        case OPT_SEED: TRY(parse_whole_number(a, value, min, max, &number)); *(unsigned long long *)field = (unsigned long long)number; break;
+        case OPT_NUMBER: TRY(parse_double(a, value, (double)min, field)); break;
+        case OPT_SWEEP:
+            if (strcmp(value, "all") == 0) *(long long *)field = LLONG_MAX;
+            else TRY(parse_whole_number(a, value, min, max, field));
+            break;
+        case OPT_TASK:
+            if (strcmp(value, "kv") && strcmp(value, "mmlu")) return bad_input(a, "expected kv or mmlu, got \"%s\"", value);
+            *(const char **)field = value;
+            break;
+        case OPT_SHARD: TRY(parse_shard(a, value, 100000, &o->shard, &o->n_shards)); break;
+        case OPT_DROP:
+            if (o->n_drops == MAX_SURGERY) return bad_input(a, "given more than %d times", MAX_SURGERY);
+            TRY(parse_whole_number(a, value, 0, INT_MAX, &number));
+            o->drops[o->n_drops++] = (int)number;
+            break;
+        case OPT_REPLACE: /* checked when the run is made */
+            if (o->n_replaces == MAX_SURGERY) return bad_input(a, "given more than %d times", MAX_SURGERY);
+            o->replaces[o->n_replaces++] = value;
+            break;
+        case OPT_CHECKED: TRY(parse_whole_number(a, value, min, max, &number)); break;
+        }
+        if (options[r].run) { /* kept as given for gna_run_new, which reads them again */
+            if (o->n_run_options + 2 > (int)(sizeof o->run_options / sizeof *o->run_options))
+                return bad_input(a, "too many options that make the run");
+            o->run_options[o->n_run_options++] = a;
+            if (options[r].argument) o->run_options[o->n_run_options++] = value;
+        }
+        if (options[r].argument) i++;
     }
-    if (is_merge) {
+    if (bit == C_MERGE) {
         if (o->n_logs == 0) return bad_input("merge", "give the logs to merge: gna merge LOG.jsonl...");
         return GNA_OK;
     }
     o->no_reuse |= o->reference; /* --reference is the definitions alone: every request whole, as score_request runs it */
-    if (is_heads && !o->task) return bad_input("--task", "missing: give --task kv or --task mmlu");
-    if (is_heads && strcmp(o->task, "mmlu") == 0 && !o->data) return bad_input("--data", "missing: --task mmlu needs the MMLU data");
-    if ((is_mmlu || is_mc || is_knowledge || is_gsm8k) && !o->data)
-        return bad_input("--data", is_mmlu ? "missing: give the MMLU folder (data/dev, data/test) or a .jsonl file"
-                                   : is_mc ? "missing: give the questions as a .jsonl file"
-                                           : "missing: give the folder of the tasks' .jsonl files (weights_tools/convert/export_tasks.py)");
-    if (is_tokenize || is_detokenize) {
+    if (bit == C_HEADS && !o->task) return bad_input("--task", "missing: give --task kv or --task mmlu");
+    if (bit == C_HEADS && strcmp(o->task, "mmlu") == 0 && !o->data) return bad_input("--data", "missing: --task mmlu needs the MMLU data");
+    if ((bit & C_DATA & ~C_HEADS) && !o->data)
+        return bad_input("--data", bit == C_MMLU ? "missing: give the MMLU folder (data/dev, data/test) or a .jsonl file"
+                                   : bit == C_MC ? "missing: give the questions as a .jsonl file"
+                                                 : "missing: give the folder of the tasks' .jsonl files (weights_tools/convert/export_tasks.py)");
+    if (bit & (C_TOKENIZE | C_DETOKENIZE)) {
         if (!o->model_dir == !o->tokenizer)
             return bad_input(o->tokenizer ? "--tokenizer" : "-m", "give either -m DIR or --tokenizer FILE");
     } else if (!o->model_dir) {
         return bad_input("-m", "missing: give the model folder with -m DIR");
     }
-    if (is_tokenize && !o->prompt == !o->prompt_file) return bad_input(o->prompt ? "-f" : "-p", "give either -p TEXT or -f FILE");
-    if (is_detokenize && !o->tokens_text) return bad_input("--tokens", "missing: give token ids with --tokens 1,2,3");
-    if (runs_model && o->tokens_text && o->prompt)
-        return bad_input("-p", "give either --tokens IDS or -p TEXT, not both");
-    if (runs_model && !is_harness && !o->tokens_text && !o->prompt)
+    if (bit == C_TOKENIZE && !o->prompt == !o->prompt_file) return bad_input(o->prompt ? "-f" : "-p", "give either -p TEXT or -f FILE");
+    if (bit == C_DETOKENIZE && !o->tokens_text) return bad_input("--tokens", "missing: give token ids with --tokens 1,2,3");
+    if ((bit & C_TEXT) && o->tokens_text && o->prompt) return bad_input("-p", "give either --tokens IDS or -p TEXT, not both");
+    if ((bit & C_TEXT) && !o->tokens_text && !o->prompt)
         return bad_input("--tokens", "missing: give token ids with --tokens 1,2,3 or a text with -p TEXT");
     if (o->no_special && !o->prompt && !o->prompt_file) return bad_input("--no-special", "only goes with -p or -f");
-    if (is_attn && !o->heads_spec) return bad_input("--heads", "missing: name the heads to record, e.g. --heads L17H24");
-    if (is_attn && !o->output) return bad_input("-o", "missing: give the output file with -o OUT.npy");
+    if (bit == C_ATTN && !o->heads_spec) return bad_input("--heads", "missing: name the heads to record, e.g. --heads L17H24");
+    if (bit == C_ATTN && !o->output) return bad_input("-o", "missing: give the output file with -o OUT.npy");
     return GNA_OK;
 }
 
@@ -10618,12 +10552,10 @@ static int run_command(int argc, char **argv) {
     if (argc < 2) return bad_input("command", "missing (gna --help lists the commands)");
     const char *command = argv[1];
     if (strcmp(command, "-h") == 0 || strcmp(command, "--help") == 0 || strcmp(command, "help") == 0) {
-        printf("%s", usage_text);
+        print_overview();
         return GNA_OK;
     }
-    int known = 0;
-    for (size_t i = 0; i < sizeof command_help / sizeof *command_help; i++) known |= strcmp(command, command_help[i].name) == 0;
-    if (!known) return bad_input(command, "unknown command (gna --help lists them)");
+    if (command_index(command) < 0) return bad_input(command, "unknown command (gna --help lists them)");
     Options o = {.command = command, .top = 5, .at = -1, .n_new = 16, .shard = 1, .n_shards = 1, .samples = 100, .shots = -1,
                  .max_gen_toks = 256};
     TRY(parse_options(argc, argv, &o));

@@ -438,13 +438,19 @@ else
     fail "README's C example runs and the ablation changes the logit" "$out"
 fi
 
-# 4. --help describes every command's options
-for cmd in info logits generate tokenize detokenize kv mmlu mc knowledge gsm8k merge; do
-    if $RUN "$GNA" "$cmd" --help >"$TMP/help" 2>&1 && grep -q "usage: gna $cmd" "$TMP/help" && { [ $cmd = merge ] || grep -q -- "--threads" "$TMP/help"; }; then
-        pass "gna $cmd --help"
-    else
-        fail "gna $cmd --help" "$(cat "$TMP/help")"
-    fi
+# 4. --help describes every command's options, and exactly those: each option its help lists is
+# taken (whatever else is then missing), each option only other commands list is refused as not its own
+COMMANDS="info tokenize detokenize logits lens generate attn kv mmlu mc knowledge gsm8k heads merge"
+for cmd in $COMMANDS; do "$GNA" "$cmd" --help 2>&1 | sed -n 's/^  \(-[a-z0-9-]*\).*/\1/p' | sed 's/^-h$/--help/' >"$TMP/opts_$cmd"; done
+for cmd in $COMMANDS; do
+    bad=""
+    if $RUN "$GNA" "$cmd" --help >"$TMP/help" 2>&1 && grep -q "usage: gna $cmd" "$TMP/help" && { [ $cmd = merge ] || grep -q -- "--threads" "$TMP/help"; }; then :; else bad="no usage or --threads"; fi
+    for opt in $(cat "$TMP"/opts_* | sort -u); do
+        "$GNA" "$cmd" "$opt" 1 >/dev/null 2>"$TMP/err"
+        if grep -qx -- "$opt" "$TMP/opts_$cmd"; then grep -q -- "error: $opt: \(not an option\|unknown option\)" "$TMP/err" && bad="$bad; $opt refused"
+        else grep -q "not an option of 'gna $cmd'" "$TMP/err" || bad="$bad; $opt taken: $(cat "$TMP/err")"; fi
+    done
+    if [ -z "$bad" ]; then pass "gna $cmd --help lists exactly the options it takes ($(wc -l <"$TMP/opts_$cmd"))"; else fail "gna $cmd --help" "$bad"; fi
 done
 
 # 5. The bad-input corpus (test/bad, made by weights_tools/fixtures/make_bad_inputs.py): each case exits with
