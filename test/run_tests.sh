@@ -452,6 +452,10 @@ for cmd in $COMMANDS; do
     done
     if [ -z "$bad" ]; then pass "gna $cmd --help lists exactly the options it takes ($(wc -l <"$TMP/opts_$cmd"))"; else fail "gna $cmd --help" "$bad"; fi
 done
+# an option that makes the run, repeated 300 times, overran the options kept for the run (a crash)
+$RUN "$GNA" logits -m test/models/llama_demo --tokens 1 $(seq 300 | sed 's/.*/--bf16/') >/dev/null 2>"$TMP/err"
+rc=$?
+if [ $rc = 2 ] && [ "$(wc -l <"$TMP/err")" = 1 ]; then pass "300 run options: exit 2, one line"; else fail "300 run options: exit $rc" "$(cat "$TMP/err")"; fi
 
 # 5. The bad-input corpus (test/bad, made by weights_tools/fixtures/make_bad_inputs.py): each case exits with
 #    its status; an error is exactly one line, "gna: error: ...", holding the expected text; no output
