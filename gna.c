@@ -4662,6 +4662,181 @@ static int read_time_step_limit(const ConfigFile *c, Config *cfg) {
     return GNA_OK;
 }
 
+/* transformers LlamaConfig */
+static int read_llama_config(const ConfigFile *c, Config *cfg, double *eps) {
+    TRY(config_number(c, c->root, "rms_norm_eps", 1e-6, eps));
+    TRY(config_int(c, c->root, "intermediate_size", 0, &cfg->intermediate_size));
+    TRY(config_int(c, c->root, "num_attention_heads", 0, &cfg->n_heads));
+    TRY(config_int(c, c->root, "num_key_value_heads", cfg->n_heads, &cfg->n_kv_heads));
+    if (cfg->hidden_size % cfg->n_heads != 0 && !json_get(c->root, "head_dim"))
+        return bad_input(c->path, "hidden_size %zu is not a multiple of num_attention_heads %zu and head_dim is absent",
+                        cfg->hidden_size, cfg->n_heads);
+    TRY(config_int(c, c->root, "head_dim", cfg->hidden_size / cfg->n_heads, &cfg->head_dim));
+    if (cfg->head_dim % 2) return bad_input(c->path, "head_dim %zu must be even for rotary embeddings", cfg->head_dim);
+    if (cfg->n_heads % cfg->n_kv_heads)
+        return bad_input(c->path, "num_attention_heads %zu is not a multiple of num_key_value_heads %zu", cfg->n_heads,
+                        cfg->n_kv_heads);
+    TRY(config_bool(c, c->root, "tie_word_embeddings", 0, &cfg->tie_embeddings));
+    TRY(config_bool(c, c->root, "attention_bias", 0, &cfg->attention_bias));
+    TRY(config_bool(c, c->root, "mlp_bias", 0, &cfg->mlp_bias));
+    TRY(read_rope_config(c, cfg));
+    cfg->use_rope = 1;
+    cfg->attention_scale = (float)pow((double)cfg->head_dim, -0.5); /* LlamaAttention.scaling = head_dim**-0.5 */
+    return GNA_OK;
+}
+
+/* transformers MambaConfig / FalconMambaConfig. intermediate_size wins over expand: Falcon-Mamba-7B's
+ * config says expand 16 beside intermediate_size 8192 = 2 x 4096, and transformers uses the latter. */
+static int read_mamba1_config(const ConfigFile *c, Config *cfg, double *eps) {
+    double expand;
+    TRY(config_number(c, c->root, "layer_norm_epsilon", 1e-5, eps));
+    TRY(config_int(c, c->root, "state_size", 16, &cfg->ssm_state));
+    TRY(config_int(c, c->root, "conv_kernel", 4, &cfg->conv_kernel));
+    TRY(config_number(c, c->root, "expand", 2, &expand));
+    TRY(config_expand(c, "expand", expand, cfg->hidden_size));
+    TRY(config_int(c, c->root, "intermediate_size", (size_t)(expand * (double)cfg->hidden_size), &cfg->ssm_inner));
+    const JsonValue *rank = json_get(c->root, "time_step_rank");
+    if (rank && rank->type == JSON_STRING && strcmp(rank->string, "auto") == 0)
+        cfg->dt_rank = (cfg->hidden_size + 15) / 16; /* "auto": ceil(hidden_size / 16) */
+    else
+        TRY(config_int(c, c->root, "time_step_rank", (cfg->hidden_size + 15) / 16, &cfg->dt_rank));
+    TRY(config_bool(c, c->root, "use_bias", 0, &cfg->ssm_bias));
+    TRY(config_bool(c, c->root, "use_conv_bias", 1, &cfg->conv_bias));
+    TRY(config_bool(c, c->root, "tie_word_embeddings", 1, &cfg->tie_embeddings));
+    double mixer_eps;
+    TRY(config_number(c, c->root, "mixer_rms_eps", 1e-6, &mixer_eps));
+    cfg->mixer_rms_eps = (float)mixer_eps;
+    return GNA_OK;
+}
+
+/* transformers Mamba2Config */
+static int read_mamba2_config(const ConfigFile *c, Config *cfg, double *eps) {
+    double expand;
+    int rms_norm;
+    TRY(config_number(c, c->root, "layer_norm_epsilon", 1e-5, eps));
+    TRY(config_int(c, c->root, "num_heads", 0, &cfg->ssm_heads));
+    TRY(config_int(c, c->root, "head_dim", 64, &cfg->ssm_head_dim));
+    TRY(config_int(c, c->root, "state_size", 128, &cfg->ssm_state));
+    TRY(config_int(c, c->root, "n_groups", 1, &cfg->n_groups));
+    TRY(config_int(c, c->root, "conv_kernel", 4, &cfg->conv_kernel));
+    TRY(config_number(c, c->root, "expand", 2, &expand));
+    TRY(config_expand(c, "expand", expand, cfg->hidden_size));
+    TRY(config_bool(c, c->root, "use_bias", 0, &cfg->ssm_bias));
+    TRY(config_bool(c, c->root, "use_conv_bias", 1, &cfg->conv_bias));
+    TRY(config_bool(c, c->root, "tie_word_embeddings", 0, &cfg->tie_embeddings));
+    TRY(config_bool(c, c->root, "rms_norm", 1, &rms_norm));
+    if (!rms_norm) return bad_input(c->path, "\"rms_norm\": false is not supported (no checkpoint uses it)");
+    cfg->ssm_inner = (size_t)(expand * (double)cfg->hidden_size); /* HF: int(config.expand * hidden_size) */
+    if (cfg->ssm_inner != size_product(cfg->ssm_heads, cfg->ssm_head_dim))
+        return bad_input(c->path, "expand x hidden_size = %zu but num_heads x head_dim = %zu", cfg->ssm_inner,
+                        size_product(cfg->ssm_heads, cfg->ssm_head_dim));
+    if (cfg->ssm_heads % cfg->n_groups)
+        return bad_input(c->path, "num_heads %zu is not a multiple of n_groups %zu", cfg->ssm_heads, cfg->n_groups);
+    TRY(read_time_step_limit(c, cfg));
+    cfg->gated_norm_eps = (float)*eps;
+    return GNA_OK;
+}
+
+/* transformers Zamba2Config: Mamba-2 layers; "hybrid" layers also run a shared transformer block */
+static int read_zamba2_config(const ConfigFile *c, Config *cfg, double *eps) {
+    double expand;
+    double time_step_min;
+    TRY(config_number(c, c->root, "rms_norm_eps", 1e-5, eps));
+    TRY(config_int(c, c->root, "mamba_d_state", 64, &cfg->ssm_state));
+    TRY(config_int(c, c->root, "mamba_d_conv", 4, &cfg->conv_kernel));
+    TRY(config_number(c, c->root, "mamba_expand", 2, &expand));
+    TRY(config_expand(c, "mamba_expand", expand, cfg->hidden_size));
+    TRY(config_int(c, c->root, "mamba_ngroups", 1, &cfg->n_groups));
+    TRY(config_int(c, c->root, "n_mamba_heads", 8, &cfg->ssm_heads));
+    TRY(config_number(c, c->root, "time_step_min", 0.001, &time_step_min));
+    TRY(read_time_step_limit(c, cfg));
+    TRY(config_bool(c, c->root, "add_bias_linear", 0, &cfg->ssm_bias));
+    TRY(config_bool(c, c->root, "tie_word_embeddings", 1, &cfg->tie_embeddings));
+    TRY(config_int(c, c->root, "intermediate_size", 4 * cfg->hidden_size, &cfg->intermediate_size));
+    TRY(config_int(c, c->root, "num_attention_heads", 32, &cfg->n_heads));
+    TRY(config_int(c, c->root, "num_key_value_heads", cfg->n_heads, &cfg->n_kv_heads));
+    TRY(config_int(c, c->root, "num_mem_blocks", 1, &cfg->n_shared_blocks));
+    TRY(config_int(c, c->root, "adapter_rank", 128, &cfg->adapter_rank));
+    TRY(config_bool(c, c->root, "use_shared_attention_adapter", 0, &cfg->attention_adapters));
+    TRY(config_bool(c, c->root, "use_mem_rope", 0, &cfg->use_rope));
+    TRY(read_rope_config(c, cfg));
+    if (cfg->rope_llama3) return bad_input(c->path, "zamba2 with llama3 rope scaling is not supported");
+    cfg->ssm_inner = (size_t)(expand * (double)cfg->hidden_size);
+    cfg->ssm_head_dim = cfg->ssm_inner / cfg->ssm_heads; /* Zamba2Config: mamba_headdim */
+    size_t headdim;
+    TRY(config_int(c, c->root, "mamba_headdim", cfg->ssm_head_dim, &headdim));
+    if (headdim != cfg->ssm_head_dim)
+        return bad_input(c->path, "mamba_headdim %zu is not mamba_expand x hidden_size / n_mamba_heads = %zu", headdim, cfg->ssm_head_dim);
+    if (cfg->ssm_head_dim * cfg->ssm_heads != cfg->ssm_inner || cfg->ssm_heads % cfg->n_groups)
+        return bad_input(c->path, "n_mamba_heads %zu must divide mamba_expand x hidden_size = %zu and be a multiple of mamba_ngroups %zu",
+                        cfg->ssm_heads, cfg->ssm_inner, cfg->n_groups);
+    /* the attention reads concat(h, embeddings): width 2D, head_dim 2D / heads, scale (head_dim / 2)^-0.5 */
+    if ((2 * cfg->hidden_size) % cfg->n_heads || cfg->n_heads % cfg->n_kv_heads)
+        return bad_input(c->path, "num_attention_heads %zu must divide 2 x hidden_size and be a multiple of num_key_value_heads %zu",
+                        cfg->n_heads, cfg->n_kv_heads);
+    cfg->head_dim = 2 * cfg->hidden_size / cfg->n_heads;
+    cfg->attention_scale = (float)pow((double)cfg->head_dim / 2.0, -0.5); /* Zamba2Attention.scaling */
+    cfg->mlp_gelu = 1;
+    cfg->conv_bias = 1;              /* Zamba2MambaMixer: the conv always has a bias */
+    cfg->gated_norm_eps = 1e-5f;     /* Zamba2RMSNormGated(..., eps=1e-5) */
+    cfg->time_step_min = (float)time_step_min; /* torch_forward's clamp (--dt-min-clamp); see ssd_dt */
+    /* which layers are hybrid: layers_block_type, "hybrid" or "mamba" / "linear_attention" (transformers 5 renames) */
+    const JsonValue *types = json_get(c->root, "layers_block_type");
+    if (!types || types->type != JSON_ARRAY || types->length != cfg->n_layers)
+        return bad_input(c->path, "\"layers_block_type\" must list num_hidden_layers = %zu layer types", cfg->n_layers);
+    cfg->shared_visit = checked_malloc(sizeof(long) * cfg->n_layers);
+    size_t l = 0;
+    long visits = 0;
+    for (const JsonValue *t = types->first; t; t = t->next, l++) {
+        if (t->type != JSON_STRING) return bad_input(c->path, "\"layers_block_type\" must hold strings");
+        if (strcmp(t->string, "hybrid") == 0) cfg->shared_visit[l] = visits++;
+        else if (strcmp(t->string, "mamba") == 0 || strcmp(t->string, "linear_attention") == 0) cfg->shared_visit[l] = -1;
+        else return bad_input(c->path, "layer type \"%s\" is not one gna knows (hybrid, mamba, linear_attention)", t->string);
+    }
+    return GNA_OK;
+}
+
+/* cartesia LlambaConfig: Llama blocks whose attention is a DiscreteMamba2 mixer */
+static int read_llamba_config(const ConfigFile *c, Config *cfg, double *eps) {
+    size_t multiple, expand_v, n_v;
+    double eps_final;
+    const JsonValue *ssm = json_get(c->root, "ssm_cfg"), *mlp = json_get(c->root, "mlp_cfg");
+    if (!ssm || ssm->type != JSON_OBJECT || !mlp || mlp->type != JSON_OBJECT)
+        return bad_input(c->path, "\"ssm_cfg\" and \"mlp_cfg\" must be objects");
+    TRY(config_int(c, c->root, "pad_vocab_size_multiple", 8, &multiple));
+    cfg->vocab_size = (cfg->vocab_size + multiple - 1) / multiple * multiple; /* LlambaLMHeadModel pads it */
+    TRY(config_bool(c, c->root, "tie_embeddings", 0, &cfg->tie_embeddings));
+    TRY(config_bool(c, c->root, "lm_head_bias", 0, &cfg->lm_head_bias));
+    TRY(config_number(c, c->root, "norm_epsilon", 1e-5, &eps_final));
+    *eps = 1e-5; /* Block's input_layernorm and post_attention_layernorm: eps=1e-5 in cartesia's code */
+    cfg->final_norm_eps = (float)eps_final;
+    TRY(config_int(c, mlp, "intermediate_size", 14336, &cfg->intermediate_size));
+    TRY(config_bool(c, mlp, "bias", 0, &cfg->mlp_bias));
+    const JsonValue *act = json_get(mlp, "act_fn");
+    if (act && (act->type != JSON_STRING || strcmp(act->string, "silu") != 0))
+        return bad_input(c->path, "mlp_cfg.act_fn must be \"silu\"");
+    TRY(config_int(c, ssm, "d_state", 64, &cfg->ssm_state));
+    TRY(config_int(c, ssm, "n_v_heads", 32, &n_v));
+    TRY(config_int(c, ssm, "n_qk_heads", 32, &cfg->n_groups));
+    TRY(config_int(c, ssm, "expand", 1, &expand_v));
+    TRY(config_int(c, ssm, "d_conv", 4, &cfg->conv_kernel));
+    TRY(config_bool(c, ssm, "bias", 0, &cfg->ssm_bias));
+    TRY(config_bool(c, ssm, "conv_bias", 1, &cfg->conv_bias));
+    const JsonValue *activation = json_get(ssm, "activation");
+    const char *kind = activation && activation->type == JSON_STRING ? activation->string : "identity";
+    if (strcmp(kind, "identity") == 0) cfg->conv_silu = 0;
+    else if (strcmp(kind, "silu") != 0 && strcmp(kind, "swish") != 0)
+        return bad_input(c->path, "ssm_cfg.activation \"%s\" is not supported (identity, silu)", kind);
+    cfg->ssm_heads = n_v;
+    TRY(config_expand(c, "ssm_cfg.expand", (double)expand_v, cfg->hidden_size));
+    cfg->ssm_inner = expand_v * cfg->hidden_size;
+    cfg->ssm_head_dim = cfg->ssm_inner / n_v;
+    if (cfg->ssm_head_dim * n_v != cfg->ssm_inner || n_v % cfg->n_groups)
+        return bad_input(c->path, "ssm_cfg: n_v_heads %zu must divide expand x d_model = %zu and be a multiple of n_qk_heads %zu",
+                        n_v, cfg->ssm_inner, cfg->n_groups);
+    return GNA_OK;
+}
+
 static int read_config(const char *path, Config *cfg) {
     memset(cfg, 0, sizeof *cfg);
     JsonDocument doc;
@@ -4717,167 +4892,11 @@ static int read_config(const char *path, Config *cfg) {
     for (const JsonValue *e = eos && eos->type == JSON_ARRAY ? eos->first : eos; e && cfg->n_eos < 8;
          e = eos->type == JSON_ARRAY ? e->next : NULL)
         if (e->type == JSON_NUMBER && e->number >= 0 && e->number < 1e9) cfg->eos_token_ids[cfg->n_eos++] = (int)e->number;
-    double expand = 2; /* mamba, mamba2, zamba2: the inner width over D, checked before it is used */
-
-    double eps = 0; /* every family sets it below */
-    if (cfg->family == FAMILY_LLAMA) {
-        /* transformers LlamaConfig */
-        CHECK(config_number(&c, doc.root, "rms_norm_eps", 1e-6, &eps));
-        CHECK(config_int(&c, doc.root, "intermediate_size", 0, &cfg->intermediate_size));
-        CHECK(config_int(&c, doc.root, "num_attention_heads", 0, &cfg->n_heads));
-        CHECK(config_int(&c, doc.root, "num_key_value_heads", cfg->n_heads, &cfg->n_kv_heads));
-        if (cfg->hidden_size % cfg->n_heads != 0 && !json_get(doc.root, "head_dim"))
-            CHECK(bad_input(path, "hidden_size %zu is not a multiple of num_attention_heads %zu and head_dim is absent",
-                            cfg->hidden_size, cfg->n_heads));
-        CHECK(config_int(&c, doc.root, "head_dim", cfg->hidden_size / cfg->n_heads, &cfg->head_dim));
-        if (cfg->head_dim % 2) CHECK(bad_input(path, "head_dim %zu must be even for rotary embeddings", cfg->head_dim));
-        if (cfg->n_heads % cfg->n_kv_heads)
-            CHECK(bad_input(path, "num_attention_heads %zu is not a multiple of num_key_value_heads %zu", cfg->n_heads,
-                            cfg->n_kv_heads));
-        CHECK(config_bool(&c, doc.root, "tie_word_embeddings", 0, &cfg->tie_embeddings));
-        CHECK(config_bool(&c, doc.root, "attention_bias", 0, &cfg->attention_bias));
-        CHECK(config_bool(&c, doc.root, "mlp_bias", 0, &cfg->mlp_bias));
-        CHECK(read_rope_config(&c, cfg));
-        cfg->use_rope = 1;
-        cfg->attention_scale = (float)pow((double)cfg->head_dim, -0.5); /* LlamaAttention.scaling = head_dim**-0.5 */
-    } else if (cfg->family == FAMILY_MAMBA || cfg->family == FAMILY_FALCON_MAMBA) {
-        /* transformers MambaConfig / FalconMambaConfig. intermediate_size wins over expand: Falcon-Mamba-7B's
-         * config says expand 16 beside intermediate_size 8192 = 2 x 4096, and transformers uses the latter. */
-        CHECK(config_number(&c, doc.root, "layer_norm_epsilon", 1e-5, &eps));
-        CHECK(config_int(&c, doc.root, "state_size", 16, &cfg->ssm_state));
-        CHECK(config_int(&c, doc.root, "conv_kernel", 4, &cfg->conv_kernel));
-        CHECK(config_number(&c, doc.root, "expand", 2, &expand));
-        CHECK(config_expand(&c, "expand", expand, cfg->hidden_size));
-        CHECK(config_int(&c, doc.root, "intermediate_size", (size_t)(expand * (double)cfg->hidden_size), &cfg->ssm_inner));
-        const JsonValue *rank = json_get(doc.root, "time_step_rank");
-        if (rank && rank->type == JSON_STRING && strcmp(rank->string, "auto") == 0)
-            cfg->dt_rank = (cfg->hidden_size + 15) / 16; /* "auto": ceil(hidden_size / 16) */
-        else
-            CHECK(config_int(&c, doc.root, "time_step_rank", (cfg->hidden_size + 15) / 16, &cfg->dt_rank));
-        CHECK(config_bool(&c, doc.root, "use_bias", 0, &cfg->ssm_bias));
-        CHECK(config_bool(&c, doc.root, "use_conv_bias", 1, &cfg->conv_bias));
-        CHECK(config_bool(&c, doc.root, "tie_word_embeddings", 1, &cfg->tie_embeddings));
-        double mixer_eps;
-        CHECK(config_number(&c, doc.root, "mixer_rms_eps", 1e-6, &mixer_eps));
-        cfg->mixer_rms_eps = (float)mixer_eps;
-    } else if (cfg->family == FAMILY_MAMBA2) {
-        /* transformers Mamba2Config */
-        int rms_norm;
-        CHECK(config_number(&c, doc.root, "layer_norm_epsilon", 1e-5, &eps));
-        CHECK(config_int(&c, doc.root, "num_heads", 0, &cfg->ssm_heads));
-        CHECK(config_int(&c, doc.root, "head_dim", 64, &cfg->ssm_head_dim));
-        CHECK(config_int(&c, doc.root, "state_size", 128, &cfg->ssm_state));
-        CHECK(config_int(&c, doc.root, "n_groups", 1, &cfg->n_groups));
-        CHECK(config_int(&c, doc.root, "conv_kernel", 4, &cfg->conv_kernel));
-        CHECK(config_number(&c, doc.root, "expand", 2, &expand));
-        CHECK(config_expand(&c, "expand", expand, cfg->hidden_size));
-        CHECK(config_bool(&c, doc.root, "use_bias", 0, &cfg->ssm_bias));
-        CHECK(config_bool(&c, doc.root, "use_conv_bias", 1, &cfg->conv_bias));
-        CHECK(config_bool(&c, doc.root, "tie_word_embeddings", 0, &cfg->tie_embeddings));
-        CHECK(config_bool(&c, doc.root, "rms_norm", 1, &rms_norm));
-        if (!rms_norm) CHECK(bad_input(path, "\"rms_norm\": false is not supported (no checkpoint uses it)"));
-        cfg->ssm_inner = (size_t)(expand * (double)cfg->hidden_size); /* HF: int(config.expand * hidden_size) */
-        if (cfg->ssm_inner != size_product(cfg->ssm_heads, cfg->ssm_head_dim))
-            CHECK(bad_input(path, "expand x hidden_size = %zu but num_heads x head_dim = %zu", cfg->ssm_inner,
-                            size_product(cfg->ssm_heads, cfg->ssm_head_dim)));
-        if (cfg->ssm_heads % cfg->n_groups)
-            CHECK(bad_input(path, "num_heads %zu is not a multiple of n_groups %zu", cfg->ssm_heads, cfg->n_groups));
-        CHECK(read_time_step_limit(&c, cfg));
-        cfg->gated_norm_eps = (float)eps;
-    } else if (cfg->family == FAMILY_ZAMBA2) {
-        /* transformers Zamba2Config: Mamba-2 layers; "hybrid" layers also run a shared transformer block */
-        double time_step_min;
-        CHECK(config_number(&c, doc.root, "rms_norm_eps", 1e-5, &eps));
-        CHECK(config_int(&c, doc.root, "mamba_d_state", 64, &cfg->ssm_state));
-        CHECK(config_int(&c, doc.root, "mamba_d_conv", 4, &cfg->conv_kernel));
-        CHECK(config_number(&c, doc.root, "mamba_expand", 2, &expand));
-        CHECK(config_expand(&c, "mamba_expand", expand, cfg->hidden_size));
-        CHECK(config_int(&c, doc.root, "mamba_ngroups", 1, &cfg->n_groups));
-        CHECK(config_int(&c, doc.root, "n_mamba_heads", 8, &cfg->ssm_heads));
-        CHECK(config_number(&c, doc.root, "time_step_min", 0.001, &time_step_min));
-        CHECK(read_time_step_limit(&c, cfg));
-        CHECK(config_bool(&c, doc.root, "add_bias_linear", 0, &cfg->ssm_bias));
-        CHECK(config_bool(&c, doc.root, "tie_word_embeddings", 1, &cfg->tie_embeddings));
-        CHECK(config_int(&c, doc.root, "intermediate_size", 4 * cfg->hidden_size, &cfg->intermediate_size));
-        CHECK(config_int(&c, doc.root, "num_attention_heads", 32, &cfg->n_heads));
-        CHECK(config_int(&c, doc.root, "num_key_value_heads", cfg->n_heads, &cfg->n_kv_heads));
-        CHECK(config_int(&c, doc.root, "num_mem_blocks", 1, &cfg->n_shared_blocks));
-        CHECK(config_int(&c, doc.root, "adapter_rank", 128, &cfg->adapter_rank));
-        CHECK(config_bool(&c, doc.root, "use_shared_attention_adapter", 0, &cfg->attention_adapters));
-        CHECK(config_bool(&c, doc.root, "use_mem_rope", 0, &cfg->use_rope));
-        CHECK(read_rope_config(&c, cfg));
-        if (cfg->rope_llama3) CHECK(bad_input(path, "zamba2 with llama3 rope scaling is not supported"));
-        cfg->ssm_inner = (size_t)(expand * (double)cfg->hidden_size);
-        cfg->ssm_head_dim = cfg->ssm_inner / cfg->ssm_heads; /* Zamba2Config: mamba_headdim */
-        size_t headdim;
-        CHECK(config_int(&c, doc.root, "mamba_headdim", cfg->ssm_head_dim, &headdim));
-        if (headdim != cfg->ssm_head_dim)
-            CHECK(bad_input(path, "mamba_headdim %zu is not mamba_expand x hidden_size / n_mamba_heads = %zu", headdim, cfg->ssm_head_dim));
-        if (cfg->ssm_head_dim * cfg->ssm_heads != cfg->ssm_inner || cfg->ssm_heads % cfg->n_groups)
-            CHECK(bad_input(path, "n_mamba_heads %zu must divide mamba_expand x hidden_size = %zu and be a multiple of mamba_ngroups %zu",
-                            cfg->ssm_heads, cfg->ssm_inner, cfg->n_groups));
-        /* the attention reads concat(h, embeddings): width 2D, head_dim 2D / heads, scale (head_dim / 2)^-0.5 */
-        if ((2 * cfg->hidden_size) % cfg->n_heads || cfg->n_heads % cfg->n_kv_heads)
-            CHECK(bad_input(path, "num_attention_heads %zu must divide 2 x hidden_size and be a multiple of num_key_value_heads %zu",
-                            cfg->n_heads, cfg->n_kv_heads));
-        cfg->head_dim = 2 * cfg->hidden_size / cfg->n_heads;
-        cfg->attention_scale = (float)pow((double)cfg->head_dim / 2.0, -0.5); /* Zamba2Attention.scaling */
-        cfg->mlp_gelu = 1;
-        cfg->conv_bias = 1;              /* Zamba2MambaMixer: the conv always has a bias */
-        cfg->gated_norm_eps = 1e-5f;     /* Zamba2RMSNormGated(..., eps=1e-5) */
-        cfg->time_step_min = (float)time_step_min; /* torch_forward's clamp (--dt-min-clamp); see ssd_dt */
-        /* which layers are hybrid: layers_block_type, "hybrid" or "mamba" / "linear_attention" (transformers 5 renames) */
-        const JsonValue *types = json_get(doc.root, "layers_block_type");
-        if (!types || types->type != JSON_ARRAY || types->length != cfg->n_layers)
-            CHECK(bad_input(path, "\"layers_block_type\" must list num_hidden_layers = %zu layer types", cfg->n_layers));
-        cfg->shared_visit = checked_malloc(sizeof(long) * cfg->n_layers);
-        size_t l = 0;
-        long visits = 0;
-        for (const JsonValue *t = types->first; t; t = t->next, l++) {
-            if (t->type != JSON_STRING) CHECK(bad_input(path, "\"layers_block_type\" must hold strings"));
-            if (strcmp(t->string, "hybrid") == 0) cfg->shared_visit[l] = visits++;
-            else if (strcmp(t->string, "mamba") == 0 || strcmp(t->string, "linear_attention") == 0) cfg->shared_visit[l] = -1;
-            else CHECK(bad_input(path, "layer type \"%s\" is not one gna knows (hybrid, mamba, linear_attention)", t->string));
-        }
-    } else if (cfg->family == FAMILY_LLAMBA) {
-        /* cartesia LlambaConfig: Llama blocks whose attention is a DiscreteMamba2 mixer */
-        size_t multiple, expand_v, n_v;
-        double eps_final;
-        const JsonValue *ssm = json_get(doc.root, "ssm_cfg"), *mlp = json_get(doc.root, "mlp_cfg");
-        if (!ssm || ssm->type != JSON_OBJECT || !mlp || mlp->type != JSON_OBJECT)
-            CHECK(bad_input(path, "\"ssm_cfg\" and \"mlp_cfg\" must be objects"));
-        CHECK(config_int(&c, doc.root, "pad_vocab_size_multiple", 8, &multiple));
-        cfg->vocab_size = (cfg->vocab_size + multiple - 1) / multiple * multiple; /* LlambaLMHeadModel pads it */
-        CHECK(config_bool(&c, doc.root, "tie_embeddings", 0, &cfg->tie_embeddings));
-        CHECK(config_bool(&c, doc.root, "lm_head_bias", 0, &cfg->lm_head_bias));
-        CHECK(config_number(&c, doc.root, "norm_epsilon", 1e-5, &eps_final));
-        eps = 1e-5; /* Block's input_layernorm and post_attention_layernorm: eps=1e-5 in cartesia's code */
-        cfg->final_norm_eps = (float)eps_final;
-        CHECK(config_int(&c, mlp, "intermediate_size", 14336, &cfg->intermediate_size));
-        CHECK(config_bool(&c, mlp, "bias", 0, &cfg->mlp_bias));
-        const JsonValue *act = json_get(mlp, "act_fn");
-        if (act && (act->type != JSON_STRING || strcmp(act->string, "silu") != 0))
-            CHECK(bad_input(path, "mlp_cfg.act_fn must be \"silu\""));
-        CHECK(config_int(&c, ssm, "d_state", 64, &cfg->ssm_state));
-        CHECK(config_int(&c, ssm, "n_v_heads", 32, &n_v));
-        CHECK(config_int(&c, ssm, "n_qk_heads", 32, &cfg->n_groups));
-        CHECK(config_int(&c, ssm, "expand", 1, &expand_v));
-        CHECK(config_int(&c, ssm, "d_conv", 4, &cfg->conv_kernel));
-        CHECK(config_bool(&c, ssm, "bias", 0, &cfg->ssm_bias));
-        CHECK(config_bool(&c, ssm, "conv_bias", 1, &cfg->conv_bias));
-        const JsonValue *activation = json_get(ssm, "activation");
-        const char *kind = activation && activation->type == JSON_STRING ? activation->string : "identity";
-        if (strcmp(kind, "identity") == 0) cfg->conv_silu = 0;
-        else if (strcmp(kind, "silu") != 0 && strcmp(kind, "swish") != 0)
-            CHECK(bad_input(path, "ssm_cfg.activation \"%s\" is not supported (identity, silu)", kind));
-        cfg->ssm_heads = n_v;
-        CHECK(config_expand(&c, "ssm_cfg.expand", (double)expand_v, cfg->hidden_size));
-        cfg->ssm_inner = expand_v * cfg->hidden_size;
-        cfg->ssm_head_dim = cfg->ssm_inner / n_v;
-        if (cfg->ssm_head_dim * n_v != cfg->ssm_inner || n_v % cfg->n_groups)
-            CHECK(bad_input(path, "ssm_cfg: n_v_heads %zu must divide expand x d_model = %zu and be a multiple of n_qk_heads %zu",
-                            n_v, cfg->ssm_inner, cfg->n_groups));
-    }
+    static int (*const read_family[])(const ConfigFile *, Config *, double *) = {
+        [FAMILY_LLAMA] = read_llama_config, [FAMILY_MAMBA] = read_mamba1_config, [FAMILY_FALCON_MAMBA] = read_mamba1_config,
+        [FAMILY_MAMBA2] = read_mamba2_config, [FAMILY_ZAMBA2] = read_zamba2_config, [FAMILY_LLAMBA] = read_llamba_config};
+    double eps = 0; /* every family sets it */
+    CHECK(read_family[cfg->family](&c, cfg, &eps));
     CHECK(config_widths(&c, cfg));
     if (!(eps > 0 && eps < 1)) CHECK(bad_input(path, "the RMSNorm epsilon must be in (0, 1)"));
     cfg->norm_eps = (float)eps;
