@@ -6795,6 +6795,124 @@ typedef struct {
     size_t length;
 } Text;
 
+/* The decoders of the chain: each makes the list `made` of the list `tokens` and returns its length. */
+
+/* decoders: ByteLevel (pre_tokenizers/byte_level.rs) */
+static int decode_byte_level(const Tokenizer *t, Work *w, Bytes *b, const Text *tokens, int count, Text *made) {
+    int n_made = 0;
+    /* each token's characters back to bytes (a token with a character outside the map as its
+     * UTF-8), all joined, then read as UTF-8 with replacement characters */
+    b->length = 0;
+    for (int i = 0; i < count; i++) {
+        size_t start = b->length, at = 0;
+        int mapped = 1;
+        while (at < tokens[i].length && mapped) {
+            uint32_t c = utf8_next(tokens[i].text, &at);
+            mapped = c < 0x144 && t->char_byte[c] >= 0;
+            char byte = (char)t->char_byte[mapped ? c : 0];
+            if (mapped) bytes_add(b, &byte, 1);
+        }
+        if (!mapped) {
+            b->length = start;
+            bytes_add(b, tokens[i].text, tokens[i].length);
+        }
+    }
+    w->text.length = 0;
+    bytes_add_lossy(&w->text, b->data ? b->data : "", b->length);
+    made[n_made++] = (Text){arena_text(&w->scratch, w->text.data ? w->text.data : "", w->text.length), w->text.length};
+    return n_made;
+}
+
+/* normalizers/replace.rs, as a decoder: in each token */
+static int decode_replace(const DecoderStep *step, Work *w, const Text *tokens, int count, Text *made) {
+    int n_made = 0;
+    for (int i = 0; i < count; i++) {
+        w->text.length = 0;
+        const char *s0 = tokens[i].text;
+        size_t done = 0, length = tokens[i].length;
+        for (size_t at = 0; step->length <= length && at <= length - step->length;) {
+            if (memcmp(s0 + at, step->text, step->length) == 0) {
+                bytes_add(&w->text, s0 + done, at - done);
+                bytes_add(&w->text, step->content, step->content_length);
+                at += step->length;
+                done = at;
+            } else {
+                at++;
+            }
+        }
+        bytes_add(&w->text, s0 + done, length - done);
+        made[n_made++] = (Text){arena_text(&w->scratch, w->text.data, w->text.length), w->text.length};
+    }
+    return n_made;
+}
+
+/* decoders/byte_fallback.rs: runs of <0xNN> tokens become their bytes as UTF-8, or one U+FFFD per byte
+ * when the run is not valid UTF-8 */
+static int decode_byte_fallback(Work *w, Bytes *b, const Text *tokens, int count, Text *made) {
+    int n_made = 0;
+    for (int i = 0; i <= count; i++) {
+        int byte = -1;
+        if (i < count && tokens[i].length == 6 && memcmp(tokens[i].text, "<0x", 3) == 0 && tokens[i].text[5] == '>') {
+            /* u8::from_str_radix(&token[3..5], 16), which takes a '+' before one digit too */
+            int high = hex_value(tokens[i].text[3]), low = hex_value(tokens[i].text[4]);
+            if (high >= 0 && low >= 0) byte = 16 * high + low;
+            else if (tokens[i].text[3] == '+' && low >= 0) byte = low;
+        }
+        if (byte >= 0) {
+            char c = (char)byte;
+            bytes_add(b, &c, 1);
+            continue;
+        }
+        if (b->length > 0) {
+            if (utf8_valid_prefix(b->data, b->length) == b->length) {
+                made[n_made++] = (Text){arena_text(&w->scratch, b->data, b->length), b->length};
+            } else {
+                for (size_t k = 0; k < b->length; k++) made[n_made++] = (Text){"\xEF\xBF\xBD", 3};
+            }
+            b->length = 0;
+        }
+        if (i < count) made[n_made++] = tokens[i];
+    }
+    return n_made;
+}
+
+/* decoders/strip.rs: at most `start` leading and `stop` trailing characters */
+static int decode_strip(const DecoderStep *step, const Text *tokens, int count, Text *made) {
+    int n_made = 0;
+    for (int i = 0; i < count; i++) {
+        size_t first = 0, end = tokens[i].length, at = 0;
+        for (int k = 0; k < step->start && at < end; k++) {
+            if (utf8_next(tokens[i].text, &at) != step->character) break;
+            first = at;
+        }
+        for (int k = 0; k < step->stop && end > first; k++) {
+            size_t start = end - 1;
+            while (start > 0 && ((unsigned char)tokens[i].text[start] & 0xC0) == 0x80) start--;
+            size_t next = start;
+            if (utf8_next(tokens[i].text, &next) != step->character) break;
+            end = start;
+        }
+        made[n_made++] = (Text){tokens[i].text + first, end - first};
+    }
+    return n_made;
+}
+
+/* pre_tokenizers/metaspace.rs, as a decoder: the replacement is a space again, except in the first token,
+ * where it goes (unless the scheme is "never") */
+static int decode_metaspace(const DecoderStep *step, Work *w, const Text *tokens, int count, Text *made) {
+    int n_made = 0;
+    for (int i = 0; i < count; i++) {
+        w->text.length = 0;
+        for (size_t at = 0, start = 0; at < tokens[i].length; start = at) {
+            uint32_t c = utf8_next(tokens[i].text, &at);
+            if (c != step->character) bytes_add(&w->text, tokens[i].text + start, at - start);
+            else if (!(i == 0 && step->start)) bytes_add(&w->text, " ", 1);
+        }
+        made[n_made++] = (Text){arena_text(&w->scratch, w->text.data ? w->text.data : "", w->text.length), w->text.length};
+    }
+    return n_made;
+}
+
 /* ids -> text (TokenizerImpl::decode): each id's token (an added token's text before the model's),
  * the special ones left out if asked, then the decoder chain over the list; with no decoder the tokens
  * joined by spaces. gna refuses ids that have no token, where HF drops them silently. */
@@ -6816,108 +6934,16 @@ static int decode(const Tokenizer *t, Work *w, const char *where, const int *ids
         const DecoderStep *step = &t->decoders[s];
         int n_made = 0;
         switch (step->kind) {
-        case DECODE_BYTE_LEVEL: /* decoders: ByteLevel (pre_tokenizers/byte_level.rs) */
-            /* each token's characters back to bytes (a token with a character outside the map as its
-             * UTF-8), all joined, then read as UTF-8 with replacement characters */
-            b.length = 0;
-            for (int i = 0; i < count; i++) {
-                size_t start = b.length, at = 0;
-                int mapped = 1;
-                while (at < tokens[i].length && mapped) {
-                    uint32_t c = utf8_next(tokens[i].text, &at);
-                    mapped = c < 0x144 && t->char_byte[c] >= 0;
-                    char byte = (char)t->char_byte[mapped ? c : 0];
-                    if (mapped) bytes_add(&b, &byte, 1);
-                }
-                if (!mapped) {
-                    b.length = start;
-                    bytes_add(&b, tokens[i].text, tokens[i].length);
-                }
-            }
-            w->text.length = 0;
-            bytes_add_lossy(&w->text, b.data ? b.data : "", b.length);
-            made[n_made++] = (Text){arena_text(&w->scratch, w->text.data ? w->text.data : "", w->text.length), w->text.length};
-            break;
-        case DECODE_REPLACE: /* normalizers/replace.rs, as a decoder: in each token */
-            for (int i = 0; i < count; i++) {
-                w->text.length = 0;
-                const char *s0 = tokens[i].text;
-                size_t done = 0, length = tokens[i].length;
-                for (size_t at = 0; step->length <= length && at <= length - step->length;) {
-                    if (memcmp(s0 + at, step->text, step->length) == 0) {
-                        bytes_add(&w->text, s0 + done, at - done);
-                        bytes_add(&w->text, step->content, step->content_length);
-                        at += step->length;
-                        done = at;
-                    } else {
-                        at++;
-                    }
-                }
-                bytes_add(&w->text, s0 + done, length - done);
-                made[n_made++] = (Text){arena_text(&w->scratch, w->text.data, w->text.length), w->text.length};
-            }
-            break;
-        case DECODE_BYTE_FALLBACK: /* decoders/byte_fallback.rs: runs of <0xNN> tokens become their bytes as
-                                    * UTF-8, or one U+FFFD per byte when the run is not valid UTF-8 */
-            for (int i = 0; i <= count; i++) {
-                int byte = -1;
-                if (i < count && tokens[i].length == 6 && memcmp(tokens[i].text, "<0x", 3) == 0 && tokens[i].text[5] == '>') {
-                    /* u8::from_str_radix(&token[3..5], 16), which takes a '+' before one digit too */
-                    int high = hex_value(tokens[i].text[3]), low = hex_value(tokens[i].text[4]);
-                    if (high >= 0 && low >= 0) byte = 16 * high + low;
-                    else if (tokens[i].text[3] == '+' && low >= 0) byte = low;
-                }
-                if (byte >= 0) {
-                    char c = (char)byte;
-                    bytes_add(&b, &c, 1);
-                    continue;
-                }
-                if (b.length > 0) {
-                    if (utf8_valid_prefix(b.data, b.length) == b.length) {
-                        made[n_made++] = (Text){arena_text(&w->scratch, b.data, b.length), b.length};
-                    } else {
-                        for (size_t k = 0; k < b.length; k++) made[n_made++] = (Text){"\xEF\xBF\xBD", 3};
-                    }
-                    b.length = 0;
-                }
-                if (i < count) made[n_made++] = tokens[i];
-            }
-            break;
+        case DECODE_BYTE_LEVEL: n_made = decode_byte_level(t, w, &b, tokens, count, made); break;
+        case DECODE_REPLACE: n_made = decode_replace(step, w, tokens, count, made); break;
+        case DECODE_BYTE_FALLBACK: n_made = decode_byte_fallback(w, &b, tokens, count, made); break;
         case DECODE_FUSE: /* decoders/fuse.rs */
             b.length = 0;
             for (int i = 0; i < count; i++) bytes_add(&b, tokens[i].text, tokens[i].length);
             made[n_made++] = (Text){arena_text(&w->scratch, b.data ? b.data : "", b.length), b.length};
             break;
-        case DECODE_STRIP: /* decoders/strip.rs: at most `start` leading and `stop` trailing characters */
-            for (int i = 0; i < count; i++) {
-                size_t first = 0, end = tokens[i].length, at = 0;
-                for (int k = 0; k < step->start && at < end; k++) {
-                    if (utf8_next(tokens[i].text, &at) != step->character) break;
-                    first = at;
-                }
-                for (int k = 0; k < step->stop && end > first; k++) {
-                    size_t start = end - 1;
-                    while (start > 0 && ((unsigned char)tokens[i].text[start] & 0xC0) == 0x80) start--;
-                    size_t next = start;
-                    if (utf8_next(tokens[i].text, &next) != step->character) break;
-                    end = start;
-                }
-                made[n_made++] = (Text){tokens[i].text + first, end - first};
-            }
-            break;
-        case DECODE_METASPACE: /* pre_tokenizers/metaspace.rs, as a decoder: the replacement is a space
-                                * again, except in the first token, where it goes (unless the scheme
-                                * is "never") */
-            for (int i = 0; i < count; i++) {
-                w->text.length = 0;
-                for (size_t at = 0, start = 0; at < tokens[i].length; start = at) {
-                    uint32_t c = utf8_next(tokens[i].text, &at);
-                    if (c != step->character) bytes_add(&w->text, tokens[i].text + start, at - start);
-                    else if (!(i == 0 && step->start)) bytes_add(&w->text, " ", 1);
-                }
-                made[n_made++] = (Text){arena_text(&w->scratch, w->text.data ? w->text.data : "", w->text.length), w->text.length};
-            }
-            break;
+        case DECODE_STRIP: n_made = decode_strip(step, tokens, count, made); break;
+        case DECODE_METASPACE: n_made = decode_metaspace(step, w, tokens, count, made); break;
         }
         Text *swap = tokens;
         tokens = made;
