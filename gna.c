@@ -10049,6 +10049,107 @@ static int command_harness(gna_run *run, const Options *o, const Tokenizer *t) {
  * each question once; every metric is recomputed from what its line logged. */
 static int command_merge_heads(int n_parts, char **parts, const char *json_path);
 
+/* the one run a merge's logs come from, as their first lines say */
+typedef struct {
+    char *command, *settings; /* gna's command and the settings object of the first log */
+    const MetricNames *names;
+    int n_shards, *seen;      /* seen[i]: shard i/n_shards was given */
+} MergedRun;
+
+/* a duplicate among the outcomes from `from` on (sorted by task and document), or NULL */
+static const Outcome *duplicate_outcome(const Outcomes *outcomes, size_t from) {
+    const Outcome **sorted = checked_malloc(sizeof(Outcome *) * (outcomes->n - from + 1)), *twice = NULL;
+    for (size_t i = from; i < outcomes->n; i++) sorted[i - from] = &outcomes->items[i];
+    qsort(sorted, outcomes->n - from, sizeof *sorted, compare_outcomes);
+    for (size_t i = 1; i < outcomes->n - from && !twice; i++)
+        if (compare_outcomes(&sorted[i - 1], &sorted[i]) == 0) twice = sorted[i];
+    free(sorted);
+    return twice;
+}
+
+/* a log's first line (`length` bytes at `text`): gna's own header, of the run of the first log */
+static int merge_header(MergedRun *run, const char *log, int f, const char *first_log, const char *text, size_t length,
+                        const JsonValue *root, int *expected) {
+    const JsonValue *g = json_get(root, "gna"), *sh = json_get(root, "shard"), *q = json_get(root, "questions");
+    const char *settings_at = strstr(text, "\"settings\": ");
+    int shard = 0, shards = 0, status = GNA_OK;
+    if (!g || g->type != JSON_STRING || !names_of(g->string) || !sh || sh->type != JSON_STRING ||
+        parse_shard(log, sh->string, 100000, &shard, &shards) != GNA_OK || !q || q->type != JSON_NUMBER || !settings_at ||
+        settings_at > text + length || !(q->number >= 0 && q->number <= INT_MAX && q->number == floor(q->number)))
+        return bad_input(log, "line 1: not the first line of a gna log");
+    size_t n = (size_t)(text + length - (settings_at + 12)) - 1; /* the object, without the line's closing } */
+    char *given = checked_strndup(settings_at + 12, n);
+    Bytes written = {0}; /* the line must be the one log_header writes for these values */
+    log_header(&written, g->string, given, shard, shards, (int)q->number);
+    *expected = (int)q->number;
+    if (written.length != length + 1 || memcmp(written.data, text, length) != 0) {
+        status = bad_input(log, "line 1: not a first line gna wrote");
+    } else if (f == 0) {
+        run->command = checked_strdup(g->string);
+        run->names = names_of(run->command);
+        run->settings = checked_strdup(given);
+        run->n_shards = shards;
+        run->seen = checked_calloc((size_t)shards + 1, sizeof(int));
+    } else if (strcmp(run->command, g->string) != 0) {
+        status = bad_input(log, "is a log of gna %s, %s of gna %s", g->string, first_log, run->command);
+    } else if (shards != run->n_shards) {
+        status = bad_input(log, "is shard %s, of another split than %s's %d", sh->string, first_log, run->n_shards);
+    } else {
+        Bytes mine = {0}, theirs = {0};
+        log_header(&mine, run->command, run->settings, 1, shards, 0);
+        log_header(&theirs, run->command, given, 1, shards, 0);
+        if (!headers_agree(mine.data, mine.length, theirs.data, theirs.length))
+            status = bad_input(log, "is a log of other settings (or another model) than %s", first_log);
+        free(mine.data), free(theirs.data);
+    }
+    if (status == GNA_OK && run->seen[shard]++) status = bad_input(log, "is shard %d/%d, which is given twice", shard, shards);
+    free(written.data);
+    free(given);
+    return status;
+}
+
+/* one shard's log: its header, then each question's outcome, recomputed from what its line logged */
+static int merge_log(MergedRun *run, char **logs, int f, Outcomes *outcomes) {
+    char *text;
+    size_t size, from = outcomes->n;
+    TRY(read_file(logs[f], &text, &size));
+    int line = 0, expected = 0, status = GNA_OK;
+    for (size_t at = 0; at < size && status == GNA_OK;) {
+        const char *end = memchr(text + at, '\n', size - at);
+        if (!end) {
+            status = bad_input(logs[f], "line %d is unfinished: the run was cut short; re-run it to finish", line + 1);
+            break;
+        }
+        size_t length = (size_t)(end - (text + at));
+        JsonDocument doc;
+        line++;
+        if ((status = parse_log_line(logs[f], line, text + at, length, &doc)) != GNA_OK) break;
+        if (line == 1) {
+            status = merge_header(run, logs[f], f, logs[0], text, length, doc.root, &expected);
+        } else {
+            const char *task;
+            int doc_id;
+            double value[2];
+            status = logged_outcome(logs[f], line, doc.root, run->names, &task, &doc_id, value);
+            if (status == GNA_OK && strcmp(run->command, "mmlu") == 0 && strncmp(task, "mmlu_", 5) != 0) /* summarise reads the subject after it */
+                status = bad_input(logs[f], "line %d: task \"%.80s\" is not an MMLU subject (mmlu_<subject>)", line, task);
+            if (status == GNA_OK && strcmp(run->command, "kv") == 0 && kv_pairs_of(task) < 0)
+                status = bad_input(logs[f], "line %d: task \"%.80s\" is not one gna kv makes (kv_pairs_N, N 1-100)", line, task);
+            if (status == GNA_OK) add_outcome(outcomes, task, doc_id, value);
+        }
+        free_json(&doc);
+        at += length + 1;
+    }
+    free(text);
+    const Outcome *twice = NULL;
+    if (status == GNA_OK && line == 0) status = bad_input(logs[f], "is empty");
+    if (status == GNA_OK && (twice = duplicate_outcome(outcomes, from))) /* written by two runs at once, or edited */
+        status = bad_input(logs[f], "%s document %d is there twice: not one run's log", twice->task, twice->doc_id);
+    if (status == GNA_OK && (int)(outcomes->n - from) != expected)
+        status = bad_input(logs[f], "holds %d of its %d questions: finish it first (re-run its command)", (int)(outcomes->n - from), expected);
+    return status;
+}
+
 static int command_merge(int n_logs, char **logs, const char *json_path) {
     char *first;
     size_t first_size;
@@ -10057,114 +10158,28 @@ static int command_merge(int n_logs, char **logs, const char *json_path) {
     free(first);
     if (heads) return command_merge_heads(n_logs, logs, json_path);
     Outcomes outcomes = {0};
-    char *command = NULL, *settings = NULL;
-    int status = GNA_OK, n_shards = 0, *seen = NULL;
-    const MetricNames *names = NULL;
-    for (int f = 0; f < n_logs && status == GNA_OK; f++) {
-        char *text;
-        size_t size, from = outcomes.n;
-        if ((status = read_file(logs[f], &text, &size)) != GNA_OK) break;
-        int line = 0, expected = 0, shard = 0, shards = 0;
-        for (size_t at = 0; at < size && status == GNA_OK;) {
-            const char *end = memchr(text + at, '\n', size - at);
-            if (!end) {
-                status = bad_input(logs[f], "line %d is unfinished: the run was cut short; re-run it to finish", line + 1);
-                break;
-            }
-            size_t length = (size_t)(end - (text + at));
-            JsonDocument doc;
-            line++;
-            if ((status = parse_log_line(logs[f], line, text + at, length, &doc)) != GNA_OK) break;
-            if (line == 1) {
-                const JsonValue *g = json_get(doc.root, "gna"), *sh = json_get(doc.root, "shard"), *q = json_get(doc.root, "questions");
-                const char *settings_at = strstr(text, "\"settings\": ");
-                if (!g || g->type != JSON_STRING || !names_of(g->string) || !sh || sh->type != JSON_STRING ||
-                    parse_shard(logs[f], sh->string, 100000, &shard, &shards) != GNA_OK || !q || q->type != JSON_NUMBER ||
-                    !settings_at || settings_at > end || !(q->number >= 0 && q->number <= INT_MAX && q->number == floor(q->number)))
-                    status = bad_input(logs[f], "line 1: not the first line of a gna log");
-                else {
-                    size_t n = (size_t)(end - (settings_at + 12)) - 1; /* the object, without the line's closing } */
-                    char *given = checked_strndup(settings_at + 12, n);
-                    Bytes written = {0}; /* the line must be the one log_header writes for these values */
-                    log_header(&written, g->string, given, shard, shards, (int)q->number);
-                    expected = (int)q->number;
-                    if (written.length != length + 1 || memcmp(written.data, text, length) != 0)
-                        status = bad_input(logs[f], "line 1: not a first line gna wrote");
-                    else if (f == 0) {
-                        command = checked_strdup(g->string);
-                        names = names_of(command);
-                        settings = checked_strdup(given);
-                        n_shards = shards;
-                        seen = checked_calloc((size_t)shards + 1, sizeof(int));
-                    } else if (strcmp(command, g->string) != 0) {
-                        status = bad_input(logs[f], "is a log of gna %s, %s of gna %s", g->string, logs[0], command);
-                    } else if (shards != n_shards) {
-                        status = bad_input(logs[f], "is shard %s, of another split than %s's %d", sh->string, logs[0], n_shards);
-                    } else {
-                        Bytes mine = {0}, theirs = {0};
-                        log_header(&mine, command, settings, 1, shards, 0);
-                        log_header(&theirs, command, given, 1, shards, 0);
-                        if (!headers_agree(mine.data, mine.length, theirs.data, theirs.length))
-                            status = bad_input(logs[f], "is a log of other settings (or another model) than %s", logs[0]);
-                        free(mine.data), free(theirs.data);
-                    }
-                    if (status == GNA_OK && seen[shard]++) status = bad_input(logs[f], "is shard %d/%d, which is given twice", shard, shards);
-                    free(written.data);
-                    free(given);
-                }
-            } else {
-                const char *task;
-                int doc_id;
-                double value[2];
-                status = logged_outcome(logs[f], line, doc.root, names, &task, &doc_id, value);
-                if (status == GNA_OK && strcmp(command, "mmlu") == 0 && strncmp(task, "mmlu_", 5) != 0) /* summarise reads the subject after it */
-                    status = bad_input(logs[f], "line %d: task \"%.80s\" is not an MMLU subject (mmlu_<subject>)", line, task);
-                if (status == GNA_OK && strcmp(command, "kv") == 0 && kv_pairs_of(task) < 0)
-                    status = bad_input(logs[f], "line %d: task \"%.80s\" is not one gna kv makes (kv_pairs_N, N 1-100)", line, task);
-                if (status == GNA_OK) add_outcome(&outcomes, task, doc_id, value);
-            }
-            free_json(&doc);
-            at += length + 1;
-        }
-        free(text);
-        if (status == GNA_OK && line == 0) status = bad_input(logs[f], "is empty");
-        if (status == GNA_OK) { /* a question twice in one log: it was written by two runs at once, or edited */
-            const Outcome **sorted = checked_malloc(sizeof(Outcome *) * (outcomes.n - from + 1));
-            for (size_t i = from; i < outcomes.n; i++) sorted[i - from] = &outcomes.items[i];
-            qsort(sorted, outcomes.n - from, sizeof *sorted, compare_outcomes);
-            for (size_t i = 1; i < outcomes.n - from && status == GNA_OK; i++)
-                if (compare_outcomes(&sorted[i - 1], &sorted[i]) == 0)
-                    status = bad_input(logs[f], "%s document %d is there twice: not one run's log", sorted[i]->task, sorted[i]->doc_id);
-            free(sorted);
-        }
-        if (status == GNA_OK && (int)(outcomes.n - from) != expected)
-            status = bad_input(logs[f], "holds %d of its %d questions: finish it first (re-run its command)", (int)(outcomes.n - from), expected);
-    }
-    for (int i = 1; status == GNA_OK && i <= n_shards; i++)
-        if (!seen[i]) status = bad_input("merge", "shard %d/%d is missing", i, n_shards);
-    if (status == GNA_OK) { /* a question in two logs means the shards were not of one split */
-        const Outcome **sorted = checked_malloc(sizeof(Outcome *) * (size_t)(outcomes.n + 1));
-        for (size_t i = 0; i < outcomes.n; i++) sorted[i] = &outcomes.items[i];
-        qsort(sorted, (size_t)outcomes.n, sizeof *sorted, compare_outcomes);
-        for (size_t i = 1; i < outcomes.n && status == GNA_OK; i++)
-            if (compare_outcomes(&sorted[i - 1], &sorted[i]) == 0)
-                status = bad_input("merge", "%s document %d is in two logs", sorted[i]->task, sorted[i]->doc_id);
-        free(sorted);
-    }
+    MergedRun run = {0};
+    int status = GNA_OK;
+    for (int f = 0; f < n_logs && status == GNA_OK; f++) status = merge_log(&run, logs, f, &outcomes);
+    for (int i = 1; status == GNA_OK && i <= run.n_shards; i++)
+        if (!run.seen[i]) status = bad_input("merge", "shard %d/%d is missing", i, run.n_shards);
+    const Outcome *twice = NULL;
+    if (status == GNA_OK && (twice = duplicate_outcome(&outcomes, 0))) /* the shards were not of one split */
+        status = bad_input("merge", "%s document %d is in two logs", twice->task, twice->doc_id);
     if (status == GNA_OK) {
         char *mask = NULL;
         JsonDocument doc;
-        if (strcmp(command, "kv") == 0 && parse_json(&doc, settings, strlen(settings), "settings") == GNA_OK) {
+        if (strcmp(run.command, "kv") == 0 && parse_json(&doc, run.settings, strlen(run.settings), "settings") == GNA_OK) {
             const JsonValue *mv = json_get(doc.root, "mask");
             mask = mv && mv->type == JSON_STRING ? checked_strdup(mv->string) : NULL;
             free_json(&doc);
         }
-        status = report_results(command, &outcomes, settings, mask, json_path, NULL);
+        status = report_results(run.command, &outcomes, run.settings, mask, json_path, NULL);
         free(mask);
     }
-    free(seen);
-    free(command);
-    free(settings);
+    free(run.seen);
+    free(run.command);
+    free(run.settings);
     free_outcomes(&outcomes);
     return status;
 }
