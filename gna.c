@@ -10339,9 +10339,77 @@ static int write_heads_part(const HeadsFound *f, int shard, int n_shards, const 
  * aggregate pairs among them. With --shard i/n every shard scores all heads on all questions (cheap:
  * one pass a question) and finds the same candidates and pairs; it measures every n-th ablation
  * (candidates in --heads order, then the pairs), and gna merge joins the parts. */
+/* the heads to score: every head of every layer (a hybrid's attention and SSM heads) unless --heads names some */
+static int heads_to_score(const gna_run *run, const Options *o, MaskItem **heads, size_t *n_heads) {
+    const Config *c = &run->model->config;
+    size_t total = 0;
+    for (size_t l = 0; l < c->n_layers; l++)
+        if (run->plan[l].layer)
+            total += heads_of(run->plan[l].layer, &run->plan[l].owner->config, HEAD_ATTENTION) +
+                     heads_of(run->plan[l].layer, &run->plan[l].owner->config, HEAD_SSM);
+    const char *spec = o->heads_spec ? o->heads_spec : c->family == FAMILY_ZAMBA2 ? "L*A*,L*S*" : "L*H*";
+    if (!o->heads_spec && total > 4096)
+        return bad_input("--heads", "the model has %zu heads or channels: name the layers to scan, e.g. --heads L35-36H*", total);
+    TRY(parse_mask(run->model, run->plan, "--heads", spec, heads, n_heads));
+    for (size_t i = 0; i < *n_heads; i++)
+        if ((*heads)[i].has_queries) return bad_input("--heads", "\"%s\": --heads takes heads only (no @ or :)", (*heads)[i].text);
+    return GNA_OK;
+}
+
+/* the ablations: each candidate alone, in the heads' order, then each pair; shard `mine` of n_shards
+ * measures every n_shards-th of them. *job: how many there are. */
+static int heads_ablations(Scorer *s, const Harness *h, HeadsFound *f, const char *candidate, size_t mine, size_t n_shards, size_t *job) {
+    int status = GNA_OK;
+    *job = 0;
+    for (size_t k = 0; k < f->n_heads && status == GNA_OK; k++) {
+        HeadScore *x = &f->scores[k];
+        if (!candidate[k] || (*job)++ % n_shards != mine) continue;
+        MaskItem item = {.layer = x->layer, .kind = x->kind, .head = x->head, .query_name = -1, .key_name = -1};
+        status = harness_accuracy(s, h, f->n_questions, &item, 1, &x->ablated_accuracy);
+    }
+    for (size_t p = 0; p < f->n_pairs && status == GNA_OK; p++) {
+        if ((*job)++ % n_shards != mine) continue;
+        const HeadScore *ga = &f->scores[f->pairs[p].gather], *ag = &f->scores[f->pairs[p].aggregate];
+        MaskItem items[2] = {{.layer = ga->layer, .kind = ga->kind, .head = ga->head, .query_name = -1, .key_name = -1},
+                              {.layer = ag->layer, .kind = ag->kind, .head = ag->head, .query_name = -1, .key_name = -1}};
+        status = harness_accuracy(s, h, f->n_questions, items, 2, &f->pairs[p].accuracy);
+    }
+    return status;
+}
+
+/* --svg: the paper's figure, the gather and the aggregate head's maps on the first question */
+static int heads_svg(gna_run *run, const char *path, const Tokenizer *t, int add_special, const Question *question,
+                     const HeadScore *const pick[2]) {
+    Tokens context;
+    TRY(encode_context(t, add_special, question, 0, &context));
+    size_t T = context.n, *rows = checked_malloc(sizeof(size_t) * (T + 1));
+    for (size_t r = 0; r < T; r++) rows[r] = r;
+    float *matrices = checked_calloc(size_product(2 * T, T), sizeof(float));
+    Probe probes[2];
+    char names[2][96];
+    const char *name_pointers[2] = {names[0], names[1]};
+    for (int i = 0; i < 2; i++) {
+        const HeadScore *x = pick[i];
+        probes[i] = (Probe){x->layer, x->kind, x->head, T, rows, T, matrices + (size_t)i * T * T};
+        snprintf(names[i], sizeof names[i], "%s %s %s", i ? "aggregate" : "gather", x->name, x->kind == HEAD_ATTENTION ? "attention" : "implicit attention");
+    }
+    Intervention iv = {.n_probes = 2, .probes = probes, .plan = run->plan};
+    OutputFile out;
+    Cache *cache = cache_new(run->model, run->plan, T);
+    int status = forward(run->model, &run->cx, &iv, cache, context.ids, T, NULL, T);
+    cache_free(cache);
+    if (status == GNA_OK && (status = open_output(&out, path)) == GNA_OK) {
+        write_attention_svg(out.file, probes, name_pointers, 2, context.ids, T, t);
+        status = close_output(&out, 1);
+    }
+    free(matrices);
+    free(rows);
+    free(context.ids);
+    return status;
+}
+
 static int command_heads(gna_run *run, const Options *o, const Tokenizer *t) {
     const Model *m = run->model;
-    const Config *c = &m->config;
     int is_kv = strcmp(o->task, "kv") == 0, status = GNA_OK;
     if (o->n_shards > 1 && !o->json) return bad_input("--shard", "gna heads writes a shard's part with --json F, for gna merge");
     Harness h = {0};
@@ -10353,20 +10421,9 @@ static int command_heads(gna_run *run, const Options *o, const Tokenizer *t) {
     } else {
         status = build_mmlu(&h, o->data, (size_t)o->shots, (size_t)o->limit);
     }
-    /* the heads to score: every head of every layer unless --heads names some */
-    size_t total = 0;
-    for (size_t l = 0; l < c->n_layers; l++)
-        if (run->plan[l].layer)
-            total += heads_of(run->plan[l].layer, &run->plan[l].owner->config, HEAD_ATTENTION) +
-                     heads_of(run->plan[l].layer, &run->plan[l].owner->config, HEAD_SSM);
-    const char *spec = o->heads_spec ? o->heads_spec : c->family == FAMILY_ZAMBA2 ? "L*A*,L*S*" : "L*H*";
-    if (status == GNA_OK && !o->heads_spec && total > 4096)
-        status = bad_input("--heads", "the model has %zu heads or channels: name the layers to scan, e.g. --heads L35-36H*", total);
     MaskItem *heads = NULL;
     size_t n_heads = 0;
-    if (status == GNA_OK) status = parse_mask(m, run->plan, "--heads", spec, &heads, &n_heads);
-    for (size_t i = 0; status == GNA_OK && i < n_heads; i++)
-        if (heads[i].has_queries) status = bad_input("--heads", "\"%s\": --heads takes heads only (no @ or :)", heads[i].text);
+    if (status == GNA_OK) status = heads_to_score(run, o, &heads, &n_heads);
     Scorer s = {.model = m, .tokenizer = t, .cx = &run->cx, .plan = run->plan, .add_special = is_kv || o->bos, .reuse = !o->no_reuse,
                 .prefix_index = -1};
     size_t n = h.n_questions;
@@ -10385,22 +10442,9 @@ static int command_heads(gna_run *run, const Options *o, const Tokenizer *t) {
         for (size_t g = 0; g < K; g++)
             if (f.scores[by_gather[g]].layer < f.scores[by_aggregate[a]].layer)
                 f.pairs[f.n_pairs++] = (HeadPair){by_gather[g], by_aggregate[a], NAN};
-    /* the ablations: each candidate alone, in the heads' order, then each pair; this shard's every n-th */
     char *candidate = heads_candidates(&f);
     size_t job = 0, mine = (size_t)o->shard - 1, n_shards = (size_t)o->n_shards;
-    for (size_t k = 0; k < n_heads && status == GNA_OK; k++) {
-        HeadScore *x = &f.scores[k];
-        if (!candidate[k] || job++ % n_shards != mine) continue;
-        MaskItem item = {.layer = x->layer, .kind = x->kind, .head = x->head, .query_name = -1, .key_name = -1};
-        status = harness_accuracy(&s, &h, n, &item, 1, &x->ablated_accuracy);
-    }
-    for (size_t p = 0; p < f.n_pairs && status == GNA_OK; p++) {
-        if (job++ % n_shards != mine) continue;
-        const HeadScore *ga = &f.scores[f.pairs[p].gather], *ag = &f.scores[f.pairs[p].aggregate];
-        MaskItem items[2] = {{.layer = ga->layer, .kind = ga->kind, .head = ga->head, .query_name = -1, .key_name = -1},
-                              {.layer = ag->layer, .kind = ag->kind, .head = ag->head, .query_name = -1, .key_name = -1}};
-        status = harness_accuracy(&s, &h, n, items, 2, &f.pairs[p].accuracy);
-    }
+    if (status == GNA_OK) status = heads_ablations(&s, &h, &f, candidate, mine, n_shards, &job);
     if (status == GNA_OK && n_shards > 1) {
         printf("gna heads: shard %d/%zu, %zu of the %zu ablations (%.1f s); gna merge joins the shards' --json parts\n", o->shard,
                n_shards, job / n_shards + (job % n_shards > mine), job, seconds_now() - started);
@@ -10408,36 +10452,9 @@ static int command_heads(gna_run *run, const Options *o, const Tokenizer *t) {
     } else if (status == GNA_OK) {
         status = report_heads(&f, seconds_now() - started, o->json);
     }
-    if (status == GNA_OK && o->svg && n_heads > 0) { /* the paper's figure: the top gather and aggregate heads' maps on question 0 */
-        Tokens context;
-        status = encode_context(t, s.add_special, &h.questions[0], 0, &context);
-        size_t T = status == GNA_OK ? context.n : 0, pick[2] = {f.n_pairs ? f.pairs[0].gather : by_gather[0],
-                                                                   f.n_pairs ? f.pairs[0].aggregate : by_aggregate[0]};
-        size_t *rows = checked_malloc(sizeof(size_t) * (T + 1));
-        for (size_t r = 0; r < T; r++) rows[r] = r;
-        float *matrices = checked_calloc(size_product(2 * T, T), sizeof(float));
-        Probe probes[2];
-        char names[2][96];
-        const char *name_pointers[2] = {names[0], names[1]};
-        for (int i = 0; i < 2; i++) {
-            const HeadScore *x = &f.scores[pick[i]];
-            probes[i] = (Probe){x->layer, x->kind, x->head, T, rows, T, matrices + (size_t)i * T * T};
-            snprintf(names[i], sizeof names[i], "%s %s %s", i ? "aggregate" : "gather", x->name, x->kind == HEAD_ATTENTION ? "attention" : "implicit attention");
-        }
-        Intervention iv = {.n_probes = 2, .probes = probes, .plan = run->plan};
-        OutputFile out;
-        if (status == GNA_OK) {
-            Cache *cache = cache_new(m, run->plan, T);
-            status = forward(m, &run->cx, &iv, cache, context.ids, T, NULL, T);
-            cache_free(cache);
-        }
-        if (status == GNA_OK && (status = open_output(&out, o->svg)) == GNA_OK) {
-            write_attention_svg(out.file, probes, name_pointers, 2, context.ids, T, t);
-            status = close_output(&out, 1);
-        }
-        free(matrices);
-        free(rows);
-        if (T) free(context.ids);
+    if (status == GNA_OK && o->svg && n_heads > 0) {
+        const HeadScore *pick[2] = {&f.scores[f.n_pairs ? f.pairs[0].gather : by_gather[0]], &f.scores[f.n_pairs ? f.pairs[0].aggregate : by_aggregate[0]]};
+        status = heads_svg(run, o->svg, t, s.add_special, &h.questions[0], pick);
     }
     free(f.pairs);
     free(by_aggregate);
