@@ -10467,6 +10467,63 @@ static int command_heads(gna_run *run, const Options *o, const Tokenizer *t) {
     return status;
 }
 
+/* a part's heads: name and scores as the first part's; each ablation from the one part that measured it */
+static int merge_part_heads(HeadsFound *f, const char *part, const char *first, int first_part, const JsonValue *hs) {
+    int status = GNA_OK;
+    size_t k = 0;
+    for (const JsonValue *x = hs->first; x && status == GNA_OK; x = x->next, k++) {
+        const JsonValue *name = json_get(x, "head");
+        const char *fields[4] = {"aggregate", "gold_mass", "gather", "ablated_accuracy"};
+        double value[4];
+        int ok = name && name->type == JSON_STRING && name->length < sizeof f->scores[k].name;
+        for (int j = 0; j < 4 && ok; j++) {
+            const JsonValue *y = json_get(x, fields[j]);
+            ok = y && (y->type == JSON_NUMBER || y->type == JSON_NULL);
+            value[j] = ok && y->type == JSON_NUMBER ? y->number : NAN;
+        }
+        HeadScore *h = &f->scores[k];
+        if (!ok) status = bad_input(part, "head %zu: not as gna heads writes it", k + 1);
+        else if (first_part) {
+            memcpy(h->name, name->string, name->length + 1);
+            h->aggregate = value[0], h->gold_mass = value[1], h->gather = value[2], h->ablated_accuracy = value[3];
+        } else if (strcmp(h->name, name->string) || memcmp(&h->aggregate, &value[0], sizeof(double)) ||
+                   memcmp(&h->gold_mass, &value[1], sizeof(double)) || memcmp(&h->gather, &value[2], sizeof(double))) {
+            status = bad_input(part, "head %s: its scores differ from %s's: not one run's shards", name->string, first);
+        } else if (!isnan(value[3]) && !isnan(h->ablated_accuracy)) {
+            status = bad_input(part, "head %s: its ablation is in two shards' parts", name->string);
+        } else if (!isnan(value[3])) {
+            h->ablated_accuracy = value[3];
+        }
+    }
+    return status;
+}
+
+/* a part's pairs: the first part's, each ablation from the one part that measured it */
+static int merge_part_pairs(HeadsFound *f, const char *part, const char *first, int first_part, const JsonValue *ps) {
+    int status = GNA_OK;
+    size_t k = 0;
+    for (const JsonValue *x = ps->first; x && status == GNA_OK; x = x->next, k++) {
+        const JsonValue *g = json_get(x, "gather"), *a = json_get(x, "aggregate"), *y = json_get(x, "ablated_accuracy");
+        size_t gi = f->n_heads, ai = f->n_heads;
+        for (size_t j = 0; g && a && g->type == JSON_STRING && a->type == JSON_STRING && j < f->n_heads; j++) {
+            if (strcmp(f->scores[j].name, g->string) == 0) gi = j;
+            if (strcmp(f->scores[j].name, a->string) == 0) ai = j;
+        }
+        double value = y && y->type == JSON_NUMBER ? y->number : NAN;
+        if (gi == f->n_heads || ai == f->n_heads || !y || (y->type != JSON_NUMBER && y->type != JSON_NULL))
+            status = bad_input(part, "pair %zu: not two of its heads, as gna heads writes it", k + 1);
+        else if (first_part)
+            f->pairs[k] = (HeadPair){gi, ai, value};
+        else if (f->pairs[k].gather != gi || f->pairs[k].aggregate != ai)
+            status = bad_input(part, "pair %zu differs from %s's: not one run's shards", k + 1, first);
+        else if (!isnan(value) && !isnan(f->pairs[k].accuracy))
+            status = bad_input(part, "pair %s + %s: its ablation is in two shards' parts", g->string, a->string);
+        else if (!isnan(value))
+            f->pairs[k].accuracy = value;
+    }
+    return status;
+}
+
 /* gna merge of gna heads' shard parts: each shard once, all of one run (the same questions, accuracy
  * and scores, bit for bit), each candidate and pair measured by exactly one of them; then the report
  * one run gives */
@@ -10509,52 +10566,8 @@ static int command_merge_heads(int n_parts, char **parts, const char *json_path)
             status = bad_input(parts[i], "is a part of another run than %s (its task, questions, accuracy or heads differ)", parts[0]);
         }
         if (status == GNA_OK && seen[shard]++) status = bad_input(parts[i], "is shard %d/%d, which is given twice", shard, shards);
-        /* each head: name and scores as the first part's; its ablation from the one part that measured it */
-        size_t k = 0;
-        for (const JsonValue *x = status == GNA_OK ? hs->first : NULL; x && status == GNA_OK; x = x->next, k++) {
-            const JsonValue *name = json_get(x, "head");
-            const char *fields[4] = {"aggregate", "gold_mass", "gather", "ablated_accuracy"};
-            double value[4];
-            ok = name && name->type == JSON_STRING && name->length < sizeof f.scores[k].name;
-            for (int j = 0; j < 4 && ok; j++) {
-                const JsonValue *y = json_get(x, fields[j]);
-                ok = y && (y->type == JSON_NUMBER || y->type == JSON_NULL);
-                value[j] = ok && y->type == JSON_NUMBER ? y->number : NAN;
-            }
-            HeadScore *h = &f.scores[k];
-            if (!ok) status = bad_input(parts[i], "head %zu: not as gna heads writes it", k + 1);
-            else if (i == 0) {
-                memcpy(h->name, name->string, name->length + 1);
-                h->aggregate = value[0], h->gold_mass = value[1], h->gather = value[2], h->ablated_accuracy = value[3];
-            } else if (strcmp(h->name, name->string) || memcmp(&h->aggregate, &value[0], sizeof(double)) ||
-                       memcmp(&h->gold_mass, &value[1], sizeof(double)) || memcmp(&h->gather, &value[2], sizeof(double))) {
-                status = bad_input(parts[i], "head %s: its scores differ from %s's: not one run's shards", name->string, parts[0]);
-            } else if (!isnan(value[3]) && !isnan(h->ablated_accuracy)) {
-                status = bad_input(parts[i], "head %s: its ablation is in two shards' parts", name->string);
-            } else if (!isnan(value[3])) {
-                h->ablated_accuracy = value[3];
-            }
-        }
-        k = 0;
-        for (const JsonValue *x = status == GNA_OK ? ps->first : NULL; x && status == GNA_OK; x = x->next, k++) {
-            const JsonValue *g = json_get(x, "gather"), *a = json_get(x, "aggregate"), *y = json_get(x, "ablated_accuracy");
-            size_t gi = f.n_heads, ai = f.n_heads;
-            for (size_t j = 0; g && a && g->type == JSON_STRING && a->type == JSON_STRING && j < f.n_heads; j++) {
-                if (strcmp(f.scores[j].name, g->string) == 0) gi = j;
-                if (strcmp(f.scores[j].name, a->string) == 0) ai = j;
-            }
-            double value = y && y->type == JSON_NUMBER ? y->number : NAN;
-            if (gi == f.n_heads || ai == f.n_heads || !y || (y->type != JSON_NUMBER && y->type != JSON_NULL))
-                status = bad_input(parts[i], "pair %zu: not two of its heads, as gna heads writes it", k + 1);
-            else if (i == 0)
-                f.pairs[k] = (HeadPair){gi, ai, value};
-            else if (f.pairs[k].gather != gi || f.pairs[k].aggregate != ai)
-                status = bad_input(parts[i], "pair %zu differs from %s's: not one run's shards", k + 1, parts[0]);
-            else if (!isnan(value) && !isnan(f.pairs[k].accuracy))
-                status = bad_input(parts[i], "pair %s + %s: its ablation is in two shards' parts", g->string, a->string);
-            else if (!isnan(value))
-                f.pairs[k].accuracy = value;
-        }
+        if (status == GNA_OK) status = merge_part_heads(&f, parts[i], parts[0], i == 0, hs);
+        if (status == GNA_OK) status = merge_part_pairs(&f, parts[i], parts[0], i == 0, ps);
         free_json(&doc);
     }
     for (int i = 1; status == GNA_OK && i <= n_shards; i++)
