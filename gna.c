@@ -5622,35 +5622,8 @@ static int tj_behavior(const Tokenizer *t, const JsonValue *object, const char *
     return bad_input(t->path, "%s: unknown behavior \"%s\"", what, v->string);
 }
 
-/* The model: {"type": "BPE", "vocab": {text: id}, "merges": ["a b", ...] or [["a", "b"], ...], ...}, as
- * BPEVisitor (models/bpe/serialization.rs) and BpeBuilder::build read it. A merge's rank is its place
- * in the list; when a pair is listed twice the later rank stands (the list is collected into a map). */
-static int read_bpe(Tokenizer *t, const JsonValue *model, size_t n_added_listed) {
-    const char *what = "model";
-    const char *type = json_type_name(model);
-    if (!model || model->type != JSON_OBJECT) return bad_input(t->path, "\"model\" must be an object");
-    if (!type) return bad_input(t->path, "model: \"type\" is missing");
-    if (strcmp(type, "BPE") != 0)
-        return bad_input(t->path, "model type \"%s\" is not supported: gna reads BPE models", type);
-    const JsonValue *v;
-    if ((v = json_get(model, "dropout")) && v->type != JSON_NULL) {
-        if (v->type != JSON_NUMBER || !(v->number >= 0 && v->number <= 1))
-            return bad_input(t->path, "model: \"dropout\" must be a number from 0 to 1");
-        if (v->number > 0) return bad_input(t->path, "model: \"dropout\" %g makes BPE random; gna tokenizes without dropout", v->number);
-    }
-    const JsonValue *prefix, *suffix, *unk;
-    TRY(tj_string(t, model, what, "continuing_subword_prefix", 0, &prefix));
-    TRY(tj_string(t, model, what, "end_of_word_suffix", 0, &suffix));
-    if (prefix || suffix)
-        return bad_input(t->path, "model: continuing_subword_prefix and end_of_word_suffix are not supported");
-    TRY(tj_string(t, model, what, "unk_token", 0, &unk));
-    TRY(tj_bool(t, model, what, "fuse_unk", 0, &t->fuse_unk));
-    TRY(tj_bool(t, model, what, "byte_fallback", 0, &t->byte_fallback));
-    TRY(tj_bool(t, model, what, "ignore_merges", 0, &t->ignore_merges));
-
-    const JsonValue *vocab = json_get(model, "vocab"), *merges = json_get(model, "merges");
-    if (!vocab || vocab->type != JSON_OBJECT) return bad_input(t->path, "model: \"vocab\" must be an object of token: id");
-    if (!merges || merges->type != JSON_ARRAY) return bad_input(t->path, "model: \"merges\" must be an array");
+/* model.vocab: token -> id, and the ids' texts */
+static int read_bpe_vocab(Tokenizer *t, const JsonValue *vocab, size_t n_added_listed) {
     text_map_init(&t->vocab, vocab->length);
     int largest = -1;
     /* ids number the tokens: gna refuses ids past twice the count of the vocab's and the added tokens
@@ -5679,15 +5652,11 @@ static int read_bpe(Tokenizer *t, const JsonValue *model, size_t n_added_listed)
         t->id_text[s->value] = s->key;
         t->id_length[s->value] = s->length;
     }
-    t->unk_id = -1;
-    if (unk && (t->unk_id = text_map_get(&t->vocab, unk->string, unk->length)) < 0)
-        return bad_input(t->path, "model: unk_token \"%.80s\" is not in the vocab", unk->string);
-    for (int b = 0; b < 256; b++) {
-        char name[8];
-        snprintf(name, sizeof name, "<0x%02X>", b);
-        t->byte_ids[b] = text_map_get(&t->vocab, name, 6);
-    }
+    return GNA_OK;
+}
 
+/* model.merges: each pair of tokens -> (its rank, the merged token) */
+static int read_bpe_merges(Tokenizer *t, const JsonValue *merges) {
     t->merges.capacity = 16;
     while (t->merges.capacity < 2 * merges->length) t->merges.capacity *= 2;
     t->merges.slots = checked_malloc(t->merges.capacity * sizeof(PairSlot));
@@ -5733,6 +5702,48 @@ static int read_bpe(Tokenizer *t, const JsonValue *model, size_t n_added_listed)
     }
     free(joined.data);
     return status;
+}
+
+/* The model: {"type": "BPE", "vocab": {text: id}, "merges": ["a b", ...] or [["a", "b"], ...], ...}, as
+ * BPEVisitor (models/bpe/serialization.rs) and BpeBuilder::build read it. A merge's rank is its place
+ * in the list; when a pair is listed twice the later rank stands (the list is collected into a map). */
+static int read_bpe(Tokenizer *t, const JsonValue *model, size_t n_added_listed) {
+    const char *what = "model";
+    const char *type = json_type_name(model);
+    if (!model || model->type != JSON_OBJECT) return bad_input(t->path, "\"model\" must be an object");
+    if (!type) return bad_input(t->path, "model: \"type\" is missing");
+    if (strcmp(type, "BPE") != 0)
+        return bad_input(t->path, "model type \"%s\" is not supported: gna reads BPE models", type);
+    const JsonValue *v;
+    if ((v = json_get(model, "dropout")) && v->type != JSON_NULL) {
+        if (v->type != JSON_NUMBER || !(v->number >= 0 && v->number <= 1))
+            return bad_input(t->path, "model: \"dropout\" must be a number from 0 to 1");
+        if (v->number > 0) return bad_input(t->path, "model: \"dropout\" %g makes BPE random; gna tokenizes without dropout", v->number);
+    }
+    const JsonValue *prefix, *suffix, *unk;
+    TRY(tj_string(t, model, what, "continuing_subword_prefix", 0, &prefix));
+    TRY(tj_string(t, model, what, "end_of_word_suffix", 0, &suffix));
+    if (prefix || suffix)
+        return bad_input(t->path, "model: continuing_subword_prefix and end_of_word_suffix are not supported");
+    TRY(tj_string(t, model, what, "unk_token", 0, &unk));
+    TRY(tj_bool(t, model, what, "fuse_unk", 0, &t->fuse_unk));
+    TRY(tj_bool(t, model, what, "byte_fallback", 0, &t->byte_fallback));
+    TRY(tj_bool(t, model, what, "ignore_merges", 0, &t->ignore_merges));
+
+    const JsonValue *vocab = json_get(model, "vocab"), *merges = json_get(model, "merges");
+    if (!vocab || vocab->type != JSON_OBJECT) return bad_input(t->path, "model: \"vocab\" must be an object of token: id");
+    if (!merges || merges->type != JSON_ARRAY) return bad_input(t->path, "model: \"merges\" must be an array");
+    TRY(read_bpe_vocab(t, vocab, n_added_listed));
+    t->unk_id = -1;
+    if (unk && (t->unk_id = text_map_get(&t->vocab, unk->string, unk->length)) < 0)
+        return bad_input(t->path, "model: unk_token \"%.80s\" is not in the vocab", unk->string);
+    for (int b = 0; b < 256; b++) {
+        char name[8];
+        snprintf(name, sizeof name, "<0x%02X>", b);
+        t->byte_ids[b] = text_map_get(&t->vocab, name, 6);
+    }
+
+    return read_bpe_merges(t, merges);
 }
 
 /* {"type": "Sequence", "normalizers": [...]} is flattened into the steps it holds. */
