@@ -4343,6 +4343,51 @@ static int load_safetensors_bytes(SafetensorsFile *f, const char *path) {
 }
 
 /* Map one file, parse and check its header, append its tensors to ck->tensors. */
+/* one entry of the header, {"dtype", "shape", "data_offsets"}: the tensor it describes in the data
+ * section (data_size bytes at data), every number checked against the others and the file */
+static int read_tensor_entry(const char *path, const JsonValue *m, unsigned char *data, int64_t data_size, Tensor *t) {
+    const JsonValue *dtype = json_get(m, "dtype"), *shape = json_get(m, "shape"),
+                    *offsets = json_get(m, "data_offsets");
+    if (!dtype || dtype->type != JSON_STRING || !shape || shape->type != JSON_ARRAY || !offsets ||
+        offsets->type != JSON_ARRAY || offsets->length != 2)
+        return bad_input(path, "tensor %s: header entry needs dtype, shape and data_offsets [begin, end]", t->name);
+    int element_bytes = 0;
+    for (size_t i = 0; i < sizeof safetensors_dtypes / sizeof *safetensors_dtypes; i++)
+        if (strcmp(dtype->string, safetensors_dtypes[i].name) == 0) {
+            t->dtype = safetensors_dtypes[i].dtype;
+            t->dtype_name = safetensors_dtypes[i].name;
+            element_bytes = safetensors_dtypes[i].bytes;
+        }
+    if (!element_bytes) return bad_input(path, "tensor %s has unknown dtype \"%s\"", t->name, dtype->string);
+    if (shape->length > 8) return bad_input(path, "tensor %s has %zu dimensions (at most 8)", t->name, shape->length);
+    double product = 1; /* in double, exact up to 2^53: the shape's numbers are JSON's */
+    for (const JsonValue *d = shape->first; d; d = d->next) {
+        if (d->type != JSON_NUMBER || d->number < 0 || d->number > 1e15 || d->number != floor(d->number))
+            return bad_input(path, "tensor %s: shape must hold non-negative integers", t->name);
+        t->shape[t->ndim++] = (int64_t)d->number;
+        product *= d->number;
+    }
+    if (product > 0x1p50 || product * element_bytes > (double)SIZE_MAX)
+        return bad_input(path, "tensor %s: shape is impossibly large%s", t->name, product > 0x1p50 ? "" : " for this 32-bit host");
+    int64_t elements = (int64_t)product;
+    const JsonValue *b = offsets->first, *e = b->next;
+    if (b->type != JSON_NUMBER || e->type != JSON_NUMBER || b->number < 0 || e->number < b->number ||
+        b->number != floor(b->number) || e->number != floor(e->number) || e->number > 1e18)
+        return bad_input(path, "tensor %s: data_offsets must be integers with 0 <= begin <= end", t->name);
+    t->offset_begin = (int64_t)b->number;
+    t->offset_end = (int64_t)e->number;
+    if (t->offset_end > data_size)
+        return bad_input(path, "tensor %s: data_offsets [%lld, %lld] run past the end of the data (%lld bytes; truncated file?)",
+                         t->name, (long long)t->offset_begin, (long long)t->offset_end, (long long)data_size);
+    if (t->offset_end - t->offset_begin != elements * element_bytes)
+        return bad_input(path, "tensor %s: data_offsets span %lld bytes but shape and dtype need %lld", t->name,
+                         (long long)(t->offset_end - t->offset_begin), (long long)(elements * element_bytes));
+    t->data = data + t->offset_begin;
+    if ((uintptr_t)t->data % (uintptr_t)element_bytes != 0)
+        return bad_input(path, "tensor %s: data is not aligned to its %d-byte elements", t->name, element_bytes);
+    return GNA_OK;
+}
+
 static int open_safetensors(Checkpoint *ck, const char *path) {
     SafetensorsFile *f = &ck->files[ck->n_files++];
     memset(f, 0, sizeof *f);
@@ -4371,45 +4416,7 @@ static int open_safetensors(Checkpoint *ck, const char *path) {
         memset(t, 0, sizeof *t);
         t->name = m->key;
         t->file = f->path;
-        const JsonValue *dtype = json_get(m, "dtype"), *shape = json_get(m, "shape"),
-                        *offsets = json_get(m, "data_offsets");
-        if (!dtype || dtype->type != JSON_STRING || !shape || shape->type != JSON_ARRAY || !offsets ||
-            offsets->type != JSON_ARRAY || offsets->length != 2)
-            return bad_input(path, "tensor %s: header entry needs dtype, shape and data_offsets [begin, end]", t->name);
-        int element_bytes = 0;
-        for (size_t i = 0; i < sizeof safetensors_dtypes / sizeof *safetensors_dtypes; i++)
-            if (strcmp(dtype->string, safetensors_dtypes[i].name) == 0) {
-                t->dtype = safetensors_dtypes[i].dtype;
-                t->dtype_name = safetensors_dtypes[i].name;
-                element_bytes = safetensors_dtypes[i].bytes;
-            }
-        if (!element_bytes) return bad_input(path, "tensor %s has unknown dtype \"%s\"", t->name, dtype->string);
-        if (shape->length > 8) return bad_input(path, "tensor %s has %zu dimensions (at most 8)", t->name, shape->length);
-        double product = 1; /* in double, exact up to 2^53: the shape's numbers are JSON's */
-        for (const JsonValue *d = shape->first; d; d = d->next) {
-            if (d->type != JSON_NUMBER || d->number < 0 || d->number > 1e15 || d->number != floor(d->number))
-                return bad_input(path, "tensor %s: shape must hold non-negative integers", t->name);
-            t->shape[t->ndim++] = (int64_t)d->number;
-            product *= d->number;
-        }
-        if (product > 0x1p50 || product * element_bytes > (double)SIZE_MAX)
-            return bad_input(path, "tensor %s: shape is impossibly large%s", t->name, product > 0x1p50 ? "" : " for this 32-bit host");
-        int64_t elements = (int64_t)product;
-        const JsonValue *b = offsets->first, *e = b->next;
-        if (b->type != JSON_NUMBER || e->type != JSON_NUMBER || b->number < 0 || e->number < b->number ||
-            b->number != floor(b->number) || e->number != floor(e->number) || e->number > 1e18)
-            return bad_input(path, "tensor %s: data_offsets must be integers with 0 <= begin <= end", t->name);
-        t->offset_begin = (int64_t)b->number;
-        t->offset_end = (int64_t)e->number;
-        if (t->offset_end > data_size)
-            return bad_input(path, "tensor %s: data_offsets [%lld, %lld] run past the end of the data (%lld bytes; truncated file?)",
-                             t->name, (long long)t->offset_begin, (long long)t->offset_end, (long long)data_size);
-        if (t->offset_end - t->offset_begin != elements * element_bytes)
-            return bad_input(path, "tensor %s: data_offsets span %lld bytes but shape and dtype need %lld", t->name,
-                             (long long)(t->offset_end - t->offset_begin), (long long)(elements * element_bytes));
-        t->data = data + t->offset_begin;
-        if ((uintptr_t)t->data % (uintptr_t)element_bytes != 0)
-            return bad_input(path, "tensor %s: data is not aligned to its %d-byte elements", t->name, element_bytes);
+        TRY(read_tensor_entry(path, m, data, data_size, t));
         ck->n_tensors++;
     }
     /* no two tensors may share bytes */
