@@ -9430,6 +9430,31 @@ static void print_help(const char *command) {
     }
 }
 
+/* what each command cannot run without, and options that exclude each other */
+static int check_required(const Options *o, unsigned bit) {
+    if (bit == C_HEADS && !o->task) return bad_input("--task", "missing: give --task kv or --task mmlu");
+    if (bit == C_HEADS && strcmp(o->task, "mmlu") == 0 && !o->data) return bad_input("--data", "missing: --task mmlu needs the MMLU data");
+    if ((bit & C_DATA & ~C_HEADS) && !o->data)
+        return bad_input("--data", bit == C_MMLU ? "missing: give the MMLU folder (data/dev, data/test) or a .jsonl file"
+                                   : bit == C_MC ? "missing: give the questions as a .jsonl file"
+                                                 : "missing: give the folder of the tasks' .jsonl files (weights_tools/convert/export_tasks.py)");
+    if (bit & (C_TOKENIZE | C_DETOKENIZE)) {
+        if (!o->model_dir == !o->tokenizer)
+            return bad_input(o->tokenizer ? "--tokenizer" : "-m", "give either -m DIR or --tokenizer FILE");
+    } else if (!o->model_dir) {
+        return bad_input("-m", "missing: give the model folder with -m DIR");
+    }
+    if (bit == C_TOKENIZE && !o->prompt == !o->prompt_file) return bad_input(o->prompt ? "-f" : "-p", "give either -p TEXT or -f FILE");
+    if (bit == C_DETOKENIZE && !o->tokens_text) return bad_input("--tokens", "missing: give token ids with --tokens 1,2,3");
+    if ((bit & C_TEXT) && o->tokens_text && o->prompt) return bad_input("-p", "give either --tokens IDS or -p TEXT, not both");
+    if ((bit & C_TEXT) && !o->tokens_text && !o->prompt)
+        return bad_input("--tokens", "missing: give token ids with --tokens 1,2,3 or a text with -p TEXT");
+    if (o->no_special && !o->prompt && !o->prompt_file) return bad_input("--no-special", "only goes with -p or -f");
+    if (bit == C_ATTN && !o->heads_spec) return bad_input("--heads", "missing: name the heads to record, e.g. --heads L17H24");
+    if (bit == C_ATTN && !o->output) return bad_input("-o", "missing: give the output file with -o OUT.npy");
+    return GNA_OK;
+}
+
 /* the arguments after the command, by the options table: an option another command takes is an
  * error here rather than silently ignored */
 static int parse_options(int argc, char **argv, Options *o) {
@@ -9494,27 +9519,7 @@ static int parse_options(int argc, char **argv, Options *o) {
         return GNA_OK;
     }
     o->no_reuse |= o->reference; /* --reference is the definitions alone: every request whole, as score_request runs it */
-    if (bit == C_HEADS && !o->task) return bad_input("--task", "missing: give --task kv or --task mmlu");
-    if (bit == C_HEADS && strcmp(o->task, "mmlu") == 0 && !o->data) return bad_input("--data", "missing: --task mmlu needs the MMLU data");
-    if ((bit & C_DATA & ~C_HEADS) && !o->data)
-        return bad_input("--data", bit == C_MMLU ? "missing: give the MMLU folder (data/dev, data/test) or a .jsonl file"
-                                   : bit == C_MC ? "missing: give the questions as a .jsonl file"
-                                                 : "missing: give the folder of the tasks' .jsonl files (weights_tools/convert/export_tasks.py)");
-    if (bit & (C_TOKENIZE | C_DETOKENIZE)) {
-        if (!o->model_dir == !o->tokenizer)
-            return bad_input(o->tokenizer ? "--tokenizer" : "-m", "give either -m DIR or --tokenizer FILE");
-    } else if (!o->model_dir) {
-        return bad_input("-m", "missing: give the model folder with -m DIR");
-    }
-    if (bit == C_TOKENIZE && !o->prompt == !o->prompt_file) return bad_input(o->prompt ? "-f" : "-p", "give either -p TEXT or -f FILE");
-    if (bit == C_DETOKENIZE && !o->tokens_text) return bad_input("--tokens", "missing: give token ids with --tokens 1,2,3");
-    if ((bit & C_TEXT) && o->tokens_text && o->prompt) return bad_input("-p", "give either --tokens IDS or -p TEXT, not both");
-    if ((bit & C_TEXT) && !o->tokens_text && !o->prompt)
-        return bad_input("--tokens", "missing: give token ids with --tokens 1,2,3 or a text with -p TEXT");
-    if (o->no_special && !o->prompt && !o->prompt_file) return bad_input("--no-special", "only goes with -p or -f");
-    if (bit == C_ATTN && !o->heads_spec) return bad_input("--heads", "missing: name the heads to record, e.g. --heads L17H24");
-    if (bit == C_ATTN && !o->output) return bad_input("-o", "missing: give the output file with -o OUT.npy");
-    return GNA_OK;
+    return check_required(o, bit);
 }
 
 static int command_info(const Model *m) {
@@ -9974,6 +9979,65 @@ static int read_keys(const char *path, char **text, const char ***keys, size_t *
 }
 
 /* gna kv, mmlu, mc, knowledge, gsm8k: a harness's questions (Part I's tasks), scored by the scorer */
+/* gna kv's questions (--pairs, --keys, --samples, --seed) and their settings; *keys and *key_text
+ * hold the keys while the harness runs */
+static int build_kv_harness(const Options *o, Harness *h, Bytes *settings, char **key_text, const char ***keys) {
+    int status = GNA_OK;
+    size_t pairs[64], n_settings = 0, n_keys = 0;
+    const char *p = o->pairs_text ? o->pairs_text : "10,15,20,25,30,35,40,45,50";
+    for (int more = 1; more && status == GNA_OK;) { /* numbers separated by single commas */
+        char *end = (char *)p;
+        long v = (*p >= '0' && *p <= '9') ? strtol(p, &end, 10) : -1;
+        if (v < 1 || v > 100 || (*end && *end != ',') || n_settings == 64)
+            status = bad_input("--pairs", "expected up to 64 numbers of pairs from 1 to 100, comma separated, got \"%s\"", o->pairs_text);
+        else pairs[n_settings++] = (size_t)v;
+        more = status == GNA_OK && *end == ',';
+        if (more) p = end + 1;
+    }
+    if (status == GNA_OK) {
+        if (o->keys) status = read_keys(o->keys, key_text, keys, &n_keys);
+        else {
+            *keys = checked_malloc(sizeof kv_default_keys);
+            memcpy(*keys, kv_default_keys, sizeof kv_default_keys);
+            n_keys = N_KV_KEYS;
+        }
+    }
+    for (size_t i = 0; i < n_settings && status == GNA_OK; i++)
+        if (pairs[i] > n_keys) status = bad_input("--pairs", "%zu pairs need %zu distinct keys; there are %zu", pairs[i], pairs[i], n_keys);
+    if (status == GNA_OK) build_kv(h, *keys, n_keys, pairs, n_settings, o->samples, o->seed, o->mask_spec != NULL);
+    bytes_add_text(settings, ", \"keys\": ");
+    if (o->keys) json_add_text(settings, o->keys);
+    else bytes_add_text(settings, "null");
+    bytes_add_text(settings, ", \"pairs\": [");
+    for (size_t i = 0; i < n_settings; i++) bytes_printf(settings, i ? ", %zu" : "%zu", pairs[i]);
+    bytes_printf(settings, "], \"samples\": %d, \"seed\": %llu}", o->samples, o->seed);
+    return status;
+}
+
+/* the questions of a harness that reads --data (mmlu, mc, knowledge, gsm8k) and their settings */
+static int build_data_harness(const Options *o, Harness *h, Bytes *settings) {
+    int status;
+    size_t limit = (size_t)o->limit;
+    if (strcmp(o->command, "mmlu") == 0) status = build_mmlu(h, o->data, (size_t)o->shots, limit);
+    else if (strcmp(o->command, "mc") == 0) status = build_mc(h, o->data, limit);
+    else if (strcmp(o->command, "knowledge") == 0) status = build_knowledge(h, o->data, o->tasks, limit);
+    else status = build_gsm8k(h, o->data, (size_t)o->shots, limit);
+    bytes_add_text(settings, ", \"data\": ");
+    json_add_text(settings, o->data);
+    if (strcmp(o->command, "mmlu") == 0 || strcmp(o->command, "gsm8k") == 0)
+        bytes_printf(settings, ", \"shots\": %d", o->shots);
+    if (strcmp(o->command, "gsm8k") == 0) bytes_printf(settings, ", \"max_gen_toks\": %d", o->max_gen_toks);
+    if (strcmp(o->command, "knowledge") == 0) {
+        bytes_add_text(settings, ", \"tasks\": ");
+        if (o->tasks) json_add_text(settings, o->tasks);
+        else bytes_add_text(settings, "null");
+    }
+    if (o->limit > 0) bytes_printf(settings, ", \"limit\": %d", o->limit);
+    else bytes_add_text(settings, ", \"limit\": null");
+    bytes_printf(settings, ", \"bos\": %s}", o->bos ? "true" : "false");
+    return status;
+}
+
 static int command_harness(gna_run *run, const Options *o, const Tokenizer *t) {
     Harness h = {0};
     Bytes settings = {0};
@@ -9982,56 +10046,8 @@ static int command_harness(gna_run *run, const Options *o, const Tokenizer *t) {
     int status = GNA_OK, is_kv = strcmp(command, "kv") == 0;
     char *key_text = NULL;
     const char **keys = NULL;
-    size_t n_keys = 0;
-    if (is_kv) {
-        size_t pairs[64], n_settings = 0;
-        const char *p = o->pairs_text ? o->pairs_text : "10,15,20,25,30,35,40,45,50";
-        for (int more = 1; more && status == GNA_OK;) { /* numbers separated by single commas */
-            char *end = (char *)p;
-            long v = (*p >= '0' && *p <= '9') ? strtol(p, &end, 10) : -1;
-            if (v < 1 || v > 100 || (*end && *end != ',') || n_settings == 64)
-                status = bad_input("--pairs", "expected up to 64 numbers of pairs from 1 to 100, comma separated, got \"%s\"", o->pairs_text);
-            else pairs[n_settings++] = (size_t)v;
-            more = status == GNA_OK && *end == ',';
-            if (more) p = end + 1;
-        }
-        if (status == GNA_OK) {
-            if (o->keys) status = read_keys(o->keys, &key_text, &keys, &n_keys);
-            else {
-                keys = checked_malloc(sizeof kv_default_keys);
-                memcpy(keys, kv_default_keys, sizeof kv_default_keys);
-                n_keys = N_KV_KEYS;
-            }
-        }
-        for (size_t i = 0; i < n_settings && status == GNA_OK; i++)
-            if (pairs[i] > n_keys) status = bad_input("--pairs", "%zu pairs need %zu distinct keys; there are %zu", pairs[i], pairs[i], n_keys);
-        if (status == GNA_OK) build_kv(&h, keys, n_keys, pairs, n_settings, o->samples, o->seed, o->mask_spec != NULL);
-        bytes_add_text(&settings, ", \"keys\": ");
-        if (o->keys) json_add_text(&settings, o->keys);
-        else bytes_add_text(&settings, "null");
-        bytes_add_text(&settings, ", \"pairs\": [");
-        for (size_t i = 0; i < n_settings; i++) bytes_printf(&settings, i ? ", %zu" : "%zu", pairs[i]);
-        bytes_printf(&settings, "], \"samples\": %d, \"seed\": %llu}", o->samples, o->seed);
-    } else {
-        size_t limit = (size_t)o->limit;
-        if (strcmp(command, "mmlu") == 0) status = build_mmlu(&h, o->data, (size_t)o->shots, limit);
-        else if (strcmp(command, "mc") == 0) status = build_mc(&h, o->data, limit);
-        else if (strcmp(command, "knowledge") == 0) status = build_knowledge(&h, o->data, o->tasks, limit);
-        else status = build_gsm8k(&h, o->data, (size_t)o->shots, limit);
-        bytes_add_text(&settings, ", \"data\": ");
-        json_add_text(&settings, o->data);
-        if (strcmp(command, "mmlu") == 0 || strcmp(command, "gsm8k") == 0)
-            bytes_printf(&settings, ", \"shots\": %d", o->shots);
-        if (strcmp(command, "gsm8k") == 0) bytes_printf(&settings, ", \"max_gen_toks\": %d", o->max_gen_toks);
-        if (strcmp(command, "knowledge") == 0) {
-            bytes_add_text(&settings, ", \"tasks\": ");
-            if (o->tasks) json_add_text(&settings, o->tasks);
-            else bytes_add_text(&settings, "null");
-        }
-        if (o->limit > 0) bytes_printf(&settings, ", \"limit\": %d", o->limit);
-        else bytes_add_text(&settings, ", \"limit\": null");
-        bytes_printf(&settings, ", \"bos\": %s}", o->bos ? "true" : "false");
-    }
+    if (is_kv) status = build_kv_harness(o, &h, &settings, &key_text, &keys);
+    else status = build_data_harness(o, &h, &settings);
     Intervention plain = {.plan = run->plan}; /* kv scores every sample with and without --mask */
     Scorer s = {.model = run->model, .tokenizer = t, .cx = &run->cx, .plan = run->plan, .add_special = is_kv || o->bos,
                 .reuse = !o->no_reuse, .max_new_tokens = (size_t)o->max_gen_toks, .prefix_index = -1};
