@@ -10672,6 +10672,26 @@ static int resolve_text_names(gna_run *run, const Options *o, const Tokenizer *t
     return status;
 }
 
+/* the defaults of gna COMMAND's options */
+static Options default_options(const char *command) {
+    return (Options){.command = command, .top = 5, .at = -1, .n_new = 16, .shard = 1, .n_shards = 1, .samples = 100,
+                     .shots = strcmp(command, "gsm8k") == 0 ? 5 : 0, /* lm-eval's: gsm8k 5-shot, mmlu as the paper ran it */
+                     .max_gen_toks = 256};
+}
+
+/* a harness or gna heads on a loaded model: the one path of gna_task and of the command line */
+static int run_task(const Model *m, const Options *o) {
+    Tokenizer *t = NULL;
+    gna_run *run = NULL;
+    int status = load_tokenizer(o, &t);
+    if (status == GNA_OK) status = check_command_outputs(o, m);
+    if (status == GNA_OK) status = gna_run_new(m, o->n_run_options, o->run_options, &run);
+    if (status == GNA_OK) status = strcmp(o->command, "heads") == 0 ? command_heads(run, o, t) : command_harness(run, o, t);
+    gna_run_free(run);
+    gna_tokenizer_free(t);
+    return status;
+}
+
 static int run_command(int argc, char **argv) {
     if (argc < 2) return bad_input("command", "missing (gna --help lists the commands)");
     const char *command = argv[1];
@@ -10680,10 +10700,8 @@ static int run_command(int argc, char **argv) {
         return GNA_OK;
     }
     if (command_index(command) < 0) return bad_input(command, "unknown command (gna --help lists them)");
-    Options o = {.command = command, .top = 5, .at = -1, .n_new = 16, .shard = 1, .n_shards = 1, .samples = 100, .shots = -1,
-                 .max_gen_toks = 256};
+    Options o = default_options(command);
     TRY(parse_options(argc, argv, &o));
-    if (o.shots < 0) o.shots = strcmp(command, "gsm8k") == 0 ? 5 : 0; /* lm-eval's: gsm8k 5-shot, mmlu as the paper ran it */
     if (o.help) {
         print_help(command);
         return GNA_OK;
@@ -10692,17 +10710,20 @@ static int run_command(int argc, char **argv) {
         TRY(check_outputs((const char *const *)&o.json, 1, (const char *const *)o.logs, o.n_logs));
         return command_merge(o.n_logs, o.logs, o.json);
     }
-    int is_harness = names_of(command) != NULL || strcmp(command, "heads") == 0;
+    if (names_of(command) || strcmp(command, "heads") == 0) { /* a task: the same path as gna_task's */
+        Model *m = NULL;
+        int status = check_settings_text(&o);
+        if (status == GNA_OK) status = gna_load(o.model_dir, &m);
+        if (status == GNA_OK) status = run_task(m, &o);
+        gna_free(m);
+        return status;
+    }
     int *tokens = NULL, n_tokens = 0;
     if (o.tokens_text) TRY(parse_tokens(o.tokens_text, &tokens, &n_tokens));
     Tokenizer *t = NULL;
     int status = GNA_OK;
     int tokenizer_only = strcmp(command, "tokenize") == 0 || strcmp(command, "detokenize") == 0;
-    if (is_harness && (status = check_settings_text(&o)) != GNA_OK) {
-        free(tokens);
-        return status;
-    }
-    if (tokenizer_only || o.prompt || is_harness) status = load_tokenizer(&o, &t);
+    if (tokenizer_only || o.prompt) status = load_tokenizer(&o, &t);
     if (status == GNA_OK && tokenizer_only) {
         if (strcmp(command, "tokenize") == 0) status = command_tokenize(t, &o);
         else status = command_detokenize(t, &o, tokens, n_tokens);
@@ -10717,11 +10738,9 @@ static int run_command(int argc, char **argv) {
         if (status == GNA_OK && strcmp(command, "info") == 0) status = command_info(m);
         else if (status == GNA_OK && (status = gna_run_new(m, o.n_run_options, o.run_options, &run)) == GNA_OK &&
                  (status = check_tokens(m, o.prompt ? "-p" : "--tokens", tokens, n_tokens)) == GNA_OK &&
-                 (is_harness || !names_positions(&run->iv) || (status = resolve_text_names(run, &o, t, tokens, n_tokens, &named)) == GNA_OK)) {
+                 (!names_positions(&run->iv) || (status = resolve_text_names(run, &o, t, tokens, n_tokens, &named)) == GNA_OK)) {
             if (named.items) run->iv.items = named.items; /* this command's own run: its named positions found in its tokens */
-            if (strcmp(command, "heads") == 0) status = command_heads(run, &o, t);
-            else if (is_harness) status = command_harness(run, &o, t);
-            else if (strcmp(command, "logits") == 0) status = command_logits(run, &o, tokens, (size_t)n_tokens);
+            if (strcmp(command, "logits") == 0) status = command_logits(run, &o, tokens, (size_t)n_tokens);
             else if (strcmp(command, "attn") == 0 || strcmp(command, "lens") == 0) {
                 /* the SVG and the lens label tokens with their text when the folder has a tokenizer (else with ids) */
                 Tokenizer *labels = t;
@@ -10743,6 +10762,33 @@ static int run_command(int argc, char **argv) {
     gna_tokenizer_free(t);
     free(tokens);
     return status;
+}
+
+
+/* gna_task's options are those of gna COMMAND after it, but -m: its model is the one given */
+static int task(const gna_model *model, const char *command, int n_options, const char *const *options) {
+    if (!names_of(command) && strcmp(command, "heads") != 0)
+        return bad_input(command, "not a task (kv, mmlu, mc, knowledge, gsm8k, heads)");
+    const char **argv = checked_malloc(sizeof(char *) * (size_t)(n_options + 3));
+    argv[0] = "gna", argv[1] = command;
+    for (int i = 0; i < n_options; i++) argv[i + 2] = options[i];
+    argv[n_options + 2] = NULL;
+    Options o = default_options(command);
+    o.model_dir = model->dir;
+    int status = parse_options(n_options + 2, (char **)argv, &o);
+    if (status == GNA_OK && o.model_dir != model->dir) status = bad_input("-m", "gna_task runs the model it is given");
+    if (status == GNA_OK && o.help) print_help(command);
+    else if (status == GNA_OK && (status = check_settings_text(&o)) == GNA_OK) status = run_task(model, &o);
+    free(argv);
+    return status;
+}
+
+int gna_task(const gna_model *model, const char *command, int n_options, const char *const *options) {
+    NEEDS(model && command, "gna_task: model or command is NULL");
+    NEEDS(n_options >= 0 && (n_options == 0 || options), "gna_task: options must be n_options strings");
+    for (int i = 0; i < n_options; i++) NEEDS(options[i], "gna_task: an option is NULL");
+    start_call();
+    CATCH_OUT_OF_MEMORY(task(model, command, n_options, options));
 }
 
 static int catch_run_command(int argc, char **argv) { CATCH_OUT_OF_MEMORY(run_command(argc, argv)); }

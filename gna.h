@@ -109,6 +109,13 @@ int gna_tokenize(const gna_tokenizer *tokenizer, const char *text, size_t length
 /* ids into *text (malloc'd, NUL-terminated, *length bytes), special tokens left out if skip_special */
 int gna_detokenize(const gna_tokenizer *tokenizer, const int *ids, int n_ids, int skip_special, char **text, size_t *length);
 
+/* A task - a harness (kv, mmlu, mc, knowledge, gsm8k) or heads - on a loaded model: options are
+ * those of `gna COMMAND` after it, its own and the run's (--mask, --layers, ...), without -m, e.g.
+ * {"--pairs", "10,20", "--json", "out.json"}. Prints what gna COMMAND prints, writes what its
+ * options name, and returns GNA_OK or an error (gna_error()). The command line runs its tasks
+ * through the same code, after loading the model of -m. */
+int gna_task(const gna_model *model, const char *command, int n_options, const char *const *options);
+
 /* The command line, as the gna program runs it: argv[1] is the command. Prints its results to
  * stdout and, on failure, "gna: error: ..." to stderr; returns the exit status. */
 int gna_main(int argc, char **argv);

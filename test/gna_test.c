@@ -1723,12 +1723,16 @@ static int command_api(const char *dir, const char *tmp) {
         {"gna_detokenize(negative count)", gna_detokenize(t, ids, -5, 0, &text, &length)},
         {"gna_detokenize(NULL ids)", gna_detokenize(t, NULL, 2, 0, &text, &length)},
         {"gna_main(NULL argv)", gna_main(2, NULL)},
+        {"gna_task(NULL model)", gna_task(NULL, "kv", 0, NULL)},
+        {"gna_task(NULL option)", gna_task(m, "kv", 1, (const char *const[]){NULL})},
+        {"gna_task(logits)", gna_task(m, "logits", 0, NULL)},
+        {"gna_task(-m)", gna_task(m, "kv", 2, (const char *const[]){"-m", dir})},
     };
     int all = 1;
     char which[256] = "";
     for (size_t i = 0; i < sizeof nulls / sizeof *nulls; i++)
         if (nulls[i].status != GNA_BAD_INPUT && all) all = 0, snprintf(which, sizeof which, "%s gave %d", nulls[i].what, nulls[i].status);
-    check(all, "api: NULLs and negative counts in 20 calls of 14 functions are GNA_BAD_INPUT", "%s", which);
+    check(all, "api: NULLs, negative counts, a command that is not a task and -m for gna_task: 24 calls of 15 functions, each GNA_BAD_INPUT", "%s", which);
     check(gna_vocab_size(NULL) == -1 && gna_cache_length(NULL) == -1, "api: gna_vocab_size and gna_cache_length of NULL are -1", "-");
     int status = gna_forward(run, cache2, ids, 4, NULL);
     check(status == GNA_BAD_INPUT && strstr(gna_error(), "another run"), "api: a cache made for another run (another model's) is refused",

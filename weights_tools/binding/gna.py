@@ -46,7 +46,7 @@ two chunks there; the conv state stays its own). Positions are ints, negative fr
 sees the site after its ablation and before its patch. Bits: a run split by states= matches the same
 split's (the vector matmul's order of summation depends on a chunk's length below 6 tokens).
   m.kv(**options), m.mmlu(data=, ...), m.mc(data=, ...), m.heads(task=, ...)
-                                      the harness commands run in this process through gna_main, with
+                                      the harness commands run in this process through gna_task, with
                                       keywords for their options (pairs=[10, 20] is --pairs 10,20,
                                       no_reuse=True is --no-reuse); they return the --json results
                                       as a dict; quiet=True keeps the results table off stdout
@@ -120,6 +120,7 @@ _SIGNATURES = {  # name: (restype, argtypes), as gna.h declares them
     "gna_detokenize": (ctypes.c_int, [_p, _INTS, ctypes.c_int, ctypes.c_int, ctypes.POINTER(_p),
                                       ctypes.POINTER(ctypes.c_size_t)]),
     "gna_main": (ctypes.c_int, [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]),
+    "gna_task": (ctypes.c_int, [_p, ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]),
     "gna_site_width": (ctypes.c_int, [_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int)]),
     "gna_run_tap": (ctypes.c_int, [_p, ctypes.c_int, ctypes.c_char_p, _INTS, ctypes.c_int, _p]),
     "gna_unembed": (ctypes.c_int, [_p, _FLOATS, ctypes.c_int, _FLOATS]),
@@ -294,25 +295,10 @@ def _rows(rows, T):
     return np.array(out, dtype=np.intc)
 
 
-# the harness commands' own options (gna CMD --help), beyond the run's: keyword -> takes a value
-_HARNESS_OPTIONS = {
-    "kv": {"pairs", "samples", "seed", "keys", "svg", "log", "shard", "no_reuse"},
-    "mmlu": {"data", "shots", "limit", "bos", "log", "shard", "no_reuse"},
-    "mc": {"data", "limit", "bos", "log", "shard", "no_reuse"},
-    "knowledge": {"data", "tasks", "limit", "bos", "log", "shard", "no_reuse"},
-    "gsm8k": {"data", "shots", "max_gen_toks", "limit", "bos", "log", "shard", "no_reuse"},
-    "heads": {"task", "data", "pairs", "samples", "seed", "keys", "shots", "limit", "bos", "heads", "top", "sweep", "svg",
-              "shard", "no_reuse"},
-}
-
 
 def _harness_arguments(command, options):
     arguments = []
     for name, value in options.items():
-        if name not in _HARNESS_OPTIONS[command]:
-            common = ["layers", "drop", "replace", "quiet"] + ([] if command == "heads" else ["mask"])
-            raise TypeError(f"{command}() got an unexpected keyword argument '{name}' "
-                            f"(its options: {', '.join(sorted(_HARNESS_OPTIONS[command] | set(common)))})")
         if value is None or value is False:
             continue
         flag = b"--" + name.replace("_", "-").encode()
@@ -336,7 +322,7 @@ _quiet = {"lock": threading.Lock(), "count": 0, "saved": None}
 
 @contextlib.contextmanager
 def _stdio(quiet):
-    """gna_main writes with C's stdio: flush around it so its lines keep their place; quiet sends file
+    """gna_task writes with C's stdio: flush around it so its lines keep their place; quiet sends file
     descriptors 1 and 2 to /dev/null meanwhile. File descriptors are the process's: quiet calls from
     several threads share one redirection, made by the first and undone by the last, so that stdout and
     stderr are always given back."""
@@ -727,17 +713,19 @@ class Model:
 
     def _harness(self, command, quiet, mask, layers, drop, replace, options):
         self._open()
-        arguments = [b"gna", command.encode(), b"-m", _text("path", self.path)]
-        arguments += list(self._base) + list(_run_options(mask, layers, drop, replace))
+        arguments = list(self._base) + list(_run_options(mask, layers, drop, replace))
         arguments += _harness_arguments(command, options)
         lib = library()
         directory = tempfile.mkdtemp(prefix="gna-")
         try:
             results = os.path.join(directory, "results.json")
             arguments += [b"--json", results.encode(), b"-q"]
-            argv = (ctypes.c_char_p * (len(arguments) + 1))(*arguments, None)
+            strings = (ctypes.c_char_p * (len(arguments) + 1))(*arguments, None)
             with self._lock, _stdio(quiet):
-                status, message = _interruptible(lambda: lib.gna_main(len(arguments), argv))
+                status, message = _interruptible(lambda: lib.gna_task(self._model, command.encode(), len(arguments), strings))
+            if status != GNA_OK and re.search(rb"^--[a-z0-9-]+: (unknown option|not an option)", message or b""):
+                option = message.split(b":")[0].decode()
+                raise TypeError(f"{command}() got an unexpected keyword argument '{option[2:].replace('-', '_')}' ({message.decode()})")
             _check(status, message)
             with open(results, encoding="utf-8") as f:
                 return json.load(f)
