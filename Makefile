@@ -157,7 +157,7 @@ CROSS_CFLAGS ?=
 # -ffp-contract=off: no fused multiply-adds (riscv64, s390x, aarch64 have them); -fexcess-precision=fast:
 # float arithmetic in float on s390x, whose -std=c11 default is FLT_EVAL_METHOD 1 (float in double);
 # i686 needs -msse2 -mfpmath=sse besides (FLT_EVAL_METHOD 2, x87). Then --reference gives x86-64's bits
-# (make test-bits), Part I's elementary functions being gna's own (II.12).
+# (make test-bits), Part I's elementary functions being gna's own (I.8).
 CROSS_BUILD = -std=c11 -O2 $(WARNINGS) -ffp-contract=off -fexcess-precision=fast $(CROSS_CFLAGS) -static -pthread
 
 $(eval $(call THREE_PROGRAMS,$(CROSS),$(CROSS)-gcc $(CROSS_BUILD)))

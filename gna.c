@@ -111,7 +111,6 @@ static void bytes_printf(Bytes *b, const char *format, ...);
 static void json_add_text(Bytes *b, const char *text); /* a JSON string, as Python's json.dumps writes it */
 static uint32_t utf8_next(const char *text, size_t *at);       /* the code point at text[*at] of UTF-8 */
 static int is_white_space(uint32_t c);                         /* Unicode White_Space */
-static uint64_t random_next(uint64_t *state);                  /* splitmix64 */
 static int interrupted(void);  /* gna_interrupt() was called during this call: forward stops between layers */
 
 /* ---------------------------------------------------------------------------------------------
@@ -180,7 +179,7 @@ static float round_to_bf16(float x) {
     return x;
 }
 
-/* e^x, log, log(1+x), erf, sin, cos and x^y of gna's own (II.12): the same bits from every C library */
+/* e^x, log, log(1+x), erf, sin, cos and x^y of gna's own (I.8): the same bits from every C library */
 static double gna_exp(double x), gna_log(double x), gna_log1p(double x), gna_erf(double x), gna_sin(double x),
     gna_cos(double x), gna_pow(double x, double y);
 static float exp_f(float x) { return (float)gna_exp(x); }
@@ -2059,6 +2058,13 @@ static void knowledge_average(Score *k, const Score *tasks, int n) {
     k->stderr_value[0] = k->value[1] = k->stderr_value[1] = NAN;
 }
 
+static uint64_t random_next(uint64_t *state) { /* next() below: splitmix64 (Steele, Lea, Flood 2014) */
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
 /* -- KV retrieval, the paper's task (§3.4, fig. 4; the authors' kv_retrieval.py, MemorizationDataset):
  *   "Memorize the following dictionary:\n" + "<key>:<value>\n" per pair + "The value of the key '<key>' is"
  * with distinct keys and distinct values 0..99. The choices are the dictionary's values, each scored
@@ -2389,6 +2395,190 @@ static void head_scores(const Probe *probe, const size_t *starts, const size_t *
     free(r);
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * I.8 Elementary functions of gna's own, called above instead of the C library's, which round them
+ * differently (glibc, musl, newlib, Debian's i386 libm): with them and float arithmetic in float
+ * (-ffp-contract=off, -fexcess-precision=fast), --reference gives the same bits on every target (README,
+ * Porting). Only binary64 + - * /, comparisons and the exact floor, ldexp, frexp, fabs; fixed loop counts.
+ * Within 2.5 ulp of double; rounded to float, the correctly rounded float on 10^6 inputs per function. */
+
+/* Exact product a*b = *hi + *lo without FMA: Veltkamp splitting and Dekker's product
+ * (T. J. Dekker, "A floating-point technique for extending the available precision",
+ * Numer. Math. 18, 1971).  Valid while |a|, |b| < 2^995. */
+static void gna_two_prod(double a, double b, double *hi, double *lo) {
+    double c = 134217729.0 * a, ah = c - (c - a), al = a - ah;   /* 2^27 + 1 */
+    double d = 134217729.0 * b, bh = d - (d - b), bl = b - bh;
+    *hi = a * b;
+    *lo = ((ah * bh - *hi) + ah * bl + al * bh) + al * bl;
+}
+
+/* e^(hi+lo) with |lo| <~ ulp(hi).  Cody & Waite (1980) reduction hi = k ln2 + r, |r| <= ln2/2,
+ * with ln2 split into a 32-bit head (k*LN2_HI is exact) and a tail (fdlibm's constants);
+ * e^r by its Taylor series (coefficients 1/n!, n <= 13, truncation error < 1e-17) in
+ * Horner form; the result is scaled by ldexp(., k), which rounds correctly into subnormals. */
+static double gna_exp_dd(double hi, double lo) {
+    const double LN2_HI = 6.93147180369123816490e-01, LN2_LO = 1.90821492927058770002e-10;
+    if (hi != hi) return hi;
+    if (hi > 709.782712893384) return INFINITY;
+    if (hi < -746.0) return 0.0;
+    double k = floor(hi * 1.4426950408889634 + 0.5);             /* round(hi / ln2) */
+    double r = ((hi - k * LN2_HI) - k * LN2_LO) + lo;
+    double p = 1.0/479001600 + r * (1.0/6227020800);
+    p = 1.0/39916800 + r * p;  p = 1.0/3628800 + r * p;  p = 1.0/362880 + r * p;
+    p = 1.0/40320 + r * p;     p = 1.0/5040 + r * p;     p = 1.0/720 + r * p;
+    p = 1.0/120 + r * p;       p = 1.0/24 + r * p;       p = 1.0/6 + r * p;
+    p = 0.5 + r * p;
+    p = 1.0 + (r + r * (r * p));                          /* e^r = 1 + r + r^2 (1/2 + r/6 + ...) */
+    return ldexp(p, (int)k);
+}
+
+/* e^x: see gna_exp_dd.  Overflow -> +inf, underflow -> 0 (via subnormals), NaN -> NaN. */
+static double gna_exp(double x) { return gna_exp_dd(x, 0.0); }
+
+/* *s + *e = a + b exactly (Knuth's TwoSum, TAOCP vol. 2, 4.2.2). */
+static void gna_two_sum(double a, double b, double *s, double *e) {
+    double bb = (*s = a + b) - a;
+    *e = (a - (*s - bb)) + (b - bb);
+}
+
+/* log(x) = return value + *lo (double-double, error ~2^-70 relative) for finite x > 0.
+ * x = 2^e m, m in [sqrt(1/2), sqrt(2)); f = m - 1 (exact); s = f/(2+f) is computed as
+ * s + sl (Dekker product for the remainder f - s(2+f));
+ * log(m) = 2 atanh(s) = 2s + (2/3)s^3 + 2s^5 (1/5 + s^2/7 + ... + s^16/21) (error < 1e-18),
+ * with 2s and (2/3)s^3 kept in double-double; log(x) = e ln2 + log(m), ln2 in two parts
+ * (fdlibm's; e*LN2_HI is exact).  Used for gna_log and, for its extra precision, gna_pow. */
+static double gna_log_dd(double x, double *lo) {
+    const double LN2_HI = 6.93147180369123816490e-01, LN2_LO = 1.90821492927058770002e-10;
+    const double TWO3_HI = 0x1.5555555555555p-1, TWO3_LO = 0x1.5555555555555p-55;  /* 2/3 */
+    int e;
+    double m = frexp(x, &e), f, u, ul, s, sl, ph, pl, z, zl, c, cl, t, h, l, h2, l2;
+    if (m < 0.70710678118654752440) { m = 2.0 * m; e = e - 1; }
+    f = m - 1.0;
+    u = 2.0 + f;  ul = f - (u - 2.0);                     /* u + ul = 2 + f exactly */
+    s = f / u;
+    gna_two_prod(s, u, &ph, &pl);
+    sl = (((f - ph) - pl) - s * ul) / u;                  /* s + sl = f / (2 + f) */
+    gna_two_prod(s, s, &z, &zl);
+    gna_two_prod(z, s, &c, &cl);  cl = cl + zl * s;       /* s^3 = c + cl */
+    gna_two_prod(c, TWO3_HI, &ph, &pl);
+    pl = pl + (c * TWO3_LO + cl * TWO3_HI);               /* (2/3) s^3 = ph + pl */
+    t = 1.0/19 + z * (1.0/21);
+    t = 1.0/17 + z * t;  t = 1.0/15 + z * t;  t = 1.0/13 + z * t;  t = 1.0/11 + z * t;
+    t = 1.0/9 + z * t;   t = 1.0/7 + z * t;   t = 1.0/5 + z * t;
+    t = 2.0 * s * (z * z) * t;                            /* 2s^5/5 + 2s^7/7 + ... */
+    gna_two_sum(e * LN2_HI, 2.0 * s, &h, &l);
+    gna_two_sum(h, ph, &h2, &l2);
+    l = (l + l2) + (((e * LN2_LO + 2.0 * sl) + 2.0 * z * sl) + (pl + t));
+    h = h2 + l;  *lo = l - (h - h2);
+    return h;
+}
+
+/* Natural logarithm via gna_log_dd.  x < 0 -> NaN, +-0 -> -inf, +inf -> +inf. */
+static double gna_log(double x) {
+    double lo;
+    if (x != x || x == INFINITY) return x;
+    if (!(x > 0.0)) return x < 0.0 ? NAN : -INFINITY;
+    return gna_log_dd(x, &lo);
+}
+
+/* log(1+x).  Goldberg's trick (D. Goldberg, "What every computer scientist should know
+ * about floating-point arithmetic", 1991, Thm. 4): with u = fl(1+x), log(u) * (x/(u-1))
+ * cancels the rounding error of 1+x.  x < -1 -> NaN, -1 -> -inf, +-0 -> +-0. */
+static double gna_log1p(double x) {
+    double u = 1.0 + x;
+    if (x != x || x == INFINITY) return x;
+    if (x < -1.0) return NAN;
+    if (u == 1.0) return x;
+    return gna_log(u) * (x / (u - 1.0));
+}
+
+/* erf(x), odd.  |x| < 2.5: Taylor series erf(x) = 2/sqrt(pi) sum_n (-1)^n x^(2n+1) / (n! (2n+1))
+ * (Abramowitz & Stegun 7.1.5), 40 terms nested backward as 1 - (q/1)(1/3 - (q/2)(1/5 - ...)),
+ * q = x^2 (its cancellation leaves ~1e-14: every float result correctly rounded).  2.5 <= |x| < 6:
+ * erf = 1 - erfc with Laplace's continued fraction erfc(x) = e^(-x^2)/sqrt(pi) / (x + (1/2)/(x +
+ * (2/2)/(x + (3/2)/(x + ...)))) (A&S 7.1.14), 50 levels evaluated backward.  |x| >= 6: +-1. */
+static double gna_erf(double x) {
+    double ax = fabs(x), q = ax * ax, s, r;
+    if (x != x || x == 0.0) return x;                     /* NaN, +-0 */
+    if (ax >= 6.0) {
+        r = 1.0;
+    } else if (ax < 2.5) {
+        s = 1.0 / 81;
+        for (int n = 40; n >= 1; n--) s = 1.0 / (2 * n - 1) - (q / n) * s;
+        r = 1.1283791670955126 * ax * s;                  /* 2/sqrt(pi) */
+    } else {
+        s = ax;
+        for (int n = 50; n >= 1; n--) s = ax + (0.5 * n) / s;
+        r = 1.0 - 0.5641895835477563 * gna_exp(-q) / s;   /* 1/sqrt(pi) */
+    }
+    return x < 0.0 ? -r : r;
+}
+
+/* Cody & Waite (1980) reduction of ax >= 0: ax = n pi/2 + r, |r| <~ pi/4, quadrant n mod 4 in *q.
+ * pi/2 = P1 + P2 + P3 + P4, P1..P3 with 24 significant bits, so n*Pi is exact for n < 2^29
+ * (gna_sin/gna_cos use it only for |x| < 2^29). */
+static double gna_reduce_pio2(double ax, int *q) {
+    const double P1 = 0x1.921fb6p+0, P2 = -0x1.777a5cp-25, P3 = -0x1.ee59dap-50,
+                 P4 = 0x1.98a2e03707345p-77;              /* P1+P2+P3+P4 - pi/2 = -5e-40 */
+    double n = floor(ax * 0.6366197723675814 + 0.5);      /* round(ax * 2/pi) */
+    *q = (int)(n - 4.0 * floor(0.25 * n));
+    return (((ax - n * P1) - n * P2) - n * P3) - n * P4;
+}
+
+/* sin(r), |r| <= pi/4 (+ tiny): Taylor series to r^19 (truncation < 1e-19). */
+static double gna_sin_kernel(double r) {
+    double z = r * r, p = 1.0/362880 + z * (-1.0/39916800 + z * (1.0/6227020800
+               + z * (-1.0/1307674368000 + z * (1.0/355687428096000 + z * (-1.0/121645100408832000)))));
+    p = -1.0/6 + z * (1.0/120 + z * (-1.0/5040 + z * p));
+    return r + r * (z * p);
+}
+
+/* cos(r), |r| <= pi/4 (+ tiny): Taylor series to r^18 (truncation < 1e-20); 1 - r^2/2 is
+ * summed with its rounding error recovered (as in fdlibm's __kernel_cos). */
+static double gna_cos_kernel(double r) {
+    double z = r * r, hz = 0.5 * z, w = 1.0 - hz;
+    double p = 1.0/40320 + z * (-1.0/3628800 + z * (1.0/479001600 + z * (-1.0/87178291200
+               + z * (1.0/20922789888000 + z * (-1.0/6402373705728000)))));
+    p = 1.0/24 + z * (-1.0/720 + z * p);
+    return w + (((1.0 - w) - hz) + (z * z) * p);
+}
+
+/* sin(x) = sign(x) sin(|x|) via gna_reduce_pio2 and the quadrant.  Domain |x| < 2^29
+ * (5.4e8); +-inf and larger |x| -> NaN (exact reduction there needs Payne-Hanek). */
+static double gna_sin(double x) {
+    int q;
+    if (x != x || x == 0.0) return x;                     /* NaN, +-0 */
+    if (!(fabs(x) < 0x1p29)) return NAN;                  /* inf; outside supported domain */
+    double r = gna_reduce_pio2(fabs(x), &q), v = (q & 1) ? gna_cos_kernel(r) : gna_sin_kernel(r);
+    if (q & 2) v = -v;
+    return x < 0.0 ? -v : v;
+}
+
+/* cos(x) = cos(|x|) via gna_reduce_pio2 and the quadrant.  Domain as gna_sin. */
+static double gna_cos(double x) {
+    int q;
+    if (x != x) return x;
+    if (!(fabs(x) < 0x1p29)) return NAN;                  /* inf; outside supported domain */
+    double r = gna_reduce_pio2(fabs(x), &q), v = (q & 1) ? gna_sin_kernel(r) : gna_cos_kernel(r);
+    return (q == 1 || q == 2) ? -v : v;
+}
+
+/* x^y for x > 0 (x <= 0 only for the trivial cases: 0^y; x < 0 -> NaN).
+ * log(x) as double-double (gna_log_dd), y*log(x) as double-double (Dekker product),
+ * then e^(zh+zl) (gna_exp_dd), so the error stays ~1 ulp even for |y log x| ~ 700. */
+static double gna_pow(double x, double y) {
+    double h, l, zh, zl;
+    if (y == 0.0 || x == 1.0) return 1.0;
+    if (x != x || y != y) return x + y;                   /* NaN */
+    if (x < 0.0) return NAN;
+    if (x == 0.0) return y > 0.0 ? 0.0 : INFINITY;
+    if (x == INFINITY) return y > 0.0 ? INFINITY : 0.0;
+    h = gna_log_dd(x, &l);
+    if (fabs(y * h) > 800.0) return y * h > 0.0 ? INFINITY : 0.0;
+    gna_two_prod(y, h, &zh, &zl);
+    return gna_exp_dd(zh, zl + y * l);
+}
+
 /* ===== PART II: machinery ==================================================================== */
 /* Build switches:
  *   GNA_THREADS   1 (default): Compute.run splits work over POSIX threads; 0 builds without pthreads.
@@ -2591,14 +2781,6 @@ static double seconds_now(void) {
 #else /* newlib on bare metal: processor time, which is all the time there is */
     return (double)clock() / CLOCKS_PER_SEC;
 #endif
-}
-
-/* splitmix64 (Steele, Lea, Flood 2014): a small, well-mixed generator; the same seed, the same samples */
-static uint64_t random_next(uint64_t *state) {
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
 }
 
 /* dir + "/" + name */
@@ -10814,216 +10996,6 @@ int main(int argc, char **argv) {
     return gna_main(argc, argv);
 }
 #endif
-/* ---------------------------------------------------------------------------------------------
- * II.12 Elementary functions: e^x, log, log(1+x), erf, sin, cos, x^y of gna's own, which Part I's
- * definitions call instead of the C library's, because every C library rounds these differently
- * (glibc, musl, newlib and Debian's i386 libm disagree in the last bit): with them, and with float
- * arithmetic in float (-ffp-contract=off, -fexcess-precision=fast), --reference gives the same bits on
- * every target (README, Porting). Only binary64 + - * /, comparisons and the exact floor, ldexp, frexp
- * and fabs; every loop has a fixed count. Accuracy: within 2.5 ulp of double; rounded to float, the
- * correctly rounded float on 10^6 inputs per function and range.
- */
-
-/* Exact product a*b = *hi + *lo without FMA: Veltkamp splitting and Dekker's product
- * (T. J. Dekker, "A floating-point technique for extending the available precision",
- * Numer. Math. 18, 1971).  Valid while |a|, |b| < 2^995. */
-static void gna_two_prod(double a, double b, double *hi, double *lo)
-{
-    double c = 134217729.0 * a, ah = c - (c - a), al = a - ah;   /* 2^27 + 1 */
-    double d = 134217729.0 * b, bh = d - (d - b), bl = b - bh;
-    *hi = a * b;
-    *lo = ((ah * bh - *hi) + ah * bl + al * bh) + al * bl;
-}
-
-/* e^(hi+lo) with |lo| <~ ulp(hi).  Cody & Waite (1980) reduction hi = k ln2 + r, |r| <= ln2/2,
- * with ln2 split into a 32-bit head (k*LN2_HI is exact) and a tail (fdlibm's constants);
- * e^r by its Taylor series (coefficients 1/n!, n <= 13, truncation error < 1e-17) in
- * Horner form; the result is scaled by ldexp(., k), which rounds correctly into subnormals. */
-static double gna_exp_dd(double hi, double lo)
-{
-    const double LN2_HI = 6.93147180369123816490e-01, LN2_LO = 1.90821492927058770002e-10;
-    double k, r, p;
-    if (hi != hi) return hi;
-    if (hi > 709.782712893384) return INFINITY;
-    if (hi < -746.0) return 0.0;
-    k = floor(hi * 1.4426950408889634 + 0.5);                    /* round(hi / ln2) */
-    r = ((hi - k * LN2_HI) - k * LN2_LO) + lo;
-    p = 1.0/479001600 + r * (1.0/6227020800);
-    p = 1.0/39916800 + r * p;  p = 1.0/3628800 + r * p;  p = 1.0/362880 + r * p;
-    p = 1.0/40320 + r * p;     p = 1.0/5040 + r * p;     p = 1.0/720 + r * p;
-    p = 1.0/120 + r * p;       p = 1.0/24 + r * p;       p = 1.0/6 + r * p;
-    p = 0.5 + r * p;
-    p = 1.0 + (r + r * (r * p));                          /* e^r = 1 + r + r^2 (1/2 + r/6 + ...) */
-    return ldexp(p, (int)k);
-}
-
-/* e^x: see gna_exp_dd.  Overflow -> +inf, underflow -> 0 (via subnormals), NaN -> NaN. */
-static double gna_exp(double x) { return gna_exp_dd(x, 0.0); }
-
-/* *s + *e = a + b exactly (Knuth's TwoSum, TAOCP vol. 2, 4.2.2). */
-static void gna_two_sum(double a, double b, double *s, double *e)
-{
-    double bb;
-    *s = a + b;  bb = *s - a;  *e = (a - (*s - bb)) + (b - bb);
-}
-
-/* log(x) = return value + *lo (double-double, error ~2^-70 relative) for finite x > 0.
- * x = 2^e m, m in [sqrt(1/2), sqrt(2)); f = m - 1 (exact); s = f/(2+f) is computed as
- * s + sl (Dekker product for the remainder f - s(2+f));
- * log(m) = 2 atanh(s) = 2s + (2/3)s^3 + 2s^5 (1/5 + s^2/7 + ... + s^16/21) (error < 1e-18),
- * with 2s and (2/3)s^3 kept in double-double; log(x) = e ln2 + log(m), ln2 in two parts
- * (fdlibm's; e*LN2_HI is exact).  Used for gna_log and, for its extra precision, gna_pow. */
-static double gna_log_dd(double x, double *lo)
-{
-    const double LN2_HI = 6.93147180369123816490e-01, LN2_LO = 1.90821492927058770002e-10;
-    const double TWO3_HI = 0x1.5555555555555p-1, TWO3_LO = 0x1.5555555555555p-55;  /* 2/3 */
-    int e;
-    double m = frexp(x, &e), f, u, ul, s, sl, ph, pl, z, zl, c, cl, t, h, l, h2, l2;
-    if (m < 0.70710678118654752440) { m = 2.0 * m; e = e - 1; }
-    f = m - 1.0;
-    u = 2.0 + f;  ul = f - (u - 2.0);                     /* u + ul = 2 + f exactly */
-    s = f / u;
-    gna_two_prod(s, u, &ph, &pl);
-    sl = (((f - ph) - pl) - s * ul) / u;                  /* s + sl = f / (2 + f) */
-    gna_two_prod(s, s, &z, &zl);
-    gna_two_prod(z, s, &c, &cl);  cl = cl + zl * s;       /* s^3 = c + cl */
-    gna_two_prod(c, TWO3_HI, &ph, &pl);
-    pl = pl + (c * TWO3_LO + cl * TWO3_HI);               /* (2/3) s^3 = ph + pl */
-    t = 1.0/19 + z * (1.0/21);
-    t = 1.0/17 + z * t;  t = 1.0/15 + z * t;  t = 1.0/13 + z * t;  t = 1.0/11 + z * t;
-    t = 1.0/9 + z * t;   t = 1.0/7 + z * t;   t = 1.0/5 + z * t;
-    t = 2.0 * s * (z * z) * t;                            /* 2s^5/5 + 2s^7/7 + ... */
-    gna_two_sum(e * LN2_HI, 2.0 * s, &h, &l);
-    gna_two_sum(h, ph, &h2, &l2);
-    l = (l + l2) + (((e * LN2_LO + 2.0 * sl) + 2.0 * z * sl) + (pl + t));
-    h = h2 + l;  *lo = l - (h - h2);
-    return h;
-}
-
-/* Natural logarithm via gna_log_dd.  x < 0 -> NaN, +-0 -> -inf, +inf -> +inf. */
-static double gna_log(double x)
-{
-    double lo;
-    if (x != x) return x;
-    if (x < 0.0) return NAN;
-    if (x == 0.0) return -INFINITY;
-    if (x == INFINITY) return x;
-    return gna_log_dd(x, &lo);
-}
-
-/* log(1+x).  Goldberg's trick (D. Goldberg, "What every computer scientist should know
- * about floating-point arithmetic", 1991, Thm. 4): with u = fl(1+x), log(u) * (x/(u-1))
- * cancels the rounding error of 1+x.  x < -1 -> NaN, -1 -> -inf, +-0 -> +-0. */
-static double gna_log1p(double x)
-{
-    double u = 1.0 + x;
-    if (x != x || x == INFINITY) return x;
-    if (x < -1.0) return NAN;
-    if (u == 1.0) return x;
-    return gna_log(u) * (x / (u - 1.0));
-}
-
-/* erf(x), odd.  |x| < 2.5: Taylor series erf(x) = 2/sqrt(pi) sum_n (-1)^n x^(2n+1) / (n! (2n+1))
- * (Abramowitz & Stegun 7.1.5), 40 terms nested backward as 1 - (q/1)(1/3 - (q/2)(1/5 - ...)),
- * q = x^2 (its cancellation leaves ~1e-14: every float result correctly rounded).  2.5 <= |x| < 6:
- * erf = 1 - erfc with Laplace's continued fraction erfc(x) = e^(-x^2)/sqrt(pi) / (x + (1/2)/(x +
- * (2/2)/(x + (3/2)/(x + ...)))) (A&S 7.1.14), 50 levels evaluated backward.  |x| >= 6: +-1. */
-static double gna_erf(double x)
-{
-    double ax = fabs(x), q = ax * ax, s, r;
-    int n;
-    if (x != x || x == 0.0) return x;                     /* NaN, +-0 */
-    if (ax >= 6.0) {
-        r = 1.0;
-    } else if (ax < 2.5) {
-        s = 1.0 / 81;
-        for (n = 40; n >= 1; n--) s = 1.0 / (2 * n - 1) - (q / n) * s;
-        r = 1.1283791670955126 * ax * s;                  /* 2/sqrt(pi) */
-    } else {
-        s = ax;
-        for (n = 50; n >= 1; n--) s = ax + (0.5 * n) / s;
-        r = 1.0 - 0.5641895835477563 * gna_exp(-q) / s;   /* 1/sqrt(pi) */
-    }
-    return x < 0.0 ? -r : r;
-}
-
-/* Cody & Waite (1980) reduction of ax >= 0: ax = n pi/2 + r, |r| <~ pi/4, quadrant n mod 4 in *q.
- * pi/2 = P1 + P2 + P3 + P4, P1..P3 with 24 significant bits, so n*Pi is exact for n < 2^29
- * (gna_sin/gna_cos use it only for |x| < 2^29). */
-static double gna_reduce_pio2(double ax, int *q)
-{
-    const double P1 = 0x1.921fb6p+0, P2 = -0x1.777a5cp-25, P3 = -0x1.ee59dap-50,
-                 P4 = 0x1.98a2e03707345p-77;              /* P1+P2+P3+P4 - pi/2 = -5e-40 */
-    double n = floor(ax * 0.6366197723675814 + 0.5);      /* round(ax * 2/pi) */
-    *q = (int)(n - 4.0 * floor(0.25 * n));
-    return (((ax - n * P1) - n * P2) - n * P3) - n * P4;
-}
-
-/* sin(r), |r| <= pi/4 (+ tiny): Taylor series to r^19 (truncation < 1e-19). */
-static double gna_sin_kernel(double r)
-{
-    double z = r * r, p = 1.0/362880 + z * (-1.0/39916800 + z * (1.0/6227020800
-               + z * (-1.0/1307674368000 + z * (1.0/355687428096000 + z * (-1.0/121645100408832000)))));
-    p = -1.0/6 + z * (1.0/120 + z * (-1.0/5040 + z * p));
-    return r + r * (z * p);
-}
-
-/* cos(r), |r| <= pi/4 (+ tiny): Taylor series to r^18 (truncation < 1e-20); 1 - r^2/2 is
- * summed with its rounding error recovered (as in fdlibm's __kernel_cos). */
-static double gna_cos_kernel(double r)
-{
-    double z = r * r, hz = 0.5 * z, w = 1.0 - hz;
-    double p = 1.0/40320 + z * (-1.0/3628800 + z * (1.0/479001600 + z * (-1.0/87178291200
-               + z * (1.0/20922789888000 + z * (-1.0/6402373705728000)))));
-    p = 1.0/24 + z * (-1.0/720 + z * p);
-    return w + (((1.0 - w) - hz) + (z * z) * p);
-}
-
-/* sin(x) = sign(x) sin(|x|) via gna_reduce_pio2 and the quadrant.  Domain |x| < 2^29
- * (5.4e8); +-inf and larger |x| -> NaN (exact reduction there needs Payne-Hanek). */
-static double gna_sin(double x)
-{
-    int q;
-    double r, v;
-    if (x != x || x == 0.0) return x;                     /* NaN, +-0 */
-    if (!(fabs(x) < 0x1p29)) return NAN;                  /* inf; outside supported domain */
-    r = gna_reduce_pio2(fabs(x), &q);
-    v = (q & 1) ? gna_cos_kernel(r) : gna_sin_kernel(r);
-    if (q & 2) v = -v;
-    return x < 0.0 ? -v : v;
-}
-
-/* cos(x) = cos(|x|) via gna_reduce_pio2 and the quadrant.  Domain as gna_sin. */
-static double gna_cos(double x)
-{
-    int q;
-    double r, v;
-    if (x != x) return x;
-    if (!(fabs(x) < 0x1p29)) return NAN;                  /* inf; outside supported domain */
-    r = gna_reduce_pio2(fabs(x), &q);
-    v = (q & 1) ? gna_sin_kernel(r) : gna_cos_kernel(r);
-    return (q == 1 || q == 2) ? -v : v;
-}
-
-/* x^y for x > 0 (x <= 0 only for the trivial cases: 0^y; x < 0 -> NaN).
- * log(x) as double-double (gna_log_dd), y*log(x) as double-double (Dekker product),
- * then e^(zh+zl) (gna_exp_dd), so the error stays ~1 ulp even for |y log x| ~ 700. */
-static double gna_pow(double x, double y)
-{
-    double h, l, zh, zl;
-    if (y == 0.0 || x == 1.0) return 1.0;
-    if (x != x) return x;
-    if (y != y) return y;
-    if (x < 0.0) return NAN;
-    if (x == 0.0) return y > 0.0 ? 0.0 : INFINITY;
-    if (x == INFINITY) return y > 0.0 ? INFINITY : 0.0;
-    h = gna_log_dd(x, &l);
-    if (fabs(y * h) > 800.0) return y * h > 0.0 ? INFINITY : 0.0;
-    gna_two_prod(y, h, &zh, &zl);
-    zl = zl + y * l;
-    return gna_exp_dd(zh, zl);
-}
-
 /* ===== APPENDIX: generated tables and word lists ============================================ */
 
 /* BEGIN UNICODE TABLES (weights_tools/fixtures/make_unicode_tables.py writes what is between these lines) */

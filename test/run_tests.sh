@@ -438,6 +438,14 @@ else
     fail "README's C example runs and the ablation changes the logit" "$out"
 fi
 
+# 3b. Part I, the definitions, comes first in gna.c and stays under 2,500 lines (README, How to audit gna.c)
+part1=$(awk '/^\/\* ===== PART I:/ { s = NR } /^\/\* ===== PART II:/ { print NR - s; exit }' gna.c)
+if [ -n "$part1" ] && [ "$part1" -lt 2500 ] && [ "$(grep -n '^/\* ===== PART I:' gna.c | cut -d: -f1)" -lt 100 ]; then
+    pass "gna.c's Part I comes first and is $part1 lines (under 2,500)"
+else
+    fail "gna.c's Part I is ${part1:-not found} lines, or not first"
+fi
+
 # 4. --help describes every command's options, and exactly those: each option its help lists is
 # taken (whatever else is then missing), each option only other commands list is refused as not its own
 COMMANDS="info tokenize detokenize logits lens generate attn kv mmlu mc knowledge gsm8k heads merge"
