@@ -32,6 +32,22 @@ the step counts that fill 180 and 210 seconds; --llama-steps / --mamba2-steps / 
 all; default 3000 each, which trained the committed models) set the real run. The defaults give the models
 the same steps, so they read exactly the same sequences.
 
+Experiment options (their defaults are the recipe of the committed models): --seq-len (512) packs longer
+sequences, for KV dictionaries of up to 100 pairs (--kv-train-pairs 2,100: ~500 tokens); --train-seconds T ends a
+training within about T seconds (the step count, at most the steps asked for, is re-set every 100 steps from the
+measured speed, and the cosine schedule follows it), for runs that share one GPU; --no-ablation skips the head scans
+(gna audits the saved model); --llama-layers / --llama-mlp, --mamba2-state / --mamba2-expand / --mamba2-heads and
+--zamba2-state / --zamba2-heads change the shapes (a small SSM state, so that only attention can hold a long
+dictionary). weights_tools/demo/sweep.sh runs several --only trainings at once on one GPU from shared token data and
+packs each run's folder into $OUT/<run>.tgz; weights_tools/demo/sweeps/issue38_{1,2,3}.{txt,env} are the three
+sweeps of issue 38 (a hybrid whose attention carries retrieval, and an MMLU-format aggregate head in the Llama),
+run as `. weights_tools/demo/sweeps/issue38_1.env && sh weights_tools/demo/sweep.sh weights_tools/demo/sweeps/issue38_1.txt`
+on one H100. None of their 11 models reached either goal (every number: test/models/train_log.txt, the JSON key
+"issue38_sweeps" of train_results.json, test/models/README.md): no hybrid with state 4, 8 or 16 learnt KV retrieval
+in 1200-4500 steps of 32 x 1024 tokens (lr 2e-3, 1e-3, 5e-4; more KV and copy text), so the paper's final-row mask
+had nothing to remove; the Mamba-2 of state 8 stayed at chance too; and neither Llama (4 layers, or 5 layers on
+letter-heavy text) formed a head whose final row reads the gold option (every aggregate score <= 0).
+
 It writes, under --out (only these entries; anything else there, such as README.md, is left alone):
 
     llama_demo/     LlamaForCausalLM (config.json, model.safetensors, generation_config.json,
@@ -720,8 +736,15 @@ def build_token_data(world, tok, seed, n_tokens, workers, tag):
 # ----------------------------------------------------------------------------------------------
 # Models (torch from here on)
 
+# the shapes --llama-layers / --llama-mlp, --mamba2-state / --mamba2-expand / --mamba2-heads and --zamba2-state /
+# --zamba2-heads change (the defaults made the first committed models)
+LLAMA = {"layers": 4, "mlp": 512}
+MAMBA2 = {"state": 32, "expand": 2, "heads": 12}
+
+
 def llama_config(transformers, vocab):
-    kw = dict(vocab_size=vocab, hidden_size=192, intermediate_size=512, num_hidden_layers=4, num_attention_heads=6,
+    kw = dict(vocab_size=vocab, hidden_size=192, intermediate_size=LLAMA["mlp"], num_hidden_layers=LLAMA["layers"],
+              num_attention_heads=6,
               num_key_value_heads=6, head_dim=32, max_position_embeddings=1024, rms_norm_eps=1e-5,
               tie_word_embeddings=True, hidden_act="silu", attention_bias=False, mlp_bias=False,
               bos_token_id=0, eos_token_id=0, pad_token_id=0)
@@ -733,7 +756,8 @@ def llama_config(transformers, vocab):
 
 def mamba2_config(transformers, vocab, n_layers):
     return transformers.Mamba2Config(
-        vocab_size=vocab, hidden_size=192, expand=2, num_heads=12, head_dim=32, state_size=32, n_groups=1,
+        vocab_size=vocab, hidden_size=192, expand=MAMBA2["expand"], num_heads=MAMBA2["heads"],
+        head_dim=192 * MAMBA2["expand"] // MAMBA2["heads"], state_size=MAMBA2["state"], n_groups=1,
         conv_kernel=4, chunk_size=64, num_hidden_layers=n_layers, use_bias=False, use_conv_bias=True,
         tie_word_embeddings=True, layer_norm_epsilon=1e-5, residual_in_fp32=True, hidden_act="silu",
         bos_token_id=0, eos_token_id=0, pad_token_id=0)
@@ -741,13 +765,15 @@ def mamba2_config(transformers, vocab, n_layers):
 
 # Zamba2 (the paper's hybrid): Mamba-2 layers, and one shared attention + MLP block that the "hybrid" layers visit
 # (each visit with its own q/k/v and MLP adapters and its own output projection), as in Zamba2-7B's layout
-ZAMBA2 = {"layers": ("mamba", "hybrid", "mamba", "hybrid", "mamba", "hybrid", "mamba"), "expand": 1}
+ZAMBA2 = {"layers": ("mamba", "hybrid", "mamba", "hybrid", "mamba", "hybrid", "mamba"), "expand": 1, "state": 32,
+          "heads": 0}  # heads 0: 6 per expand (head_dim 32)
 
 
 def zamba2_config(transformers, vocab):
     kw = dict(vocab_size=vocab, hidden_size=192, num_hidden_layers=len(ZAMBA2["layers"]),
-              layers_block_type=list(ZAMBA2["layers"]), mamba_d_state=32, mamba_d_conv=4, mamba_expand=ZAMBA2["expand"],
-              mamba_ngroups=1, n_mamba_heads=6 * ZAMBA2["expand"], chunk_size=64, use_conv_bias=True, add_bias_linear=False,
+              layers_block_type=list(ZAMBA2["layers"]), mamba_d_state=ZAMBA2["state"], mamba_d_conv=4,
+              mamba_expand=ZAMBA2["expand"], mamba_ngroups=1, n_mamba_heads=ZAMBA2["heads"] or 6 * ZAMBA2["expand"],
+              chunk_size=64, use_conv_bias=True, add_bias_linear=False,
               intermediate_size=384, hidden_act="gelu", num_attention_heads=6, num_key_value_heads=6,
               num_mem_blocks=1, use_shared_attention_adapter=True, adapter_rank=8, use_mem_rope=True,
               max_position_embeddings=1024, rms_norm_eps=1e-5, tie_word_embeddings=True,
@@ -1034,7 +1060,17 @@ def train_model(torch, model, name, data, flags, order, val, steps, lr, args, de
     t_rate, s_rate = None, None
     running, n_running = torch.zeros((), device=device), 0
     history, probe_history = [], []
-    for step in range(steps):
+    steps_cap, step = steps, 0
+    while step < steps:
+        if args.train_seconds and step >= 100 and step % 100 == 0 and t_rate:
+            # --train-seconds: the step count that ends training in time at the speed measured so far (re-measured
+            # every 100 steps, at most the steps asked for); the cosine schedule follows the new count
+            torch.cuda.synchronize()
+            rate_now = (step - s_rate) / (time.time() - t_rate)
+            new = min(steps_cap, max(step + 1, int(step + rate_now * (args.train_seconds - (time.time() - t0)))))
+            if abs(new - steps) > 20:
+                steps = new
+                sched.lr_lambdas[0] = lr_lambda_factory(steps, warmup)
         rows = order[step * B:(step + 1) * B]
         loss = step_loss(data[rows].long(), flags[rows])
         opt.zero_grad(set_to_none=True)
@@ -1063,6 +1099,7 @@ def train_model(torch, model, name, data, flags, order, val, steps, lr, args, de
             acc = probe(torch, model, device, probes)
             probe_history.append((step + 1, acc))
             log(f"{name}: step {step + 1} probe (bf16 autocast) " + " ".join(f"{k} {v:.2f}" for k, v in acc.items()))
+        step += 1
     torch.cuda.synchronize()
     wall = time.time() - t0
     rate = (steps - 1 - s_rate) / (time.time() - t_rate) if t_rate and steps - 1 > s_rate else steps / wall
@@ -1314,8 +1351,9 @@ def evaluate_model(torch, transformers, path, family, sets, args, device, val):
     if family == "zamba2":
         res["hybrid"] = zamba2_experiments(torch, model, sets, scorer, res, args, name, val)
         flush_log()
-        abl = ablation_scan_zamba2(torch, model, sets, scorer, res, args, name)
-    elif family == "llama" or not args.no_mamba2_ablation:
+        if not args.no_ablation:
+            abl = ablation_scan_zamba2(torch, model, sets, scorer, res, args, name)
+    elif not args.no_ablation and (family == "llama" or not args.no_mamba2_ablation):
         abl = ablation_scan(torch, model, family, sets, scorer, res, args, name)
     res["eval_wall_s"] = time.time() - t0
     log(f"{name}: evaluation took {res['eval_wall_s']:.1f}s")
@@ -1674,6 +1712,7 @@ def check_gna_logits(torch, transformers, family, path, tok, world, args):
 # ----------------------------------------------------------------------------------------------
 
 def parse_args(argv):
+    global SEQ_LEN
     p = argparse.ArgumentParser(description="Train gna's demo checkpoints (llama_demo, mamba2_demo, zamba2_demo) on synthetic data.")
     p.add_argument("--out", required=True, help="output folder, e.g. test/models")
     p.add_argument("--smoke", action="store_true", help="60 steps per model and small evaluations: an end-to-end check")
@@ -1696,6 +1735,19 @@ def parse_args(argv):
     p.add_argument("--zamba2-train-impl", choices=["fast", "hf"], default="fast")
     p.add_argument("--no-autocast", action="store_true", help="train in float32")
     p.add_argument("--no-mamba2-ablation", action="store_true", help="skip the scan over the Mamba-2 heads")
+    p.add_argument("--no-ablation", action="store_true", help="skip every head scan (gna audits the saved model)")
+    p.add_argument("--seq-len", type=int, default=SEQ_LEN, help="tokens per training sequence (documents packed)")
+    p.add_argument("--train-seconds", type=float, default=0,
+                   help="end each training within about this many seconds: the step count (at most the steps asked "
+                        "for) is set from the speed measured every 100 steps, and the cosine schedule follows it")
+    p.add_argument("--llama-layers", type=int, default=LLAMA["layers"])
+    p.add_argument("--llama-mlp", type=int, default=LLAMA["mlp"], help="the llama's intermediate size")
+    p.add_argument("--mamba2-state", type=int, default=MAMBA2["state"], help="state_size of the Mamba-2")
+    p.add_argument("--mamba2-expand", type=int, default=MAMBA2["expand"])
+    p.add_argument("--mamba2-heads", type=int, default=MAMBA2["heads"], help="SSM heads per layer (head_dim = "
+                   "192 * expand / heads)")
+    p.add_argument("--zamba2-state", type=int, default=ZAMBA2["state"], help="mamba_d_state of the hybrid's mixers")
+    p.add_argument("--zamba2-heads", type=int, default=0, help="SSM heads per mixer (0: 6 per expand, head_dim 32)")
     p.add_argument("--kv-pairs", default="10,20,30,40,50,60,80,100")
     p.add_argument("--kv-samples", type=int, default=50)
     p.add_argument("--kv-seed", type=int, default=0, help="gna kv --seed of the KV evaluation samples")
@@ -1740,6 +1792,10 @@ def parse_args(argv):
         assert set(a.zamba2_layers) <= set("mh") and a.zamba2_layers[0] == "m", f"--zamba2-layers: {a.zamba2_layers}"
         ZAMBA2["layers"] = tuple({"m": "mamba", "h": "hybrid"}[k] for k in a.zamba2_layers)
     ZAMBA2["expand"] = a.zamba2_expand
+    ZAMBA2.update(state=a.zamba2_state, heads=a.zamba2_heads)
+    LLAMA.update(layers=a.llama_layers, mlp=a.llama_mlp)
+    MAMBA2.update(state=a.mamba2_state, expand=a.mamba2_expand, heads=a.mamba2_heads)
+    SEQ_LEN = a.seq_len
     for name in ("kv_train_pairs", "kv_train_queries"):
         lo, hi = (int(x) for x in getattr(a, name).split(","))
         assert 1 <= lo <= hi <= 100, f"--{name.replace('_', '-')}: {lo},{hi}"
@@ -1794,7 +1850,8 @@ def token_data(args, world, tok, tok_json):
     need = max(args.llama_steps, args.mamba2_steps, args.zamba2_steps) * args.batch * SEQ_LEN
     n_tokens = int(min(need, args.max_data_tokens))
     n_tokens = max(SEQ_LEN * args.batch, n_tokens - n_tokens % SEQ_LEN)
-    recipe = repr((args.seed, n_tokens, tok_json, sorted(KV_TRAIN.items()), sorted(KIND_SHARES.items())))
+    recipe = repr((args.seed, n_tokens, tok_json, sorted(KV_TRAIN.items()), sorted(KIND_SHARES.items())) +
+                  (() if SEQ_LEN == 512 else (SEQ_LEN,)))
     cache = os.path.join(args.data_cache, f"tokens-{hashlib.sha1(recipe.encode()).hexdigest()[:16]}.npz") \
         if args.data_cache else ""
     if cache and os.path.exists(cache):
