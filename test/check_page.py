@@ -19,8 +19,8 @@ import sys
 import xml.etree.ElementTree as ET
 
 SVG = "{http://www.w3.org/2000/svg}"
-SECTIONS = ["task", "llama", "ablation", "ssm", "hybrid", "mmlu", "summary"]
-FIGURES = ["mechanism", "llama-maps", "llama-curve", "kv-compare", "ssm-maps", "ssm-critical", "ssm-curve", "mmlu-bars"]
+SECTIONS = ["task", "llama", "ablation", "ssm", "hybrid", "mmlu", "refined", "summary"]
+FIGURES = ["mechanism", "llama-maps", "llama-curve", "kv-compare", "ssm-maps", "ssm-critical", "ssm-curve", "mmlu-bars", "refined-bars"]
 HYBRID_FIGURES = ["hybrid-curve", "hybrid-maps", "hybrid-critical"]
 MAPS = ["llama-maps", "ssm-maps", "ssm-critical", "hybrid-maps", "hybrid-critical"]  # drawn on the short dictionary
 DRAWN = ["mechanism"]  # drawn by demo.sh with no command

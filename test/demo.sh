@@ -1,7 +1,7 @@
 #!/bin/sh
 # `make run`: the Gather-and-Aggregate mechanism on the bundled demo models (test/models: a small Llama,
 # a Mamba-2 and, once it is there, a Zamba2-layout hybrid of about the same size, trained on the same
-# synthetic data by weights_tools/demo/train_demo.py), in about 45 seconds on two cores (the models run side
+# synthetic data by weights_tools/demo/train_demo.py), in about 50 seconds on two cores (the models run side
 # by side). For each model:
 #   1. gna heads finds the G&A candidates on KV retrieval, with a sweep of the top heads of each score
 #      (the SSM's critical head is not its top-scored pair), and, for the Llama and the Mamba-2, on
@@ -11,7 +11,9 @@
 #      MMLU pair; the hybrid instead gets the paper's experiment, every attention head's final row
 #      masked (--mask 'L*A*@-1:0--1'), and the same mask on its SSM heads for comparison, and a sweep
 #      of its attention heads on the letter questions, whose top head is ablated alone;
-#   3. gna attn draws the heads' maps on a short dictionary, with token labels.
+#   3. gna attn draws the heads' maps on a short dictionary, with token labels;
+#   4. the rebuttal's refined mask: only the final row's entries on the option letters (:letters) of
+#      every Llama head and every hybrid attention head, against their whole final rows.
 # Then a table of the models side by side, and build/demo/index.html: one self-contained page (inline
 # SVG and CSS, no script, no external reference) that tells the paper's story with these figures, each
 # with the gna command that made it. Everything is sh, sed and awk. Figures, JSON results and every
@@ -47,6 +49,9 @@ The value of the key 'stone' is"
 GOLD_LINE=3 GOLD_VALUE=88
 ATTENTION_ROWS='L*A*@-1:0--1'
 SSM_ROWS='L*S*@-1:0--1'
+# the rebuttal's refined mask: only the entries from the final position to the option letters (gna's
+# named positions), against the whole final row; the Llama's every head, the hybrid's attention heads
+LLAMA_ROWS='L*H*@-1:0--1' LLAMA_LETTERS='L*H*@-1:letters' ATTENTION_LETTERS='L*A*@-1:letters'
 
 # -- running gna, and keeping each command line as the page shows it
 # a word quoted for the shell; the short prompt as "$SHORT", which the page defines
@@ -144,6 +149,18 @@ model_runs() { # model
         g ${model}_mmlu mmlu -q -m "$dir" $dt --data "$M/demo_data/mmlu" --mask "$mask" --json "$OUT/${model}_mmlu_ablated.json"
         g ${model}_cloze mc -q -m "$dir" $dt --data "$M/demo_data/cloze.jsonl" --json "$OUT/${model}_cloze.json"
         g ${model}_cloze mc -q -m "$dir" $dt --data "$M/demo_data/cloze.jsonl" --mask "$mask" --json "$OUT/${model}_cloze_ablated.json"
+        if [ "$model" = llama_demo ]; then # the refined mask (section 7): letter entries only, and whole final rows
+            for m in "rows:$LLAMA_ROWS" "letters:$LLAMA_LETTERS"; do
+                g ${model}_refined mmlu -q -m "$dir" --data "$M/demo_data/mmlu" --mask "${m#*:}" --json "$OUT/${model}_mmlu_${m%%:*}.json"
+                g ${model}_refined mc -q -m "$dir" --data "$M/demo_data/cloze.jsonl" --mask "${m#*:}" --json "$OUT/${model}_cloze_${m%%:*}.json"
+            done
+            if [ -n "$HYBRID" ]; then # the hybrid's, here: the Llama's job is the shortest of the jobs side by side
+                g ${HYBRID}_refined mmlu -q -m "$M/$HYBRID" $ZAMBA2_DT --data "$M/demo_data/mmlu" --mask "$ATTENTION_LETTERS" \
+                    --json "$OUT/${HYBRID}_mmlu_letters.json"
+                g ${HYBRID}_refined mc -q -m "$M/$HYBRID" $ZAMBA2_DT --data "$M/demo_data/cloze.jsonl" --mask "$ATTENTION_LETTERS" \
+                    --json "$OUT/${HYBRID}_cloze_letters.json"
+            fi
+        fi
         # the maps on the short dictionary (milliseconds): the KV pair, and the sweep's most harmful head
         g ${model}_short attn -q -m "$dir" $dt -p "$SHORT" --heads "$kv_pair" -o "$OUT/${model}_short.npy" --svg "$OUT/${model}_short.svg"
         if [ "$model" != llama_demo ]; then
@@ -479,6 +496,19 @@ mmlu_text() {
         printf 'The Llama'"'"'s best aggregate head on the letter questions, %s, scores %s (on KV: %s).' "${mb#* }" "${mb%% *}" "$kb"
     fi
 }
+# the refined mask against the whole final rows: what each costs on letters and on cloze, in points
+refined_text() { # results prefix, whole rows' mmlu and cloze JSON, who
+    m0=$(acc "${1}_mmlu.json" mmlu) c0=$(acc "${1}_cloze.json" cloze)
+    mr=$(delta "$m0" "$(acc "$2" mmlu)") cr=$(delta "$c0" "$(acc "$3" cloze)")
+    ml=$(delta "$m0" "$(acc "${1}_mmlu_letters.json" mmlu)") cl=$(delta "$c0" "$(acc "${1}_cloze_letters.json" cloze)")
+    printf '%s: the whole final rows change letters by %s points and cloze by %s; the letter entries alone, letters by %s' "$4" "$mr" "$cr" "$ml"
+    printf ' and cloze by %s.' "$cl"
+    if lt "$ml" -4.5 && lt -0.5 "$cl" && lt "$mr" "$ml"; then
+        printf ' So part of the letter skill passes through these few entries, and masking them leaves the known answers alone.'
+    elif lt -4.5 "$ml"; then
+        printf ' Here the letter entries carry nothing measurable.'
+    fi
+}
 L=$OUT/llama_demo S=$OUT/mamba2_demo
 page() {
     Mh=$(printf '%s' "$M" | esc) # the models' folder, as HTML
@@ -659,6 +689,32 @@ EOF
     cat <<EOF
 </table>
 <p>$(mmlu_text)</p>
+
+<h2 id="refined">7. The rebuttal's refined mask: only the letters</h2>
+<p>The authors' rebuttal narrows the hybrid experiment: rather than the whole final row, it masks only the entries
+from the final position (<code>Answer:</code>) to the four option letters, where an aggregate head would read which
+letter holds the answer. A cloze prompt has no option letters, so there the mask removes nothing. gna names those
+entries per question (<code>--mask 'L*A*@-1:letters'</code>; each log line lists the positions it found). The Llama gets
+the same mask on all its heads (<code>$LLAMA_LETTERS</code>), against their whole final rows
+(<code>$LLAMA_ROWS</code>).</p>
+EOF
+    {
+        printf 'llama_demo, whole rows|%s|%s|%s|%s\n' "$(acc "${L}_mmlu.json" mmlu)" "$(acc "${L}_mmlu_rows.json" mmlu)" \
+            "$(acc "${L}_cloze.json" cloze)" "$(acc "${L}_cloze_rows.json" cloze)"
+        printf 'llama_demo, letters only|%s|%s|%s|%s\n' "$(acc "${L}_mmlu.json" mmlu)" "$(acc "${L}_mmlu_letters.json" mmlu)" \
+            "$(acc "${L}_cloze.json" cloze)" "$(acc "${L}_cloze_letters.json" cloze)"
+        if [ -n "$HYBRID" ]; then
+            printf 'zamba2_demo, whole rows|%s|%s|%s|%s\n' "$(acc "${Z}_mmlu.json" mmlu)" "$(acc "${Z}_mmlu_ablated.json" mmlu)" \
+                "$(acc "${Z}_cloze.json" cloze)" "$(acc "${Z}_cloze_ablated.json" cloze)"
+            printf 'zamba2_demo, letters only|%s|%s|%s|%s\n' "$(acc "${Z}_mmlu.json" mmlu)" "$(acc "${Z}_mmlu_letters.json" mmlu)" \
+                "$(acc "${Z}_cloze.json" cloze)" "$(acc "${Z}_cloze_letters.json" cloze)"
+        fi
+    } | bar_chart >"$OUT/refined.svg"
+    figure refined-bars chart "$OUT/refined.svg" "Letter and cloze accuracy with the final rows masked whole, and with only their entries from the final position to the option letters (the Llama: all its heads; the hybrid: its attention heads). Drawn by test/demo.sh from the JSON of these commands." \
+        llama_demo_mmlu llama_demo_cloze llama_demo_refined ${HYBRID:+${HYBRID}_mmlu ${HYBRID}_cloze ${HYBRID}_refined}
+    cat <<EOF
+<p>$(refined_text "$L" "${L}_mmlu_rows.json" "${L}_cloze_rows.json" "The Llama")$(
+        [ -z "$HYBRID" ] || printf ' %s' "$(refined_text "$Z" "${Z}_mmlu_ablated.json" "${Z}_cloze_ablated.json" "The hybrid")")</p>
 
 <h2 id="summary">Summary</h2>
 <p>The table <code>make run</code> prints (accuracy as it is, then with the heads ablated or the rows masked):</p>
