@@ -9224,7 +9224,9 @@ static void rank_heads(const HeadScore *scores, size_t n, int by, size_t *order)
 
 /* ---------------------------------------------------------------------------------------------
  * II.11 The command line: gna_main(), which main() calls (compiled out with -DGNA_NO_MAIN, so that a
- * program or the tests can include gna.c and call gna_main themselves).
+ * program or the tests can include gna.c and call gna_main themselves), and gna_task(), through which
+ * the command line and the Python binding run every task. One table of options (options[]) gives
+ * both the parsing and every --help.
  */
 /* The commands, in the order --help lists them; a command's bit in an option's `commands` is
  * 1 << its index here. */
