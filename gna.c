@@ -3707,16 +3707,8 @@ static int parse_whole_number(const char *option, const char *text, long long mi
     return GNA_OK;
 }
 
-/* the options that make a run; is_run_option(name) says whether one is, and whether it takes a value */
-static int is_run_option(const char *a, int *takes_value) {
-    static const char *const with_value[] = {"--mask", "--layers", "--drop", "--replace", "--threads"};
-    static const char *const flags[] = {"--bf16", "--reference", "--dt-min-clamp"};
-    for (size_t i = 0; i < sizeof with_value / sizeof *with_value; i++)
-        if (strcmp(a, with_value[i]) == 0) return *takes_value = 1;
-    for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
-        if (strcmp(a, flags[i]) == 0) return !(*takes_value = 0);
-    return 0;
-}
+/* the options that make a run: the options table's rows marked `run` (II.11) */
+static int is_run_option(const char *a, int *takes_value);
 
 static void free_taps(gna_run *r) {
     for (size_t i = 0; i < r->n_taps; i++) free((void *)r->taps[i].positions);
@@ -3749,8 +3741,7 @@ static int build_run(gna_run *r, const Model *m, int n_options, const char *cons
     for (int i = 0; i < n_options; i++) { /* in order, so that --replace after --layers brings a layer back */
         const char *a = options[i], *value = i + 1 < n_options ? options[i + 1] : NULL;
         int takes_value;
-        if (!is_run_option(a, &takes_value)) return bad_input(a, "not an option of a run (--mask, --layers, --drop, --replace, --bf16, "
-                                                                 "--reference, --dt-min-clamp, --threads)");
+        if (!is_run_option(a, &takes_value)) return bad_input(a, "not an option of a run (gna logits --help lists them)");
         if (takes_value && !value) return bad_input(a, "needs a value");
         if (strcmp(a, "--mask") == 0) mask = value;
         else if (strcmp(a, "--threads") == 0) TRY(parse_whole_number(a, value, 1, MAX_THREADS, &threads));
@@ -4859,12 +4850,12 @@ static int read_llama_config(const ConfigFile *c, Config *cfg, double *eps) {
     TRY(config_int(c, c->root, "num_key_value_heads", cfg->n_heads, &cfg->n_kv_heads));
     if (cfg->hidden_size % cfg->n_heads != 0 && !json_get(c->root, "head_dim"))
         return bad_input(c->path, "hidden_size %zu is not a multiple of num_attention_heads %zu and head_dim is absent",
-                        cfg->hidden_size, cfg->n_heads);
+                         cfg->hidden_size, cfg->n_heads);
     TRY(config_int(c, c->root, "head_dim", cfg->hidden_size / cfg->n_heads, &cfg->head_dim));
     if (cfg->head_dim % 2) return bad_input(c->path, "head_dim %zu must be even for rotary embeddings", cfg->head_dim);
     if (cfg->n_heads % cfg->n_kv_heads)
         return bad_input(c->path, "num_attention_heads %zu is not a multiple of num_key_value_heads %zu", cfg->n_heads,
-                        cfg->n_kv_heads);
+                         cfg->n_kv_heads);
     TRY(config_bool(c, c->root, "tie_word_embeddings", 0, &cfg->tie_embeddings));
     TRY(config_bool(c, c->root, "attention_bias", 0, &cfg->attention_bias));
     TRY(config_bool(c, c->root, "mlp_bias", 0, &cfg->mlp_bias));
@@ -4918,7 +4909,7 @@ static int read_mamba2_config(const ConfigFile *c, Config *cfg, double *eps) {
     cfg->ssm_inner = (size_t)(expand * (double)cfg->hidden_size); /* HF: int(config.expand * hidden_size) */
     if (cfg->ssm_inner != size_product(cfg->ssm_heads, cfg->ssm_head_dim))
         return bad_input(c->path, "expand x hidden_size = %zu but num_heads x head_dim = %zu", cfg->ssm_inner,
-                        size_product(cfg->ssm_heads, cfg->ssm_head_dim));
+                         size_product(cfg->ssm_heads, cfg->ssm_head_dim));
     if (cfg->ssm_heads % cfg->n_groups)
         return bad_input(c->path, "num_heads %zu is not a multiple of n_groups %zu", cfg->ssm_heads, cfg->n_groups);
     TRY(read_time_step_limit(c, cfg));
@@ -4958,11 +4949,11 @@ static int read_zamba2_config(const ConfigFile *c, Config *cfg, double *eps) {
         return bad_input(c->path, "mamba_headdim %zu is not mamba_expand x hidden_size / n_mamba_heads = %zu", headdim, cfg->ssm_head_dim);
     if (cfg->ssm_head_dim * cfg->ssm_heads != cfg->ssm_inner || cfg->ssm_heads % cfg->n_groups)
         return bad_input(c->path, "n_mamba_heads %zu must divide mamba_expand x hidden_size = %zu and be a multiple of mamba_ngroups %zu",
-                        cfg->ssm_heads, cfg->ssm_inner, cfg->n_groups);
+                         cfg->ssm_heads, cfg->ssm_inner, cfg->n_groups);
     /* the attention reads concat(h, embeddings): width 2D, head_dim 2D / heads, scale (head_dim / 2)^-0.5 */
     if ((2 * cfg->hidden_size) % cfg->n_heads || cfg->n_heads % cfg->n_kv_heads)
         return bad_input(c->path, "num_attention_heads %zu must divide 2 x hidden_size and be a multiple of num_key_value_heads %zu",
-                        cfg->n_heads, cfg->n_kv_heads);
+                         cfg->n_heads, cfg->n_kv_heads);
     cfg->head_dim = 2 * cfg->hidden_size / cfg->n_heads;
     cfg->attention_scale = (float)pow((double)cfg->head_dim / 2.0, -0.5); /* Zamba2Attention.scaling */
     cfg->mlp_gelu = 1;
@@ -5022,7 +5013,7 @@ static int read_llamba_config(const ConfigFile *c, Config *cfg, double *eps) {
     cfg->ssm_head_dim = cfg->ssm_inner / n_v;
     if (cfg->ssm_head_dim * n_v != cfg->ssm_inner || n_v % cfg->n_groups)
         return bad_input(c->path, "ssm_cfg: n_v_heads %zu must divide expand x d_model = %zu and be a multiple of n_qk_heads %zu",
-                        n_v, cfg->ssm_inner, cfg->n_groups);
+                         n_v, cfg->ssm_inner, cfg->n_groups);
     return GNA_OK;
 }
 
@@ -9523,6 +9514,13 @@ static const struct {
 #undef O
 #undef RUN
 };
+
+/* whether an option makes a run (gna_run_new takes it), and whether it takes a value */
+static int is_run_option(const char *a, int *takes_value) {
+    for (size_t i = 0; i < sizeof options / sizeof *options; i++)
+        if (options[i].run && strcmp(a, options[i].name) == 0) return (*takes_value = options[i].argument != NULL), 1;
+    return 0;
+}
 
 /* "i/n" with 1 <= i <= n <= limit, as whole numbers in range */
 static int parse_shard(const char *where, const char *text, int limit, int *shard, int *n_shards) {

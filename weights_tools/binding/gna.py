@@ -296,7 +296,7 @@ def _rows(rows, T):
 
 
 
-def _harness_arguments(command, options):
+def _harness_arguments(options):
     arguments = []
     for name, value in options.items():
         if value is None or value is False:
@@ -714,7 +714,7 @@ class Model:
     def _harness(self, command, quiet, mask, layers, drop, replace, options):
         self._open()
         arguments = list(self._base) + list(_run_options(mask, layers, drop, replace))
-        arguments += _harness_arguments(command, options)
+        arguments += _harness_arguments(options)
         lib = library()
         directory = tempfile.mkdtemp(prefix="gna-")
         try:
