@@ -51,6 +51,7 @@
  *                                                              gsm8k_exact_match
  *   a question's metrics and lm-eval's aggregation             question_metrics, task_score, group_score
  *   the G&A head scores of `gna heads`                         head_scores
+ *   a map's statistics of `gna attn --json` (make run's tables)  map_statistics
  *   Zamba2's dt: by default as the code that made the paper's numbers (transformers 4.49 on CUDA: the
  *     mamba_ssm kernels clamp dt only to a time_step_limit that config.json gives, and Zyphra's give
  *     none); --dt-min-clamp clamps at time_step_min, as that version's CPU path and every path of
@@ -96,10 +97,9 @@ static int report(int status, const char *where, const char *format, ...);
     } while (0)
 static size_t size_product(size_t a, size_t b);
 static float *float_array(size_t rows, size_t cols);
-static void *checked_malloc(size_t bytes);
-static void *checked_calloc(size_t count, size_t size);
-static char *checked_strdup(const char *text);
-static char *checked_strndup(const char *text, size_t n);
+static void *checked_malloc(size_t bytes), *checked_calloc(size_t count, size_t size);
+static char *checked_strdup(const char *text), *checked_strndup(const char *text, size_t n);
+static void *grow_array(void *items, size_t n, size_t *capacity, size_t size); /* room for items[n] */
 
 typedef struct { /* a growing NUL-terminated text */
     char *data;
@@ -433,8 +433,7 @@ static void matmul_rows(const void *task, size_t begin, size_t end) {
             m->out[t * m->w.rows + r] = dot(m->bf16 ? x_rounded : x, row, K) + bias;
         }
     }
-    free(x_rounded);
-    free(row);
+    free(x_rounded), free(row);
 }
 
 static void matmul(const Compute *cx, const Matmul *m) { cx->run(cx, matmul_rows, m, m->w.rows); }
@@ -512,8 +511,7 @@ static void add_adapter(const Compute *cx, float *out, const float *in, size_t T
     linear(cx, low, in, adapter[0].cols, T, adapter[0], no_weight);
     linear(cx, added, low, rank, T, adapter[1], no_weight);
     for (size_t i = 0; i < T * width; i++) out[i] += added[i];
-    free(added);
-    free(low);
+    free(added), free(low);
 }
 
 /* out[t, i] = f(x[t, i]) (* times[t, i]), i < width, over T rows each with its own stride */
@@ -601,8 +599,7 @@ static void rope_rows(const void *task, size_t begin, size_t end) {
         for (size_t h = 0; h < r->n_heads; h++) rope(r->q + (t * r->n_heads + h) * hd, hd, cos_a, sin_a);
         for (size_t h = 0; h < r->n_kv_heads; h++) rope(r->k + (t * r->n_kv_heads + h) * hd, hd, cos_a, sin_a);
     }
-    free(sin_a);
-    free(cos_a);
+    free(sin_a), free(cos_a);
 }
 
 /* Causal depthwise convolution (nn.Conv1d(C, C, K, groups=C, padding=K-1), its first T outputs):
@@ -1014,12 +1011,8 @@ static Cache *cache_new(const Model *m, const LayerPlan *plan, size_t max_tokens
 
 static void cache_free(Cache *cache) {
     for (size_t l = 0; cache && l < cache->n_layers; l++) {
-        free(cache->layers[l].keys);
-        free(cache->layers[l].values);
-        free(cache->layers[l].conv_state);
-        free(cache->layers[l].ssm_state);
-        free(cache->layers[l].donor_keys);
-        free(cache->layers[l].donor_values);
+        LayerCache *lc = &cache->layers[l];
+        free(lc->keys), free(lc->values), free(lc->conv_state), free(lc->ssm_state), free(lc->donor_keys), free(lc->donor_values);
     }
     for (int i = 0; cache && i < N_SLOTS; i++) free(cache->scratch.data[i]);
     if (cache) free(cache->layers);
@@ -1543,7 +1536,7 @@ typedef struct {
     char *target;            /* generate_until (gsm8k): the reference answer, n_choices 0; else NULL */
     long prefix;             /* the few-shot prefix (of Harness.prefixes) the context starts with, or -1 */
     int masked;              /* scored under --mask (kv scores each sample with and without it) */
-    size_t n_marks;
+    size_t n_marks, marks_capacity;
     Mark *marks;             /* [n_marks] mmlu: the option letters and lines; kv: its lines, the asked one
                                 and its value */
 } Question;
@@ -1558,13 +1551,7 @@ typedef struct {
 static const char *request_context(const Question *q, size_t c) { return q->contexts ? q->contexts[c] : q->context; }
 
 static Question *add_question(Harness *h, const char *task, int doc_id, size_t n_choices) {
-    if (h->n_questions == h->capacity) {
-        h->capacity = h->capacity ? 2 * h->capacity : 64;
-        Question *grown = checked_calloc(h->capacity, sizeof(Question));
-        if (h->n_questions) memcpy(grown, h->questions, sizeof(Question) * h->n_questions);
-        free(h->questions);
-        h->questions = grown;
-    }
+    h->questions = grow_array(h->questions, h->n_questions, &h->capacity, sizeof(Question));
     Question *q = &h->questions[h->n_questions++];
     memset(q, 0, sizeof *q);
     q->task = checked_strdup(task);
@@ -1576,11 +1563,8 @@ static Question *add_question(Harness *h, const char *task, int doc_id, size_t n
 }
 
 static void add_mark(Question *q, MarkKind kind, size_t start, size_t end) {
-    Mark *marks = checked_malloc(sizeof(Mark) * (q->n_marks + 1));
-    if (q->n_marks) memcpy(marks, q->marks, sizeof(Mark) * q->n_marks);
-    free(q->marks);
-    marks[q->n_marks++] = (Mark){kind, start, end};
-    q->marks = marks;
+    q->marks = grow_array(q->marks, q->n_marks, &q->marks_capacity, sizeof(Mark));
+    q->marks[q->n_marks++] = (Mark){kind, start, end};
 }
 
 static void free_harness(Harness *h) {
@@ -1590,18 +1574,11 @@ static void free_harness(Harness *h) {
             free(q->continuations[c]);
             if (q->contexts) free(q->contexts[c]);
         }
-        free(q->continuations);
-        free(q->contexts);
-        free(q->choice_lengths);
-        free(q->marks);
-        free(q->task);
-        free(q->doc);
-        free(q->context);
-        free(q->target);
+        free(q->continuations), free(q->contexts), free(q->choice_lengths), free(q->marks);
+        free(q->task), free(q->doc), free(q->context), free(q->target);
     }
     for (size_t p = 0; p < h->n_prefixes; p++) free(h->prefixes[p]);
-    free(h->prefixes);
-    free(h->questions);
+    free(h->prefixes), free(h->questions);
     memset(h, 0, sizeof *h);
 }
 
@@ -2369,30 +2346,53 @@ static int score_request(const Model *m, const Compute *cx, const Intervention *
  * The aggregate reads the whole segment, not only its summary token: a model may gather into another
  * token of the line (the bundled demo Llama's aggregate heads read the value token itself).
  * probe: rows s_0 .. s_{m-1}, then the final position; segments [starts[j], ends[j]) in tokens. */
+/* sum_{from <= k < to} |row[k]| / sum_k |row[k]|: a row's share on some keys, the row as a distribution */
+static double row_share(const float *row, size_t T, size_t from, size_t to) {
+    double part = 0, sum = 0;
+    for (size_t k = 0; k < T; k++) sum += fabs(row[k]), part += k >= from && k < to ? fabs(row[k]) : 0;
+    return sum > 0 ? part / sum : 0;
+}
+
 static void head_scores(const Probe *probe, const size_t *starts, const size_t *ends, size_t n_segments, size_t gold,
                         double *aggregate, double *gold_mass, double *gather) {
     size_t T = probe->length;
-    double *r = checked_malloc(sizeof(double) * T);
+    const float *final = probe->matrix + n_segments * T;
     double best_other = 0, gathered = 0;
-    *gold_mass = 0;
-    for (size_t row = 0; row <= n_segments; row++) {
-        double sum = 0; /* the row as a distribution */
-        for (size_t k = 0; k < T; k++) sum += fabs(probe->matrix[row * T + k]);
-        for (size_t k = 0; k < T; k++) r[k] = sum > 0 ? fabs(probe->matrix[row * T + k]) / sum : 0;
-        if (row < n_segments) {
-            for (size_t k = starts[row]; k + 1 < ends[row]; k++) gathered += r[k];
-            continue;
-        }
-        for (size_t j = 0; j < n_segments; j++) { /* the final position */
-            double mass = 0;
-            for (size_t k = starts[j]; k < ends[j]; k++) mass += r[k];
-            if (j == gold) *gold_mass = mass;
-            else if (mass > best_other) best_other = mass;
-        }
+    for (size_t j = 0; j < n_segments; j++) {
+        double mass = row_share(final, T, starts[j], ends[j]);
+        if (j != gold && mass > best_other) best_other = mass;
+        gathered += row_share(probe->matrix + j * T, T, starts[j], ends[j] - 1);
     }
+    *gold_mass = row_share(final, T, starts[gold], ends[gold]);
     *aggregate = *gold_mass - best_other;
     *gather = gathered / (double)n_segments;
-    free(r);
+}
+
+/* -- What `gna attn --json` reads off a head's map M [T, T] on a text of lines (make run's page, on its
+ * short dictionary). share(t, K) = sum_{k in K} r_t[k], with r_t as above; the newline tokens
+ * n_0 < ... < n_{m-1} cut the text into lines L_0..L_m (L_j: after n_{j-1}, through n_j; L_m: the rest).
+ *   previous = mean_{1 <= t < T} r_t[t - 1]                      the signature of a previous-token head
+ *   own_line = mean_{1 <= j < m} share(n_j - 1, n_{j-1} < k < n_j - 1): each line's last token before its
+ *              newline (a dictionary's value) on the rest of its line (its key and colon); NaN if m < 2
+ *   lines[j] = share(T - 1, L_j), j = 0..m                       the final position on each line
+ *   largest  = the first k with the largest |M[T - 1, k]|, and r_{T-1}[largest] */
+typedef struct {
+    double previous, own_line, largest_share;
+    size_t largest;
+    double *lines; /* [m + 1]: the caller's */
+} MapStatistics;
+
+static void map_statistics(const float *M, size_t T, const size_t *newlines, size_t m, MapStatistics *s) {
+    const float *final = M + (T - 1) * T;
+    s->previous = s->own_line = s->largest = 0;
+    for (size_t t = 1; t < T; t++) s->previous += row_share(M + t * T, T, t - 1, t);
+    s->previous /= T > 1 ? (double)(T - 1) : 1;
+    for (size_t j = 1; j < m; j++) s->own_line += row_share(M + (newlines[j] - 1) * T, T, newlines[j - 1] + 1, newlines[j] - 1);
+    s->own_line = m > 1 ? s->own_line / (double)(m - 1) : NAN;
+    for (size_t j = 0; j <= m; j++) s->lines[j] = row_share(final, T, j ? newlines[j - 1] + 1 : 0, j < m ? newlines[j] + 1 : T);
+    for (size_t k = 1; k < T; k++)
+        if (fabs(final[k]) > fabs(final[s->largest])) s->largest = k;
+    s->largest_share = row_share(final, T, s->largest, s->largest + 1);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -9446,6 +9446,10 @@ static const struct {
     O("-o", "OUT.npy", C_ATTN, OPT_TEXT, output, 0, 0, "float32 [heads, rows, T], heads in the order SPEC lists them"),
     O("--svg", "OUT.svg", C_ATTN, OPT_TEXT, svg, 0, 0,
       "a heatmap per head, the tokens (their text when DIR has a tokenizer.json)\non both axes"),
+    O("--json", "F", C_ATTN, OPT_TEXT, json, 0, 0,
+      "each head's map statistics (gna.c's map_statistics): its share on the previous\n"
+      "token, each line's last token on its line, the final position on each line\n"
+      "and its largest entry; lines end at the tokens that hold a newline"),
     O("--rows", "R", C_ATTN, OPT_TEXT, rows_text, 0, 0,
       "keep only these query rows: positions N or N-M, comma separated,\nnegative from the end (default: all)"),
     O("--task", "kv|mmlu", C_HEADS, OPT_TASK, task, 0, 0,
@@ -10025,11 +10029,59 @@ static int parse_rows(const char *text, size_t T, size_t **rows, size_t *n_rows)
     return GNA_OK;
 }
 
+/* gna attn --json: each head's map statistics (I.7's map_statistics), the text's lines cut at the
+ * tokens whose text holds a newline (none without a tokenizer) */
+static int write_map_statistics(const char *path, const Probe *probes, const char *const *names, size_t n, const int *tokens,
+                                size_t T, const Tokenizer *tokenizer) {
+    size_t *newlines = checked_malloc(sizeof(size_t) * T), m = 0;
+    for (size_t k = 0; k < T && tokenizer; k++) {
+        Bytes text = {0};
+        Work w = {0};
+        if (tokens[k] < tokenizer->n_ids && tokenizer->id_text[tokens[k]] && decode(tokenizer, &w, "ids", &tokens[k], 1, 0, &text) == GNA_OK &&
+            text.length && memchr(text.data, '\n', text.length))
+            newlines[m++] = k;
+        free(text.data);
+        free_work(&w);
+    }
+    double *lines = checked_malloc(sizeof(double) * (m + 1));
+    Bytes b = {0};
+    bytes_add_text(&b, "{\"newlines\": [");
+    for (size_t j = 0; j < m; j++) bytes_printf(&b, j ? ", %zu" : "%zu", newlines[j]);
+    bytes_add_text(&b, "],\n \"heads\": [");
+    for (size_t i = 0; i < n; i++) {
+        MapStatistics st = {.lines = lines};
+        char label[96];
+        map_statistics(probes[i].matrix, T, newlines, m, &st);
+        token_label(tokenizer, tokens[st.largest], 0, label, sizeof label);
+        bytes_printf(&b, "%s\n  {\"head\": ", i ? "," : "");
+        json_add_string(&b, names[i], strcspn(names[i], " "));
+        bytes_printf(&b, ", \"map\": \"%s\", \"previous\": ", probes[i].kind == HEAD_ATTENTION ? "attention" : "implicit attention");
+        json_add_number(&b, st.previous);
+        bytes_add_text(&b, ", \"own_line\": ");
+        json_add_number(&b, st.own_line);
+        bytes_add_text(&b, ", \"lines\": [");
+        for (size_t j = 0; j <= m; j++) {
+            bytes_add_text(&b, j ? ", " : "");
+            json_add_number(&b, lines[j]);
+        }
+        bytes_printf(&b, "], \"largest\": {\"position\": %zu, \"token\": ", st.largest);
+        json_add_text(&b, label);
+        bytes_add_text(&b, ", \"share\": ");
+        json_add_number(&b, st.largest_share);
+        bytes_add_text(&b, "}}");
+    }
+    bytes_add_text(&b, "\n]}\n");
+    int status = write_output(path, &b);
+    free(b.data), free(lines), free(newlines);
+    return status;
+}
+
 /* tokenizer: for the SVG's token labels; NULL labels tokens by id */
 static int command_attn(gna_run *run, const Options *o, const int *tokens, size_t T, const Tokenizer *tokenizer) {
     const Model *m = run->model;
     size_t *rows = NULL, n_rows = T;
     int status = GNA_OK;
+    if (o->rows_text && o->json) return bad_input("--json", "reads whole maps: give it without --rows");
     if (o->rows_text) TRY(parse_rows(o->rows_text, T, &rows, &n_rows));
     else {
         rows = checked_malloc(sizeof(size_t) * T);
@@ -10067,6 +10119,7 @@ static int command_attn(gna_run *run, const Options *o, const int *tokens, size_
         int64_t shape[3] = {(int64_t)n, (int64_t)n_rows, (int64_t)T};
         if (status == GNA_OK) write_npy(npy.file, matrices, 3, shape);
         if (status == GNA_OK && o->svg) write_attention_svg(svg.file, run->probes, name_pointers, n, tokens, T, tokenizer);
+        if (status == GNA_OK && o->json) status = write_map_statistics(o->json, run->probes, name_pointers, n, tokens, T, tokenizer);
         int svg_status = o->svg ? close_output(&svg, status == GNA_OK) : GNA_OK;
         int npy_status = close_output(&npy, status == GNA_OK && svg_status == GNA_OK);
         if (status == GNA_OK) status = svg_status != GNA_OK ? svg_status : npy_status;

@@ -16,8 +16,10 @@
 #      every Llama head and every hybrid attention head, against their whole final rows.
 # Then a table of the models side by side, and build/demo/index.html: one self-contained page (inline
 # SVG and CSS, no script, no external reference) that tells the paper's story with these figures, each
-# with the gna command that made it. Everything is sh, sed and awk. Figures, JSON results and every
-# command run (commands.txt) go to build/demo/.
+# with the gna command that made it. The script is a thin client in sh, sed and awk: every number on the
+# page is one that gna wrote in its JSON (accuracies, head scores, gna attn --json's map statistics),
+# only formatted; the script compares numbers to choose its words, and draws the charts. Figures, JSON
+# results and every command run (commands.txt) go to build/demo/.
 #   GNA             the gna program (default ./gna)
 #   GNA_DEMO_OUT    the output folder (default build/demo; make test's check of the page uses its own)
 #   GNA_DEMO_MODELS the models' folder (default test/models): llama_demo, mamba2_demo, demo_data and,
@@ -95,11 +97,8 @@ sweep_table() {
 }
 # a score of a head in a heads JSON (aggregate, gather, gold_mass, ablated_accuracy), 2 decimals
 score() { sed -n "s/.*{\"head\": \"$2\", .*\"$3\": \([-0-9.e]*\).*/\1/p" "$1" | head -1 | awk '{printf "%.2f", $1}' | unsign; }
-# the largest score of a kind over a heads JSON's heads, 2 decimals, and its head
-best() {
-    sed -n "s/.*{\"head\": \"\([^\"]*\)\", .*\"$2\": \([-0-9.e]*\).*/\2 \1/p" "$1" |
-        awk 'NR == 1 || $1 + 0 > b + 0 { b = $1; h = $2 } END { printf "%.2f %s", b, h }' | unsign
-}
+# the best aggregate score of a heads JSON, 2 decimals, and its head: gna lists the heads by it
+best() { sed -n 's/.*{"head": "\([^"]*\)", "aggregate": \([-0-9.e]*\).*/\2 \1/p' "$1" | head -1 | awk '{ printf "%.2f %s", $1, $2 }' | unsign; }
 unsign() { sed 's/^-\(0\.0*\)$/\1/; s/^-\(0\.0*\) /\1 /; s/^-0$/0/; s/^-0 /0 /'; } # -0.00 is 0.00
 lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 < b + 0) }'; }
 # the accuracy a heads JSON measured as it is, and with a pair (gather,aggregate) ablated, 2 decimals
@@ -162,10 +161,11 @@ model_runs() { # model
             fi
         fi
         # the maps on the short dictionary (milliseconds): the KV pair, and the sweep's most harmful head
-        g ${model}_short attn -q -m "$dir" $dt -p "$SHORT" --heads "$kv_pair" -o "$OUT/${model}_short.npy" --svg "$OUT/${model}_short.svg"
+        g ${model}_short attn -q -m "$dir" $dt -p "$SHORT" --heads "$kv_pair" -o "$OUT/${model}_short.npy" --svg "$OUT/${model}_short.svg" \
+            --json "$OUT/${model}_short.json"
         if [ "$model" != llama_demo ]; then
             g ${model}_critical attn -q -m "$dir" $dt -p "$SHORT" --heads "$critical" -o "$OUT/${model}_critical.npy" \
-                --svg "$OUT/${model}_critical.svg"
+                --svg "$OUT/${model}_critical.svg" --json "$OUT/${model}_critical.json"
         fi
     } >/dev/null
 }
@@ -259,41 +259,21 @@ figure() { # id, class, svg file, caption (HTML), command names...
     sed '/^<?xml/d; /^<!DOCTYPE/d; /<svg /{ /viewBox=/! s/<svg \(.*\)width="\([0-9.]*\)" height="\([0-9.]*\)"/<svg \1width="\2" height="\3" viewBox="0 0 \2 \3"/; }' "$svg"
     printf '<figcaption>%s</figcaption>\n<pre class="cmd">%s</pre>\n</figure>\n' "$caption" "$(cmd "$@" | esc)"
 }
-# the maps' numbers, one table row per head, read from gna attn's .npy (float32 [heads, T, T], little
-# endian) with the token labels of its SVG: the mean share of each row on the token before it; the
-# value tokens' share on their own line's key and colon; the final row's share on the asked line
-# (GOLD_LINE), and its largest entry. SSM rows are |implicit attention| made a distribution.
-map_rows() { # npy, svg, heads (comma list)
-    start=$(od -An -tu1 -j8 -N2 "$1" | awk '{ print 10 + $1 + 256 * $2 }')
-    shape=$(head -c "$start" "$1" | tr -d '\000' | sed -n "s/.*'shape': (\([0-9, ]*\)).*/\1/p")
-    sed -n 's/.*text-anchor="end">\(.*\)<\/text>$/\1/p' "$2" >"$OUT/labels.tmp"
-    od -An -v -tf4 -j "$start" "$1" | awk -v shape="$shape" -v heads="$3" -v gold="$GOLD_LINE" -v labels="$OUT/labels.tmp" '
-        function a(x) { return x < 0 ? -x : x }
-        function share(row, from, to,   s, t) { t = 0; for (s = from; s <= to; s++) t += a(v[row + s]); return t }
-        BEGIN { split(shape, d, /, */); H = d[1] + 0; R = d[2] + 0; T = d[3] + 0; split(heads, name, ",")
-                while ((getline l < labels) > 0 && n < T) lab[n++] = l }
-        { for (i = 1; i <= NF; i++) v[c++] = $i }
-        END {
-            if (H < 1 || T < 2 || R != T || n < T || c < H * T * T) exit
-            for (s = 0; s < T; s++) if (index(lab[s], "\342\206\265")) nl[++lines] = s   # the newline sign
-            for (h = 0; h < H; h++) {
-                b = h * T * T; prev = 0
-                for (t = 1; t < T; t++) { tot = share(b + t * T, 0, t); if (tot > 0) prev += a(v[b + t * T + t - 1]) / tot }
-                own = 0
-                for (j = 1; j < lines; j++) {
-                    val = nl[j + 1] - 1; row = b + val * T; tot = share(row, 0, val)
-                    if (tot > 0) own += share(row, nl[j] + 1, val - 1) / tot
-                }
-                last = b + (T - 1) * T; tot = share(last, 0, T - 1); top = 0
-                for (s = 1; s < T; s++) if (a(v[last + s]) > a(v[last + top])) top = s
-                if (tot == 0) tot = 1
-                printf "<tr><td>%s</td><td>%.2f</td><td>%.2f</td><td>%.2f</td><td>%s (%.2f)</td></tr>\n", name[h + 1], prev / (T - 1),
-                    (lines > 1 ? own / (lines - 1) : 0), share(last, nl[gold] + 1, nl[gold + 1]) / tot, lab[top], a(v[last + top]) / tot
-            }
-        }'
-    rm -f "$OUT/labels.tmp"
+# the maps' numbers, one table row per head, from gna attn --json (gna.c's map_statistics): each head's
+# share of a row on the token before it; the value tokens' share on their own line's key and colon; the
+# final position's share on the asked line (line GOLD_LINE: the header is line 0), and its largest entry.
+# SSM rows are |implicit attention| made a distribution.
+map_rows() { # JSON
+    sed -n 's/^  {"head": "\([^"]*\)", "map": "[^"]*", "previous": \([^,]*\), "own_line": \([^,]*\), "lines": \[\([^]]*\)\], "largest": {"position": [0-9]*, "token": \(".*"\), "share": \([^}]*\)}}.*/\1|\2|\3|\4|\5|\6/p' "$1" |
+        while IFS='|' read -r head previous own lines token share; do
+            asked=$(echo "$lines" | tr -d ' ' | cut -d, -f$((GOLD_LINE + 1)))
+            token=$(printf '%s' "$token" | sed 's/^"//; s/"$//; s/\\"/"/g; s/\\\\/\\/g' | esc)
+            printf '<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s (%s)</td></tr>\n' "$head" "$(num "$previous")" "$(num "$own")" \
+                "$(num "$asked")" "$token" "$(num "$share")"
+        done
 }
-map_table() { # npy, svg, heads
+num() { case $1 in null) printf 'none' ;; *) awk -v x="$1" 'BEGIN { printf "%.2f", x }' | unsign ;; esac; } # 2 decimals
+map_table() { # JSON
     printf '<table class="stats"><tr><th>head</th><th>on the previous token</th><th>value tokens on their key and colon</th>'
     printf '<th>final position on the asked line</th><th>final position'"'"'s largest entry</th></tr>\n'
     map_rows "$@"
@@ -303,10 +283,10 @@ MAP_NOTE="Rows are positions (queries), columns the positions they read (keys); 
 share of a row on the token before it (a gather head at work), the value tokens' share on their own line's
 key and colon, and the final position's share on the asked line (<code>stone:88</code>), as measured on these maps."
 # a head's final-position numbers: its share on the asked line, its largest entry and that entry's token
-final_of() { # npy, svg, heads, head -> "share<TAB>largest<TAB>token"
-    map_rows "$1" "$2" "$3" | sed -n "s/^<tr><td>$4<\/td><td>[^<]*<\/td><td>[^<]*<\/td><td>\([^<]*\)<\/td><td>\(.*\) (\([^<]*\))<\/td><\/tr>$/\1\t\3\t\2/p"
+final_of() { # JSON, head -> "share<TAB>largest<TAB>token"
+    map_rows "$1" | sed -n "s/^<tr><td>$2<\/td><td>[^<]*<\/td><td>[^<]*<\/td><td>\([^<]*\)<\/td><td>\(.*\) (\([^<]*\))<\/td><\/tr>$/\1\t\3\t\2/p"
 }
-final_words() { # npy, svg, heads, head: a sentence's end about them
+final_words() { # JSON, head: a sentence's end about them
     f=$(final_of "$@")
     [ -n "$f" ] || return 0
     printf 'its final position puts %s of its attention on the asked line, and its largest entry, %s, on <code>%s</code>' \
@@ -376,52 +356,6 @@ bar_chart() {
         }'
 }
 
-# the mechanism, drawn: gather heads put each key into its value token; an aggregate head at the final
-# position reads the value of the line whose key is asked
-mechanism_svg() {
-    cat <<'EOF'
-<svg xmlns="http://www.w3.org/2000/svg" width="960" height="300" viewBox="0 0 960 300" font-family="sans-serif" font-size="14">
-<rect width="960" height="300" fill="white"/>
-<text x="20" y="26" fill="#c0392b" font-weight="bold">2. aggregate head (a later layer), at the final position:</text>
-<text x="20" y="44" fill="#c0392b">reads the value token of the line whose key is asked, and the model answers 88</text>
-<path d="M 858,196 Q 606,-40 354,192" fill="none" stroke="#c0392b" stroke-width="4"/>
-<path d="M 858,196 Q 510,-10 162,192" fill="none" stroke="#aaa" stroke-width="1.5" stroke-dasharray="5 4"/>
-<path d="M 858,196 Q 726,90 594,192" fill="none" stroke="#aaa" stroke-width="1.5" stroke-dasharray="5 4"/>
-<path d="M 54,198 Q 108,150 160,194" fill="none" stroke="#2c6fbb" stroke-width="2.5"/>
-<path d="M 270,198 Q 324,150 376,194" fill="none" stroke="#2c6fbb" stroke-width="2.5"/>
-<path d="M 486,198 Q 540,150 592,194" fill="none" stroke="#2c6fbb" stroke-width="2.5"/>
-<polygon points="354,192 359.6,177.4 369.0,187.7" fill="#c0392b"/>
-<polygon points="162,192 168.1,182.7 173.2,191.3" fill="#aaa"/>
-<polygon points="594,192 598.9,181.9 605.0,189.8" fill="#aaa"/>
-<polygon points="160,194 148.1,191.1 155.2,182.7" fill="#2c6fbb"/>
-<polygon points="376,194 364.1,191.1 371.2,182.7" fill="#2c6fbb"/>
-<polygon points="592,194 580.1,191.1 587.2,182.7" fill="#2c6fbb"/>
-<g text-anchor="middle">
-<rect x="30" y="200" width="48" height="30" fill="#fff" stroke="#555"/><text x="54" y="220">apple</text>
-<rect x="84" y="200" width="48" height="30" fill="#fff" stroke="#555"/><text x="108" y="220">:</text>
-<rect x="138" y="200" width="48" height="30" fill="#dbe8f6" stroke="#2c6fbb"/><text x="162" y="220">42</text>
-<rect x="192" y="200" width="48" height="30" fill="#fff" stroke="#555"/><text x="216" y="220">&#8629;</text>
-<rect x="246" y="200" width="48" height="30" fill="#fff" stroke="#555"/><text x="270" y="220">stone</text>
-<rect x="300" y="200" width="48" height="30" fill="#fff" stroke="#555"/><text x="324" y="220">:</text>
-<rect x="354" y="200" width="48" height="30" fill="#dbe8f6" stroke="#c0392b" stroke-width="2.5"/><text x="378" y="220" font-weight="bold">88</text>
-<rect x="408" y="200" width="48" height="30" fill="#fff" stroke="#555"/><text x="432" y="220">&#8629;</text>
-<rect x="462" y="200" width="48" height="30" fill="#fff" stroke="#555"/><text x="486" y="220">tiger</text>
-<rect x="516" y="200" width="48" height="30" fill="#fff" stroke="#555"/><text x="540" y="220">:</text>
-<rect x="570" y="200" width="48" height="30" fill="#dbe8f6" stroke="#2c6fbb"/><text x="594" y="220">63</text>
-<rect x="624" y="200" width="48" height="30" fill="#fff" stroke="#555"/><text x="648" y="220">&#8629;</text>
-<text x="702" y="220">&#8230;</text>
-<rect x="732" y="200" width="48" height="30" fill="#fff" stroke="#555"/><text x="756" y="220">key</text>
-<rect x="786" y="200" width="48" height="30" fill="#fff" stroke="#555"/><text x="810" y="220">'stone'</text>
-<rect x="840" y="200" width="36" height="30" fill="#fff" stroke="#c0392b" stroke-width="2.5"/><text x="858" y="220">is</text>
-<text x="900" y="220" fill="#c0392b" font-weight="bold">&#8594; 88</text>
-<text x="162" y="248" font-size="12" fill="#2c6fbb">apple</text>
-<text x="378" y="248" font-size="12" fill="#2c6fbb">stone</text>
-<text x="594" y="248" font-size="12" fill="#2c6fbb">tiger</text>
-</g>
-<text x="20" y="276" fill="#2c6fbb"><tspan font-weight="bold">1. gather head (an earlier layer):</tspan> each value token takes in its line's key, so that the value now says which key it belongs to</text>
-</svg>
-EOF
-}
 
 # -- the page
 # the words that depend on the numbers: the Mamba-2's sweep against its scored pair
@@ -429,7 +363,7 @@ ssm_sweep_text() {
     base=$(base_acc "${S}_kv_heads.json") pair=$(pair_acc "${S}_kv_heads.json" "$ssm_pair")
     alone=$(sed -n '1s/^[^ ]* \([^ ]*\) .*/\1/p' "${S}_sweep.txt" | awk '{printf "%.2f", $1}')
     [ -z "$pair" ] || printf 'Ablating that pair takes its KV accuracy at 20 pairs from %s to %s; ablating %s alone, to %s. ' "$base" "$pair" "$ssm_critical" "$alone"
-    if [ -n "$pair" ] && lt "$alone" "$(echo "$pair" | awk '{print $1 - 0.1}')"; then
+    if [ -n "$pair" ] && drops "$pair" "$alone" 0.1; then
         printf 'The attention-pattern scores miss what matters in a smooth map; the sweep'
     else
         printf 'The sweep'
@@ -437,20 +371,17 @@ ssm_sweep_text() {
     printf ' (<code>--sweep</code>: each of the top heads of every score ablated alone, ranked by the accuracy it costs)'
     printf ' finds the heads the retrieval rests on:'
 }
-# the hybrid: what each final-row mask changes, in points (KV: the mean over the dictionary sizes)
+# the hybrid: what each final-row mask does to letters, cloze and KV at 10 pairs
 hybrid_text() {
-    kv_rows=$(kv_delta "${Z}_kv.json") kv_ssm=$(kv_delta "${Z}_kv_ssm.json")
-    printf 'Masking every attention head'"'"'s final row changes the hybrid'"'"'s accuracy, in points, by %s on letters,' \
-        "$(delta "$(acc "${Z}_mmlu.json" mmlu)" "$(acc "${Z}_mmlu_ablated.json" mmlu)")"
-    printf ' %s on cloze and %s on KV (the mean over the five sizes); masking every SSM head'"'"'s final row, by %s, %s' \
-        "$(delta "$(acc "${Z}_cloze.json" cloze)" "$(acc "${Z}_cloze_ablated.json" cloze)")" "$kv_rows" \
-        "$(delta "$(acc "${Z}_mmlu.json" mmlu)" "$(acc "${Z}_mmlu_ssm.json" mmlu)")" \
-        "$(delta "$(acc "${Z}_cloze.json" cloze)" "$(acc "${Z}_cloze_ssm.json" cloze)")"
-    printf ' and %s.' "$kv_ssm"
-    if lt "$kv_ssm" -30 && lt -10 "$kv_rows"; then
+    m0=$(acc "${Z}_mmlu.json" mmlu) c0=$(acc "${Z}_cloze.json" cloze) kv10=$(acc "${Z}_kv.json" kv_pairs_10)
+    kv_rows=$(acc "${Z}_kv.json" kv_pairs_10_masked) kv_ssm=$(acc "${Z}_kv_ssm.json" kv_pairs_10_masked)
+    printf 'Masking every attention head'"'"'s final row takes the hybrid'"'"'s letters from %s to %s, cloze from %s to %s' \
+        "$m0" "$(acc "${Z}_mmlu_ablated.json" mmlu)" "$c0" "$(acc "${Z}_cloze_ablated.json" cloze)"
+    printf ' and KV at 10 pairs from %s to %s; masking every SSM head'"'"'s final row, to %s, %s and %s.' "$kv10" "$kv_rows" \
+        "$(acc "${Z}_mmlu_ssm.json" mmlu)" "$(acc "${Z}_cloze_ssm.json" cloze)" "$kv_ssm"
+    if drops "$kv10" "$kv_ssm" 0.3 && ! drops "$kv10" "$kv_rows" 0.1; then
         printf ' In this small hybrid the final position reads the asked value through its SSM heads, not its attention.'
     fi
-    kv10=$(acc "${Z}_kv.json" kv_pairs_10)
     if lt "$kv10" 0.5; then
         printf ' The demo hybrid barely retrieves from its dictionaries (KV accuracy %s at 10 pairs), so no mask or' "$kv10"
         printf ' ablation can cost it KV accuracy: here its letter skill is what the masks test.'
@@ -463,30 +394,26 @@ hybrid_text() {
 hybrid_letters_text() {
     head=$(top_head "${Z}_mmlu_sweep.txt")
     m0=$(acc "${Z}_mmlu.json" mmlu) m1=$(acc "${Z}_mmlu_head.json" mmlu)
-    rows=$(delta "$m0" "$(acc "${Z}_mmlu_ablated.json" mmlu)") # every attention head's final row masked
+    rows=$(acc "${Z}_mmlu_ablated.json" mmlu) # every attention head's final row masked
     c0=$(acc "${Z}_cloze.json" cloze) c1=$(acc "${Z}_cloze_head.json" cloze)
     printf 'On the letter questions, the sweep over its %s attention heads (<code>--task mmlu --heads' "$(wc -l <"${Z}_mmlu_sweep.txt" | tr -d ' ')"
     printf ' '"'"'L*A*'"'"' --sweep all</code>) ranks <code>%s</code> first. Ablated alone, it takes letters from %s to %s,' "$head" "$m0" "$m1"
     printf ' cloze from %s to %s, and KV at 30 pairs from %s to %s.' "$c0" "$c1" "$(acc "${Z}_kv_head.json" kv_pairs_30)" \
         "$(acc "${Z}_kv_head.json" kv_pairs_30_masked)"
-    if lt "$(delta "$m0" "$m1")" -9.5 && lt -5 "$(delta "$c0" "$c1")"; then
+    if drops "$m0" "$m1" 0.095 && ! drops "$c0" "$c1" 0.05; then
         printf ' So an attention head carries the hybrid'"'"'s letter skill and not the answer it knows: the paper'"'"'s'
         printf ' dissociation, in its attention.'
-        if lt -5 "$rows"; then
-            printf ' Not through its final row, though: masking every attention head'"'"'s final row changes the letters by %s points.' "$rows"
+        if ! drops "$m0" "$rows" 0.05; then
+            printf ' Not through its final row, though: masking every attention head'"'"'s final row takes the letters only to %s.' "$rows"
         fi
     fi
 }
 # the sweep's top head of a model and what it costs: "HEAD (ablated alone, it costs X of the KV accuracy at 20 pairs)"
 top_of_sweep() { sed -n '1s/^\([^ ]*\) [^ ]* \([^ ]*\)$/\1 \2/p' "$1" | awk '{ printf "%s (ablated alone, it costs %.2f of the KV accuracy at 20 pairs)", $1, $2 }'; }
-delta() { awk -v a="$1" -v b="$2" 'BEGIN { d = 100 * (b - a); printf (d < 0.5 && d > -0.5) ? "0" : "%+.0f", d }'; } # a -> b, in points
-kv_delta() { # a KV results JSON: the mean change over the sizes, in points
-    for pairs in 10 30 50 80 100; do echo "$(acc "$1" kv_pairs_$pairs) $(acc "$1" kv_pairs_${pairs}_masked)"; done |
-        awk '{ d += $2 - $1 } END { d = 100 * d / NR; printf (d < 0.5 && d > -0.5) ? "0" : "%+.0f", d }'
-}
+drops() { awk -v a="$1" -v b="$2" -v d="$3" 'BEGIN { exit !(a - b > d) }'; } # a -> b falls by more than d
 # the Llama's best aggregate score on the letter questions against KV's
 mmlu_text() {
-    mb=$(best "${L}_heads.json" aggregate) kb=$(best "${L}_kv_heads.json" aggregate | cut -d' ' -f1)
+    mb=$(best "${L}_heads.json") kb=$(best "${L}_kv_heads.json" | cut -d' ' -f1)
     if lt "${mb%% *}" 0.5; then
         printf 'No head of the Llama aggregates from <code>Answer:</code> onto the gold option as its KV head does onto the'
         printf ' asked line: its best aggregate score on the letter questions is %s, against %s on KV. The demo models' "${mb%% *}" "$kb"
@@ -496,16 +423,15 @@ mmlu_text() {
         printf 'The Llama'"'"'s best aggregate head on the letter questions, %s, scores %s (on KV: %s).' "${mb#* }" "${mb%% *}" "$kb"
     fi
 }
-# the refined mask against the whole final rows: what each costs on letters and on cloze, in points
+# the refined mask against the whole final rows: what each does to letters and to cloze
 refined_text() { # results prefix, whole rows' mmlu and cloze JSON, who
-    m0=$(acc "${1}_mmlu.json" mmlu) c0=$(acc "${1}_cloze.json" cloze)
-    mr=$(delta "$m0" "$(acc "$2" mmlu)") cr=$(delta "$c0" "$(acc "$3" cloze)")
-    ml=$(delta "$m0" "$(acc "${1}_mmlu_letters.json" mmlu)") cl=$(delta "$c0" "$(acc "${1}_cloze_letters.json" cloze)")
-    printf '%s: the whole final rows change letters by %s points and cloze by %s; the letter entries alone, letters by %s' "$4" "$mr" "$cr" "$ml"
-    printf ' and cloze by %s.' "$cl"
-    if lt "$ml" -4.5 && lt -0.5 "$cl" && lt "$mr" "$ml"; then
+    m0=$(acc "${1}_mmlu.json" mmlu) c0=$(acc "${1}_cloze.json" cloze) mr=$(acc "$2" mmlu) cr=$(acc "$3" cloze)
+    ml=$(acc "${1}_mmlu_letters.json" mmlu) cl=$(acc "${1}_cloze_letters.json" cloze)
+    printf '%s: the whole final rows take letters from %s to %s and cloze from %s to %s; the letter entries alone,' "$4" "$m0" "$mr" "$c0" "$cr"
+    printf ' letters to %s and cloze to %s.' "$ml" "$cl"
+    if drops "$m0" "$ml" 0.045 && ! drops "$c0" "$cl" 0.005 && lt "$mr" "$ml"; then
         printf ' So part of the letter skill passes through these few entries, and masking them leaves the known answers alone.'
-    elif lt -4.5 "$ml"; then
+    elif ! drops "$m0" "$ml" 0.045; then
         printf ' Here the letter entries carry nothing measurable.'
     fi
 }
@@ -550,11 +476,11 @@ that the maps below are drawn on:</p>
 <pre>$(printf 'SHORT="%s"' "$SHORT" | esc)</pre>
 EOF
     printf '<figure id="mechanism" class="wide">\n'
-    mechanism_svg
+    cat "$(dirname "$0")/demo_mechanism.svg"
     cat <<EOF
 <figcaption>Gather and Aggregate on a KV prompt (a sketch: no model made it). In a Transformer both steps are
 attention heads; in an SSM they are heads of the recurrence, whose implicit attention (below) plays the same roles.</figcaption>
-<pre class="cmd">drawn by test/demo.sh</pre>
+<pre class="cmd">drawn by hand: test/demo_mechanism.svg</pre>
 </figure>
 
 <h2 id="llama">2. The Llama's gather and aggregate heads</h2>
@@ -565,10 +491,10 @@ line, its <i>gather</i> score how much each line's last token attends to its own
 $(score "${L}_kv_heads.json" "$la" aggregate)). On the short dictionary:</p>
 EOF
     figure llama-maps wide "${L}_short.svg" "The Llama's gather head $lg and aggregate head $la on the short dictionary. $MAP_NOTE" llama_demo_short
-    map_table "${L}_short.npy" "${L}_short.svg" "$llama_pair"
+    map_table "${L}_short.json"
     cat <<EOF
-<p>The aggregate head $la: $(final_words "${L}_short.npy" "${L}_short.svg" "$llama_pair" "$la")$(
-        [ "$(final_of "${L}_short.npy" "${L}_short.svg" "$llama_pair" "$la" | cut -f3)" != "$GOLD_VALUE" ] ||
+<p>The aggregate head $la: $(final_words "${L}_short.json" "$la")$(
+        [ "$(final_of "${L}_short.json" "$la" | cut -f3)" != "$GOLD_VALUE" ] ||
             printf '%s' ', the asked value: it reads the answer off the value token, which the earlier heads have tagged with its key').</p>
 
 <h2 id="ablation">3. Ablating the pair</h2>
@@ -598,21 +524,21 @@ EOF
     figure kv-compare chart "$OUT/kv_compare.svg" "KV accuracy against the number of pairs, each model as it is (30${HYBRID:+ (the hybrid: $ZAMBA2_N)} dictionaries per size; training went up to 60 pairs). Drawn by test/demo.sh from the JSON of these commands." \
         $(for model in $MODELS; do printf '%s_kv ' "$model"; done)
     read -r agg_best agg_head <<EOF2
-$(best "${S}_kv_heads.json" aggregate)
+$(best "${S}_kv_heads.json")
 EOF2
     cat <<EOF
 <p>$(if lt "$agg_best" 0.5; then printf 'Its maps are smooth: its'; else printf 'Its'; fi) best aggregate score is $agg_best ($agg_head), against the Llama's
-$(best "${L}_kv_heads.json" aggregate | cut -d' ' -f1), and the top-scored pair, <b>$ssm_pair</b>, looks like this:</p>
+$(best "${L}_kv_heads.json" | cut -d' ' -f1), and the top-scored pair, <b>$ssm_pair</b>, looks like this:</p>
 EOF
     figure ssm-maps wide "${S}_short.svg" "The Mamba-2's top-scored pair on the short dictionary: implicit attention (red: negative entries). $MAP_NOTE" mamba2_demo_short
-    map_table "${S}_short.npy" "${S}_short.svg" "$ssm_pair"
+    map_table "${S}_short.json"
     cat <<EOF
 <p>$(ssm_sweep_text)</p>
 $(sweep_table 'head ablated alone (KV, 20 pairs)' "${S}_sweep.txt")
 <pre class="cmd">$(cmd mamba2_demo_kv_heads | esc)</pre>
 EOF
-    figure ssm-critical single "${S}_critical.svg" "The sweep's most harmful head, $(top_of_sweep "${S}_sweep.txt"), on the short dictionary: $(final_words "${S}_critical.npy" "${S}_critical.svg" "$ssm_critical" "$ssm_critical")." mamba2_demo_critical
-    map_table "${S}_critical.npy" "${S}_critical.svg" "$ssm_critical"
+    figure ssm-critical single "${S}_critical.svg" "The sweep's most harmful head, $(top_of_sweep "${S}_sweep.txt"), on the short dictionary: $(final_words "${S}_critical.json" "$ssm_critical")." mamba2_demo_critical
+    map_table "${S}_critical.json"
     figure ssm-curve chart "${S}_kv.svg" "The Mamba-2's KV accuracy against the number of pairs, as it is and with $(cat "${S}_kv_mask.txt") ablated." mamba2_demo_kv
     printf '\n<h2 id="hybrid">5. The hybrid, and the paper'"'"'s experiment on it</h2>\n'
     if [ -n "$HYBRID" ]; then
@@ -648,9 +574,9 @@ $(sweep_table 'head ablated alone (KV, 20 pairs)' "${Z}_sweep.txt")
 <pre class="cmd">$(cmd ${HYBRID}_kv_heads | esc)</pre>
 EOF
         figure hybrid-maps wide "${Z}_short.svg" "The hybrid's top-scored pair on the short dictionary, $z_pair. $MAP_NOTE" ${HYBRID}_short
-        map_table "${Z}_short.npy" "${Z}_short.svg" "$z_pair"
-        figure hybrid-critical single "${Z}_critical.svg" "The sweep's top head in the hybrid, $(top_of_sweep "${Z}_sweep.txt"), on the short dictionary: $(final_words "${Z}_critical.npy" "${Z}_critical.svg" "$z_critical" "$z_critical")." ${HYBRID}_critical
-        map_table "${Z}_critical.npy" "${Z}_critical.svg" "$z_critical"
+        map_table "${Z}_short.json"
+        figure hybrid-critical single "${Z}_critical.svg" "The sweep's top head in the hybrid, $(top_of_sweep "${Z}_sweep.txt"), on the short dictionary: $(final_words "${Z}_critical.json" "$z_critical")." ${HYBRID}_critical
+        map_table "${Z}_critical.json"
         cat <<EOF
 <p>$(hybrid_letters_text)</p>
 $(sweep_table 'attention head ablated alone (letters, 10 questions per subject)' "${Z}_mmlu_sweep.txt")

@@ -201,6 +201,43 @@ else
     fail "attn: .npy and SVG, one panel per head, token text on the axes" "$(cat "$TMP/err")"
 fi
 
+# gna attn --json: each head's map statistics (map_statistics) against numpy's reading of the same maps
+# (the .npy, rows as |row| / sum |row|), on the demo Llama's attention and the demo Mamba-2's implicit
+# attention (negative entries), a prompt of 7 lines; and refused with --rows. The plain build only.
+if [ -z "$RUN" ] && [ -z "$LABEL" ] && /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+    prompt=$(printf 'Memorize the following dictionary:\napple:42\nriver:17\nstone:88\ncloud:5\ntiger:63\nThe value of the key %sstone%s is' "'" "'")
+    for model in llama_demo:L1H5,L2H0,L3H1 mamba2_demo:L0H0,L1H1,L3H10; do
+        if "$GNA" attn -q -m "test/models/${model%%:*}" -p "$prompt" --heads "${model#*:}" -o "$TMP/m.npy" --json "$TMP/m.json" 2>"$TMP/err" &&
+            /usr/bin/python3 - "$TMP/m.npy" "$TMP/m.json" >"$TMP/err" 2>&1 <<'PY'
+import json, sys
+import numpy as np
+maps, got = np.load(sys.argv[1]).astype(np.float64), json.load(open(sys.argv[2]))
+n, T = got["newlines"], maps.shape[2]
+assert len(n) == 6, n
+edges = [0] + [k + 1 for k in n] + [T]
+for M, h in zip(maps, got["heads"]):
+    r = np.abs(M) / np.abs(M).sum(1, keepdims=True)
+    want = {"previous": np.mean([r[t, t - 1] for t in range(1, T)]),
+            "own_line": np.mean([r[n[j] - 1, n[j - 1] + 1:n[j] - 1].sum() for j in range(1, len(n))])}
+    for key, value in want.items():
+        assert abs(h[key] - value) < 1e-12, (h["head"], key, h[key], value)
+    lines = [r[-1, a:b].sum() for a, b in zip(edges, edges[1:])]
+    assert np.allclose(h["lines"], lines, rtol=0, atol=1e-12), (h["head"], h["lines"], lines)
+    k = int(np.argmax(np.abs(M[-1])))
+    assert h["largest"]["position"] == k and abs(h["largest"]["share"] - r[-1, k]) < 1e-12, (h["head"], h["largest"], k)
+PY
+        then pass "attn --json: ${model%%:*}'s map statistics equal numpy's on the .npy"
+        else fail "attn --json: ${model%%:*}'s map statistics equal numpy's on the .npy" "$(cat "$TMP/err")"
+        fi
+    done
+    if "$GNA" attn -q -m test/models/llama_demo -p "$prompt" --heads L1H5 -o "$TMP/m.npy" --json "$TMP/r.json" --rows -1 2>"$TMP/err"; then
+        fail "attn --json with --rows: refused" "exit 0"
+    else
+        [ $? -eq 2 ] && [ ! -e "$TMP/r.json" ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && pass "attn --json with --rows: refused (exit 2, one line)" ||
+            fail "attn --json with --rows: refused (exit 2, one line)" "$(cat "$TMP/err")"
+    fi
+fi
+
 # 2c. Harnesses (gna kv, mmlu, mc) against a Python reference that mirrors lm-evaluation-harness
 #     0.4.x and the paper's KV code, with transformers in float64 (weights_tools/fixtures/make_harness_fixtures.py):
 #     each case's prompts, log-likelihoods, choices and aggregated results.
