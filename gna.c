@@ -2333,6 +2333,13 @@ static int score_request(const Model *m, const Compute *cx, const Intervention *
     return status;
 }
 
+/* sum_{from <= k < to} |row[k]| / sum_k |row[k]|: a row's share on some keys, the row as a distribution */
+static double row_share(const float *row, size_t T, size_t from, size_t to) {
+    double part = 0, sum = 0;
+    for (size_t k = 0; k < T; k++) sum += fabs(row[k]), part += k >= from && k < to ? fabs(row[k]) : 0;
+    return sum > 0 ? part / sum : 0;
+}
+
 /* -- The G&A scores of `gna heads`: the paper identifies Gather and Aggregate heads by their
  * attention patterns (§4: a Gather head's segment-final token attends to its own segment; an
  * Aggregate head's final position attends to the summary token of the correct segment, argmax-like);
@@ -2346,13 +2353,6 @@ static int score_request(const Model *m, const Compute *cx, const Intervention *
  * The aggregate reads the whole segment, not only its summary token: a model may gather into another
  * token of the line (the bundled demo Llama's aggregate heads read the value token itself).
  * probe: rows s_0 .. s_{m-1}, then the final position; segments [starts[j], ends[j]) in tokens. */
-/* sum_{from <= k < to} |row[k]| / sum_k |row[k]|: a row's share on some keys, the row as a distribution */
-static double row_share(const float *row, size_t T, size_t from, size_t to) {
-    double part = 0, sum = 0;
-    for (size_t k = 0; k < T; k++) sum += fabs(row[k]), part += k >= from && k < to ? fabs(row[k]) : 0;
-    return sum > 0 ? part / sum : 0;
-}
-
 static void head_scores(const Probe *probe, const size_t *starts, const size_t *ends, size_t n_segments, size_t gold,
                         double *aggregate, double *gold_mass, double *gather) {
     size_t T = probe->length;
