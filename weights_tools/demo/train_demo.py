@@ -811,6 +811,23 @@ def check_zamba2_tied(model, name):
             f"{name}: layer {i}'s visit of the shared block is not tied to layer {hybrid[0]}'s"
 
 
+def load_weights(torch, model, src, name):
+    """--init-from: a float32 state dict (--save-fp32) or a saved Hugging Face folder, into a model of the same shapes"""
+    if os.path.isdir(src):
+        from safetensors.torch import load_file
+        sd = load_file(os.path.join(src, "model.safetensors"))
+    else:
+        sd = torch.load(src, map_location="cpu")
+    own = model.state_dict()
+    bad = [k for k, v in sd.items() if k not in own or own[k].shape != v.shape]
+    assert not bad, f"--init-from {src}: keys missing from {name} or of other shapes: {bad[:5]}"
+    with torch.no_grad():
+        for k, v in sd.items():
+            own[k].copy_(v.to(own[k].dtype))
+    log(f"{name}: weights read from {src} ({len(sd)} of {len(own)} state-dict entries; shared or tied ones "
+        f"are one tensor)")
+
+
 def count_params(model):
     return sum(p.numel() for p in model.parameters())  # parameters() lists a tied weight once
 
@@ -1781,6 +1798,13 @@ def parse_args(argv):
     p.add_argument("--append", action="store_true", help="with --combine: add the --only zamba2 run to the "
                    "train_log.txt and train_results.json already in --out, leaving what they hold as it is")
     p.add_argument("--eval-only", action="store_true", help="evaluate the model already saved in --out (with --only)")
+    p.add_argument("--init-from", default="", help="start from these weights instead of a fresh initialisation: a "
+                   "<model>_fp32.pt that --save-fp32 wrote, or a saved Hugging Face folder (same shapes; a curriculum's "
+                   "next phase: the schedule, warmup included, starts again)")
+    p.add_argument("--tokenizer-from", default="", help="read tokenizer.json from this folder rather than train one "
+                   "(the tokenizer's corpus depends on --kv-train-pairs; with --init-from, the earlier phase's folder)")
+    p.add_argument("--save-fp32", action="store_true", help="also write the trained float32 weights as "
+                   "<out>/<model>_fp32.pt (for --init-from)")
     p.add_argument("--check-gna", default="", help="path of a gna binary: compare its logits with transformers' on "
                    "each saved model (3 prompts)")
     a = p.parse_args(argv)
@@ -1830,8 +1854,13 @@ def setup(args, out, write_eval):
         f"({sum(min(args.test_per_subject, len(world.heldout_by_subject[s])) for s in SUBJECTS)} held-out facts), "
         f"subjects {', '.join(SUBJECTS)}")
     t0 = time.time()
-    tok = train_tokenizer(world, args.seed, VOCAB)
-    log(f"tokenizer trained in {time.time() - t0:.1f}s")
+    if args.tokenizer_from:  # a curriculum's next phase keeps the first phase's token ids
+        from tokenizers import Tokenizer
+        tok = Tokenizer.from_file(os.path.join(args.tokenizer_from, "tokenizer.json"))
+        log(f"tokenizer read from {args.tokenizer_from}")
+    else:
+        tok = train_tokenizer(world, args.seed, VOCAB)
+        log(f"tokenizer trained in {time.time() - t0:.1f}s")
     check_tokenizer(tok, world)
     tok_json = tok.to_str(pretty=True)
     spec = json.loads(tok_json)
@@ -1956,6 +1985,9 @@ def train_and_evaluate(family, args, out, world, tok, tok_json, data_root, data_
             f"concat(h, embeddings), RoPE {c.use_mem_rope}, MLP {c.intermediate_size} (gelu), adapters rank "
             f"{c.adapter_rank} (attention adapters {c.use_shared_attention_adapter}); the llama has {n_llama} parameters")
     assert_tied(model, family)
+    if args.init_from:
+        load_weights(torch, model, args.init_from, name)
+        r["init_from"] = args.init_from
     r["params"] = count_params(model)
     log(f"parameters: {name} {r['params']} ({r['params'] / 1e6:.3f}M; embeddings {vocab * 192})")
     flush_log()
@@ -1988,6 +2020,14 @@ def train_and_evaluate(family, args, out, world, tok, tok_json, data_root, data_
         probes = {k: sets[k] for k in ("kv2", "kv10", "kv30", "letter", "letter_incontext")}
     set_tf32(torch, True)
     r["train"] = train_model(torch, model, name, data, flags, order, val, steps, lr, args, device, probes)
+    if args.save_fp32:
+        fp32, seen = {}, set()
+        for k, v in model.state_dict().items():  # a shared or tied tensor once (the first name it has)
+            if v.data_ptr() not in seen:
+                seen.add(v.data_ptr())
+                fp32[k] = v.detach().float().cpu()
+        torch.save(fp32, os.path.join(out, f"{name}_fp32.pt"))
+        log(f"saved {os.path.join(out, name + '_fp32.pt')} (float32 weights, for --init-from)")
     if impl:
         r["train"]["train_impl"] = impl
     if impl == "fast":
