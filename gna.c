@@ -2352,7 +2352,8 @@ static double row_share(const float *row, size_t T, size_t from, size_t to) {
  *   gather    = mean_j sum_{k in segment j, k < s_j} r_{s_j}[k]      each summary token reads its segment
  * The aggregate reads the whole segment, not only its summary token: a model may gather into another
  * token of the line (the bundled demo Llama's aggregate heads read the value token itself).
- * probe: rows s_0 .. s_{m-1}, then the final position; segments [starts[j], ends[j]) in tokens. */
+ * probe: rows s_0 .. s_{m-1}, then the final position; segments [starts[j], ends[j]) in tokens, each at
+ * least one token long; gold < n_segments. */
 static void head_scores(const Probe *probe, const size_t *starts, const size_t *ends, size_t n_segments, size_t gold,
                         double *aggregate, double *gold_mass, double *gather) {
     size_t T = probe->length;

@@ -23,7 +23,7 @@ SECTIONS = ["task", "llama", "ablation", "ssm", "hybrid", "mmlu", "refined", "su
 FIGURES = ["mechanism", "llama-maps", "llama-curve", "kv-compare", "ssm-maps", "ssm-critical", "ssm-curve", "mmlu-bars", "refined-bars"]
 HYBRID_FIGURES = ["hybrid-curve", "hybrid-maps", "hybrid-critical"]
 MAPS = ["llama-maps", "ssm-maps", "ssm-critical", "hybrid-maps", "hybrid-critical"]  # drawn on the short dictionary
-DRAWN = ["mechanism"]  # drawn by demo.sh with no command
+DRAWN = ["mechanism"]  # drawn by hand (test/demo_mechanism.svg), with no command
 COMMAND = re.compile(r"^\S*gna (attn|kv|mmlu|mc|heads) -q -m \S+ .*")
 NAMESPACE = "http://www.w3.org/2000/svg"
 

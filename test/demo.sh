@@ -16,9 +16,10 @@
 #      every Llama head and every hybrid attention head, against their whole final rows.
 # Then a table of the models side by side, and build/demo/index.html: one self-contained page (inline
 # SVG and CSS, no script, no external reference) that tells the paper's story with these figures, each
-# with the gna command that made it. The script is a thin client in sh, sed and awk: every number on the
-# page is one that gna wrote in its JSON (accuracies, head scores, gna attn --json's map statistics),
-# only formatted; the script compares numbers to choose its words, and draws the charts. Figures, JSON
+# with the gna command that made it. The script is a thin client in sh, sed and awk: every measured number
+# on the page is one that gna wrote in its JSON (accuracies, head scores, gna attn --json's map
+# statistics), only formatted, and the others are the settings it passes to gna; the script compares
+# numbers to choose its words, and draws the charts. Figures, JSON
 # results and every command run (commands.txt) go to build/demo/.
 #   GNA             the gna program (default ./gna)
 #   GNA_DEMO_OUT    the output folder (default build/demo; make test's check of the page uses its own)
@@ -264,8 +265,8 @@ figure() { # id, class, svg file, caption (HTML), command names...
 # final position's share on the asked line (line GOLD_LINE: the header is line 0), and its largest entry.
 # SSM rows are |implicit attention| made a distribution.
 map_rows() { # JSON
-    sed -n 's/^  {"head": "\([^"]*\)", "map": "[^"]*", "previous": \([^,]*\), "own_line": \([^,]*\), "lines": \[\([^]]*\)\], "largest": {"position": [0-9]*, "token": \(".*"\), "share": \([^}]*\)}}.*/\1|\2|\3|\4|\5|\6/p' "$1" |
-        while IFS='|' read -r head previous own lines token share; do
+    sed -n 's/^  {"head": "\([^"]*\)", "map": "[^"]*", "previous": \([^,]*\), "own_line": \([^,]*\), "lines": \[\([^]]*\)\], "largest": {"position": [0-9]*, "token": \(".*"\), "share": \([^}]*\)}}.*/\1|\2|\3|\4|\6|\5/p' "$1" |
+        while IFS='|' read -r head previous own lines share token; do # the token last: it may hold a |
             asked=$(echo "$lines" | tr -d ' ' | cut -d, -f$((GOLD_LINE + 1)))
             token=$(printf '%s' "$token" | sed 's/^"//; s/"$//; s/\\"/"/g; s/\\\\/\\/g' | esc)
             printf '<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s (%s)</td></tr>\n' "$head" "$(num "$previous")" "$(num "$own")" \
@@ -290,7 +291,7 @@ final_words() { # JSON, head: a sentence's end about them
     f=$(final_of "$@")
     [ -n "$f" ] || return 0
     printf 'its final position puts %s of its attention on the asked line, and its largest entry, %s, on <code>%s</code>' \
-        "$(echo "$f" | cut -f1)" "$(echo "$f" | cut -f2)" "$(echo "$f" | cut -f3)"
+        "$(printf '%s\n' "$f" | cut -f1)" "$(printf '%s\n' "$f" | cut -f2)" "$(printf '%s\n' "$f" | cut -f3)"
 }
 
 # a line chart of KV accuracy against pairs: lines "label|colour|dash|10:1.0 30:0.9 ..." on stdin
@@ -363,7 +364,7 @@ ssm_sweep_text() {
     base=$(base_acc "${S}_kv_heads.json") pair=$(pair_acc "${S}_kv_heads.json" "$ssm_pair")
     alone=$(sed -n '1s/^[^ ]* \([^ ]*\) .*/\1/p' "${S}_sweep.txt" | awk '{printf "%.2f", $1}')
     [ -z "$pair" ] || printf 'Ablating that pair takes its KV accuracy at 20 pairs from %s to %s; ablating %s alone, to %s. ' "$base" "$pair" "$ssm_critical" "$alone"
-    if [ -n "$pair" ] && drops "$pair" "$alone" 0.1; then
+    if [ -n "$pair" ] && drops "$pair" "$alone" 0.105; then
         printf 'The attention-pattern scores miss what matters in a smooth map; the sweep'
     else
         printf 'The sweep'
@@ -371,7 +372,8 @@ ssm_sweep_text() {
     printf ' (<code>--sweep</code>: each of the top heads of every score ablated alone, ranked by the accuracy it costs)'
     printf ' finds the heads the retrieval rests on:'
 }
-# the hybrid: what each final-row mask does to letters, cloze and KV at 10 pairs
+# the hybrid: what each final-row mask does to letters, cloze and KV at 10 pairs (its words follow KV at
+# 10 pairs, the size it retrieves best; the table above it has every size)
 hybrid_text() {
     m0=$(acc "${Z}_mmlu.json" mmlu) c0=$(acc "${Z}_cloze.json" cloze) kv10=$(acc "${Z}_kv.json" kv_pairs_10)
     kv_rows=$(acc "${Z}_kv.json" kv_pairs_10_masked) kv_ssm=$(acc "${Z}_kv_ssm.json" kv_pairs_10_masked)
@@ -379,7 +381,7 @@ hybrid_text() {
         "$m0" "$(acc "${Z}_mmlu_ablated.json" mmlu)" "$c0" "$(acc "${Z}_cloze_ablated.json" cloze)"
     printf ' and KV at 10 pairs from %s to %s; masking every SSM head'"'"'s final row, to %s, %s and %s.' "$kv10" "$kv_rows" \
         "$(acc "${Z}_mmlu_ssm.json" mmlu)" "$(acc "${Z}_cloze_ssm.json" cloze)" "$kv_ssm"
-    if drops "$kv10" "$kv_ssm" 0.3 && ! drops "$kv10" "$kv_rows" 0.1; then
+    if drops "$kv10" "$kv_ssm" 0.295 && ! drops "$kv10" "$kv_rows" 0.095; then # 20 dictionaries: steps of 0.05
         printf ' In this small hybrid the final position reads the asked value through its SSM heads, not its attention.'
     fi
     if lt "$kv10" 0.5; then
@@ -400,17 +402,19 @@ hybrid_letters_text() {
     printf ' '"'"'L*A*'"'"' --sweep all</code>) ranks <code>%s</code> first. Ablated alone, it takes letters from %s to %s,' "$head" "$m0" "$m1"
     printf ' cloze from %s to %s, and KV at 30 pairs from %s to %s.' "$c0" "$c1" "$(acc "${Z}_kv_head.json" kv_pairs_30)" \
         "$(acc "${Z}_kv_head.json" kv_pairs_30_masked)"
-    if drops "$m0" "$m1" 0.095 && ! drops "$c0" "$c1" 0.05; then
+    if drops "$m0" "$m1" 0.095 && ! drops "$c0" "$c1" 0.045; then
         printf ' So an attention head carries the hybrid'"'"'s letter skill and not the answer it knows: the paper'"'"'s'
         printf ' dissociation, in its attention.'
-        if ! drops "$m0" "$rows" 0.05; then
+        if ! drops "$m0" "$rows" 0.045; then
             printf ' Not through its final row, though: masking every attention head'"'"'s final row takes the letters only to %s.' "$rows"
         fi
     fi
 }
 # the sweep's top head of a model and what it costs: "HEAD (ablated alone, it costs X of the KV accuracy at 20 pairs)"
 top_of_sweep() { sed -n '1s/^\([^ ]*\) [^ ]* \([^ ]*\)$/\1 \2/p' "$1" | awk '{ printf "%s (ablated alone, it costs %.2f of the KV accuracy at 20 pairs)", $1, $2 }'; }
-drops() { awk -v a="$1" -v b="$2" -v d="$3" 'BEGIN { exit !(a - b > d) }'; } # a -> b falls by more than d
+# a -> b falls by more than d; accuracies move in steps (1/120 of the questions, 1/20 of the dictionaries),
+# so d lies between two steps and float rounding cannot decide
+drops() { awk -v a="$1" -v b="$2" -v d="$3" 'BEGIN { exit !(a - b > d) }'; }
 # the Llama's best aggregate score on the letter questions against KV's
 mmlu_text() {
     mb=$(best "${L}_heads.json") kb=$(best "${L}_kv_heads.json" | cut -d' ' -f1)

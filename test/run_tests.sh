@@ -204,17 +204,25 @@ fi
 # gna attn --json: each head's map statistics (map_statistics) against numpy's reading of the same maps
 # (the .npy, rows as |row| / sum |row|), on the demo Llama's attention and the demo Mamba-2's implicit
 # attention (negative entries), a prompt of 7 lines; and refused with --rows. The plain build only.
-if [ -z "$RUN" ] && [ -z "$LABEL" ] && /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+numpy_python=""
+for p in python3 /usr/bin/python3; do
+    if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import numpy' 2>/dev/null; then numpy_python=$p; break; fi
+done
+if [ -z "$RUN" ] && [ -z "$LABEL" ] && [ -z "$numpy_python" ]; then
+    fail "attn --json: the map statistics against numpy" "needs python3 with numpy (Debian: python3-numpy)"
+elif [ -z "$RUN" ] && [ -z "$LABEL" ]; then
     prompt=$(printf 'Memorize the following dictionary:\napple:42\nriver:17\nstone:88\ncloud:5\ntiger:63\nThe value of the key %sstone%s is' "'" "'")
     for model in llama_demo:L1H5,L2H0,L3H1 mamba2_demo:L0H0,L1H1,L3H10; do
         if "$GNA" attn -q -m "test/models/${model%%:*}" -p "$prompt" --heads "${model#*:}" -o "$TMP/m.npy" --json "$TMP/m.json" 2>"$TMP/err" &&
-            /usr/bin/python3 - "$TMP/m.npy" "$TMP/m.json" >"$TMP/err" 2>&1 <<'PY'
+            "$numpy_python" - "$TMP/m.npy" "$TMP/m.json" "${model#*:}" "${model%%:*}" >"$TMP/err" 2>&1 <<'PY'
 import json, sys
 import numpy as np
 maps, got = np.load(sys.argv[1]).astype(np.float64), json.load(open(sys.argv[2]))
 n, T = got["newlines"], maps.shape[2]
-assert len(n) == 6, n
+assert n == [5, 9, 13, 17, 21, 25], n  # the demo tokenizer: "Memorize the following dictionary:" is 5 tokens, each pair 4
 edges = [0] + [k + 1 for k in n] + [T]
+assert [h["head"] for h in got["heads"]] == sys.argv[3].split(","), got["heads"]
+assert {h["map"] for h in got["heads"]} == {"attention" if sys.argv[4] == "llama_demo" else "implicit attention"}
 for M, h in zip(maps, got["heads"]):
     r = np.abs(M) / np.abs(M).sum(1, keepdims=True)
     want = {"previous": np.mean([r[t, t - 1] for t in range(1, T)]),
