@@ -7474,14 +7474,20 @@ static void write_npy(FILE *file, const float *data, int ndim, const int64_t *sh
     }
 }
 
-/* A token's label for the SVG (xml 1) or the terminal: its text as the tokenizer decodes it alone
- * (spaces shown as U+2423, line breaks as U+21B5), XML-escaped for the SVG, or its id when there is
- * no tokenizer. */
+/* a token's text as the tokenizer decodes it alone into `text` (the caller frees text->data); 0 when
+ * there is no tokenizer, the id is not one of its tokens or it decodes to nothing */
+static int token_text(const Tokenizer *t, int id, Bytes *text) {
+    Work w = {0};
+    int ok = t && id < t->n_ids && t->id_text[id] && decode(t, &w, "ids", &id, 1, 0, text) == GNA_OK && text->length > 0;
+    free_work(&w);
+    return ok;
+}
+
+/* A token's label for the SVG (xml 1) or the terminal: its text (token_text; spaces shown as U+2423,
+ * line breaks as U+21B5), XML-escaped for the SVG, or its id when it has none. */
 static void token_label(const Tokenizer *t, int id, int xml, char *label, size_t size) {
     Bytes text = {0};
-    Work w;
-    memset(&w, 0, sizeof w);
-    if (!t || id >= t->n_ids || !t->id_text[id] || decode(t, &w, "ids", &id, 1, 0, &text) != GNA_OK || text.length == 0) {
+    if (!token_text(t, id, &text)) {
         snprintf(label, size, "%d", id);
     } else {
         size_t n = 0;
@@ -7496,7 +7502,6 @@ static void token_label(const Tokenizer *t, int id, int xml, char *label, size_t
         label[n] = 0;
     }
     free(text.data);
-    free_work(&w);
 }
 
 /* Attention maps as one SVG: a heatmap per head, query rows down, key positions across, the token
@@ -10035,14 +10040,10 @@ static int parse_rows(const char *text, size_t T, size_t **rows, size_t *n_rows)
 static int write_map_statistics(const char *path, const Probe *probes, const char *const *names, size_t n, const int *tokens,
                                 size_t T, const Tokenizer *tokenizer) {
     size_t *newlines = checked_malloc(sizeof(size_t) * T), m = 0;
-    for (size_t k = 0; k < T && tokenizer; k++) {
+    for (size_t k = 0; k < T; k++) {
         Bytes text = {0};
-        Work w = {0};
-        if (tokens[k] < tokenizer->n_ids && tokenizer->id_text[tokens[k]] && decode(tokenizer, &w, "ids", &tokens[k], 1, 0, &text) == GNA_OK &&
-            text.length && memchr(text.data, '\n', text.length))
-            newlines[m++] = k;
+        if (token_text(tokenizer, tokens[k], &text) && memchr(text.data, '\n', text.length)) newlines[m++] = k;
         free(text.data);
-        free_work(&w);
     }
     double *lines = checked_malloc(sizeof(double) * (m + 1));
     Bytes b = {0};
