@@ -38,8 +38,11 @@ training within about T seconds (the step count, at most the steps asked for, is
 measured speed, and the cosine schedule follows it), for runs that share one GPU; --no-ablation skips the head scans
 (gna audits the saved model); --llama-layers / --llama-mlp, --mamba2-state / --mamba2-expand / --mamba2-heads and
 --zamba2-state / --zamba2-heads change the shapes (a small SSM state, so that only attention can hold a long
-dictionary). weights_tools/demo/sweep.sh runs several --only trainings at once on one GPU from shared token data and
-packs each run's folder into $OUT/<run>.tgz; weights_tools/demo/sweeps/issue38_{1,2,3}.{txt,env} are the three
+dictionary); --zamba2-mem-blocks N gives the hybrid N shared blocks (visit v runs block v % N), and
+--zamba2-ssm-warmup STEPS holds every Mamba mixer's state off for the first STEPS steps, so that the hybrid first
+learns what it can through its attention alone (issue 38's third try, sweeps/issue38_6).
+weights_tools/demo/sweep.sh runs several --only trainings at once on one GPU from shared token data and packs each
+run's folder into $OUT/<run>.tgz; weights_tools/demo/sweeps/issue38_{1,2,3}.{txt,env} are the three
 sweeps of issue 38 (a hybrid whose attention carries retrieval, and an MMLU-format aggregate head in the Llama),
 run as `. weights_tools/demo/sweeps/issue38_1.env && sh weights_tools/demo/sweep.sh weights_tools/demo/sweeps/issue38_1.txt`
 on one H100. None of their 11 models reached either goal (every number: test/models/train_log.txt, the JSON key
@@ -137,7 +140,8 @@ Models (all tie input and output embeddings; transformers' own initialisation, t
                2: the shared block alone is 0.74M parameters, and expand 2 would leave room for only 4 layers in the
                ~2.1M of the other two models. It learns KV between steps 2000 and 2500 of a 5000-step run; 3000-step
                runs (lr 2e-3, 1e-3, 5e-4; expand 2 with 4 or 5 layers) stayed at chance (test/models/README.md).
-               --zamba2-layers (e.g. mhmhm) and --zamba2-expand change the layout, for such experiments.
+               --zamba2-layers (e.g. mhmhm), --zamba2-expand and --zamba2-mem-blocks change the layout, for such
+               experiments.
 Training: AdamW betas (0.9, 0.95), eps 1e-8, weight decay 0.1 on matrices (dim >= 2) only, lr 1e-3
 (llama) / 2e-3 (mamba2, zamba2), linear warmup (min(200, steps/10) steps) then cosine to 10% of the peak,
 gradient clipping 1.0, batch 64 x 512 tokens, bf16 autocast over float32 master weights, next-token
@@ -766,7 +770,7 @@ def mamba2_config(transformers, vocab, n_layers):
 # Zamba2 (the paper's hybrid): Mamba-2 layers, and one shared attention + MLP block that the "hybrid" layers visit
 # (each visit with its own q/k/v and MLP adapters and its own output projection), as in Zamba2-7B's layout
 ZAMBA2 = {"layers": ("mamba", "hybrid", "mamba", "hybrid", "mamba", "hybrid", "mamba"), "expand": 1, "state": 32,
-          "heads": 0}  # heads 0: 6 per expand (head_dim 32)
+          "heads": 0, "mem_blocks": 1}  # heads 0: 6 per expand (head_dim 32)
 
 
 def zamba2_config(transformers, vocab):
@@ -775,7 +779,8 @@ def zamba2_config(transformers, vocab):
               mamba_expand=ZAMBA2["expand"], mamba_ngroups=1, n_mamba_heads=ZAMBA2["heads"] or 6 * ZAMBA2["expand"],
               chunk_size=64, use_conv_bias=True, add_bias_linear=False,
               intermediate_size=384, hidden_act="gelu", num_attention_heads=6, num_key_value_heads=6,
-              num_mem_blocks=1, use_shared_attention_adapter=True, adapter_rank=8, use_mem_rope=True,
+              num_mem_blocks=ZAMBA2["mem_blocks"], use_shared_attention_adapter=True, adapter_rank=8,
+              use_mem_rope=True,
               max_position_embeddings=1024, rms_norm_eps=1e-5, tie_word_embeddings=True,
               bos_token_id=0, eos_token_id=0, pad_token_id=0)
     try:
@@ -801,14 +806,15 @@ def ssd_mixers(model, family):
 
 
 def check_zamba2_tied(model, name):
-    """every visit of the one shared block must be the same module (transformers ties the visits when it
-    loads a checkpoint; make_fixtures.py saw it fail to when layer 0 is hybrid)"""
-    hybrid = zamba2_hybrid_layers(model)
-    first = model.model.layers[hybrid[0]].shared_transformer.self_attn.q_proj.weight
-    for i in hybrid[1:]:
-        w = model.model.layers[i].shared_transformer.self_attn.q_proj.weight
+    """every visit of a shared block (visit v runs block v % num_mem_blocks) must be the same module as the
+    block's first visit (transformers ties the visits when it loads a checkpoint; make_fixtures.py saw it fail to when
+    layer 0 is hybrid)"""
+    hybrid, n = zamba2_hybrid_layers(model), model.config.num_mem_blocks
+    q = lambda i: model.model.layers[i].shared_transformer.self_attn.q_proj.weight
+    for v, i in enumerate(hybrid):
+        w, first = q(i), q(hybrid[v % n])
         assert w.data_ptr() == first.data_ptr() or bool((w == first).all()), \
-            f"{name}: layer {i}'s visit of the shared block is not tied to layer {hybrid[0]}'s"
+            f"{name}: layer {i}'s visit of shared block {v % n} is not tied to layer {hybrid[v % n]}'s"
 
 
 def load_weights(torch, model, src, name):
@@ -1049,6 +1055,18 @@ def train_model(torch, model, name, data, flags, order, val, steps, lr, args, de
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_lambda_factory(steps, warmup))
     B = args.batch
     use_autocast = not args.no_autocast
+    # --zamba2-ssm-warmup: for its first steps every Mamba mixer's state is off, so that only attention carries
+    # anything further than the conv's 4 tokens. The mixers still train: Zamba2's attention output reaches the
+    # residual stream only through its layer's mixer (added to the mixer's input), so a silenced mixer would cut
+    # the attention off too. A_log held at 10: A = -22026, and dt >= time_step_min (0.001), so a token's state
+    # decays by exp(-22) or more at the next one. Then A_log goes back to its initial values and trains.
+    ssm_warmup = args.zamba2_ssm_warmup if model.config.model_type == "zamba2" else 0
+    if ssm_warmup:
+        a_logs = [m.A_log for m in ssd_mixers(model, "zamba2")]
+        a_init = [a.detach().clone() for a in a_logs]
+        with torch.no_grad():
+            for a in a_logs:
+                a.fill_(10.0).requires_grad_(False)  # AdamW skips it (no grad) while frozen
 
     def step_loss(x, answer):
         """next-token cross-entropy, answer tokens weighted by --answer-weight: sum(w * loss) / sum(w)"""
@@ -1071,7 +1089,8 @@ def train_model(torch, model, name, data, flags, order, val, steps, lr, args, de
     model.zero_grad(set_to_none=True)
 
     log(f"{name}: training {steps} steps, batch {B} x {data.shape[1]} tokens, lr {lr}, warmup {warmup}, "
-        f"autocast {'bf16' if use_autocast else 'off'}, answer tokens weighted {args.answer_weight}")
+        f"autocast {'bf16' if use_autocast else 'off'}, answer tokens weighted {args.answer_weight}" +
+        (f"; the Mamba mixers' states off (A_log 10) for the first {ssm_warmup} steps" if ssm_warmup else ""))
     torch.cuda.synchronize()
     t0 = time.time()
     t_rate, s_rate = None, None
@@ -1088,6 +1107,11 @@ def train_model(torch, model, name, data, flags, order, val, steps, lr, args, de
             if abs(new - steps) > 20:
                 steps = new
                 sched.lr_lambdas[0] = lr_lambda_factory(steps, warmup)
+        if ssm_warmup and step == ssm_warmup:
+            with torch.no_grad():
+                for a, a0 in zip(a_logs, a_init):
+                    a.copy_(a0).requires_grad_(True)
+            log(f"{name}: step {step}: the Mamba mixers' states on (A_log back to its initial values, trained)")
         rows = order[step * B:(step + 1) * B]
         loss = step_loss(data[rows].long(), flags[rows])
         opt.zero_grad(set_to_none=True)
@@ -1125,7 +1149,7 @@ def train_model(torch, model, name, data, flags, order, val, steps, lr, args, de
         f"{'bf16 autocast' if use_autocast else 'fp32'}) {vl:.4f}")
     return {"steps": steps, "wall_s": wall, "steps_per_s": rate, "loss_history": history, "val_loss_train_weights": vl,
             **({"probe_history": probe_history} if probes else {}),
-            "autocast": use_autocast}
+            **({"ssm_warmup": ssm_warmup} if ssm_warmup else {}), "autocast": use_autocast}
 
 
 def val_loss(torch, model, val, autocast):
@@ -1765,6 +1789,13 @@ def parse_args(argv):
                    "192 * expand / heads)")
     p.add_argument("--zamba2-state", type=int, default=ZAMBA2["state"], help="mamba_d_state of the hybrid's mixers")
     p.add_argument("--zamba2-heads", type=int, default=0, help="SSM heads per mixer (0: 6 per expand, head_dim 32)")
+    p.add_argument("--zamba2-mem-blocks", type=int, default=ZAMBA2["mem_blocks"], metavar="N", help="num_mem_blocks: "
+                   "shared attention blocks, visit v runs block v %% N (N = the hybrid layers: each visit its own "
+                   "block)")
+    p.add_argument("--zamba2-ssm-warmup", type=int, default=0, help="the first STEPS steps with every Mamba mixer's "
+                   "state off (A_log held at 10: it forgets each token at the next), so that only attention can "
+                   "retrieve; then A_log is put back to its initial values and trains (if training ends sooner, the "
+                   "saved model keeps A_log 10)", metavar="STEPS")
     p.add_argument("--kv-pairs", default="10,20,30,40,50,60,80,100")
     p.add_argument("--kv-samples", type=int, default=50)
     p.add_argument("--kv-seed", type=int, default=0, help="gna kv --seed of the KV evaluation samples")
@@ -1816,7 +1847,7 @@ def parse_args(argv):
         assert set(a.zamba2_layers) <= set("mh") and a.zamba2_layers[0] == "m", f"--zamba2-layers: {a.zamba2_layers}"
         ZAMBA2["layers"] = tuple({"m": "mamba", "h": "hybrid"}[k] for k in a.zamba2_layers)
     ZAMBA2["expand"] = a.zamba2_expand
-    ZAMBA2.update(state=a.zamba2_state, heads=a.zamba2_heads)
+    ZAMBA2.update(state=a.zamba2_state, heads=a.zamba2_heads, mem_blocks=a.zamba2_mem_blocks)
     LLAMA.update(layers=a.llama_layers, mlp=a.llama_mlp)
     MAMBA2.update(state=a.mamba2_state, expand=a.mamba2_expand, heads=a.mamba2_heads)
     SEQ_LEN = a.seq_len
@@ -1981,7 +2012,8 @@ def train_and_evaluate(family, args, out, world, tok, tok_json, data_root, data_
         r["zamba2_layers"] = list(c.layers_block_type)
         log(f"zamba2: {c.num_hidden_layers} layers {','.join(c.layers_block_type)}; Mamba-2 mixers of {c.n_mamba_heads} "
             f"heads of {c.mamba_headdim} (expand {c.mamba_expand}, state {c.mamba_d_state}, groups {c.mamba_ngroups}); "
-            f"{c.num_mem_blocks} shared block: {c.num_attention_heads} attention heads of {c.attention_head_dim} on "
+            f"{c.num_mem_blocks} shared block{'s' if c.num_mem_blocks > 1 else ''}: {c.num_attention_heads} attention "
+            f"heads of {c.attention_head_dim} on "
             f"concat(h, embeddings), RoPE {c.use_mem_rope}, MLP {c.intermediate_size} (gelu), adapters rank "
             f"{c.adapter_rank} (attention adapters {c.use_shared_attention_adapter}); the llama has {n_llama} parameters")
     assert_tied(model, family)
