@@ -2668,10 +2668,11 @@ const char *gna_error(void) { return error_message; }
 /* gna_interrupt: a generation count; a call notes it when it starts (gna_main, gna_forward) and stops
  * when it has moved on. An atomic counter, so that another thread (or a signal handler) may bump it. */
 #if defined(__STDC_NO_ATOMICS__) || !GNA_THREADS
-static volatile unsigned interrupt_generation;
+#define ATOMIC volatile
 #else
-static _Atomic unsigned interrupt_generation;
+#define ATOMIC _Atomic
 #endif
+static ATOMIC unsigned interrupt_generation;
 static THREAD_LOCAL unsigned call_generation;
 
 void gna_interrupt(void) { interrupt_generation++; }
@@ -2889,8 +2890,12 @@ static void bytes_printf(Bytes *b, const char *format, ...) {
  * range is a contiguous cut of [0, n), so the cut depends only on n and the thread count, and no
  * range shares a sum with another: the bits never depend on it. A range that runs out of memory ends
  * there; the caller waits for the others, then takes the jump of II.1 on its own thread.
+ * Between jobs a thread reads the job count SPIN times (some microseconds) before it sleeps on the
+ * condition variable: a decode step posts hundreds of jobs of a few microseconds each, and waking
+ * sleeping threads may cost more than the jobs. Bounded, and no sched_yield: with another process on
+ * the cores a yield can lose a whole time slice (measured: decode 1.3-2x slower).
  */
-enum { MAX_THREADS = 64 };
+enum { MAX_THREADS = 64, SPIN = 1 << 14 };
 
 typedef struct {
     int n_threads;                        /* wanted (1: no workers) */
@@ -2901,8 +2906,8 @@ typedef struct {
     const void *task;
     size_t n;
     int threads;
-    unsigned long jobs_posted;            /* a worker runs each job it has not seen, if it has a range in it */
-    int n_running;                        /* workers still on the current job */
+    ATOMIC unsigned long jobs_posted;     /* a worker runs each job it has not seen, if it has a range in it */
+    ATOMIC int n_running;                 /* workers still on the current job */
     size_t out_of_memory;                 /* bytes a worker's range of it wanted and did not get, or 0 */
     int n_workers, quit;
     pthread_t workers[MAX_THREADS];
@@ -2937,6 +2942,9 @@ static void *pool_worker(void *arg) {
     pthread_mutex_lock(&pool->lock);
     unsigned long seen = pool->jobs_before[w.index];
     for (;;) {
+        pthread_mutex_unlock(&pool->lock);
+        for (int i = 0; i < SPIN && pool->jobs_posted == seen; i++) continue;
+        pthread_mutex_lock(&pool->lock);
         while (pool->jobs_posted == seen && !pool->quit) pthread_cond_wait(&pool->job_posted, &pool->lock);
         if (pool->quit) break;
         seen = pool->jobs_posted;
@@ -3016,6 +3024,7 @@ static void run_on_pool(const Compute *cx, RangeFn fn, const void *task, size_t 
         pthread_cond_broadcast(&pool->job_posted);
         pthread_mutex_unlock(&pool->lock);
         size_t wanted = run_range(fn, task, n, threads, 0);
+        for (int i = 0; i < SPIN && pool->n_running > 0; i++) continue;
         pthread_mutex_lock(&pool->lock);
         while (pool->n_running > 0) pthread_cond_wait(&pool->job_finished, &pool->lock);
         if (pool->out_of_memory) wanted = pool->out_of_memory;
