@@ -2665,7 +2665,9 @@ static THREAD_LOCAL char error_message[1024];
 
 const char *gna_error(void) { return error_message; }
 
-/* gna_interrupt: a generation count; a call notes it when it starts (gna_main, gna_forward) and stops
+/* ATOMIC: a C11 atomic where threads share it (this counter, the pool's job counts of II.2), volatile
+ * where there are no threads or no atomics.
+ * gna_interrupt: a generation count; a call notes it when it starts (gna_main, gna_forward) and stops
  * when it has moved on. An atomic counter, so that another thread (or a signal handler) may bump it. */
 #if defined(__STDC_NO_ATOMICS__) || !GNA_THREADS
 #define ATOMIC volatile
@@ -2890,10 +2892,11 @@ static void bytes_printf(Bytes *b, const char *format, ...) {
  * range is a contiguous cut of [0, n), so the cut depends only on n and the thread count, and no
  * range shares a sum with another: the bits never depend on it. A range that runs out of memory ends
  * there; the caller waits for the others, then takes the jump of II.1 on its own thread.
- * Between jobs a thread reads the job count SPIN times (some microseconds) before it sleeps on the
- * condition variable: a decode step posts hundreds of jobs of a few microseconds each, and waking
- * sleeping threads may cost more than the jobs. Bounded, and no sched_yield: with another process on
- * the cores a yield can lose a whole time slice (measured: decode 1.3-2x slower).
+ * Between jobs a worker reads the job count SPIN times (some microseconds) before it sleeps on the
+ * condition variable, and the caller reads the running count so before it waits: a decode step posts
+ * hundreds of jobs of a few microseconds each, and waking sleeping threads may cost more than the
+ * jobs. Bounded, and no sched_yield: beside busy processes a yield can lose a whole time slice
+ * (measured on 2 loaded cores: decode 1.3-2x slower).
  */
 enum { MAX_THREADS = 64, SPIN = 1 << 14 };
 
