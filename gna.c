@@ -3374,7 +3374,7 @@ static void matmul_rows_simd(const void *task, size_t begin, size_t end) {
  * between depth blocks in `out` itself, so tiles at the edges, depth blocks and thread ranges change
  * no bits. */
 #if GNA_AVX512
-enum { TILE_TOKENS = 8, TILE_VECS = 3 }; /* 24 accumulators of the 32 registers; 8 x 3 against 6 x 4: prefill 0.99-1.20x on Zen 5 (test/BENCH.md) */
+enum { TILE_TOKENS = 8, TILE_VECS = 3 }; /* 24 accumulators of the 32 registers; 8 x 3 against 6 x 4: prefill 0.99-1.20x on 2-core Zen 5, 0.81-1.12x on a 16-core Xeon (test/BENCH.md) */
 #else
 enum { TILE_TOKENS = 6, TILE_VECS = 16 / VEC }; /* AVX2: 12 of 16 registers; NEON: 24 of 32 */
 #endif
