@@ -36,9 +36,9 @@ Experiment options (their defaults are the recipe of the committed models): --se
 sequences, for KV dictionaries of up to 100 pairs (--kv-train-pairs 2,100: ~500 tokens); --train-seconds T ends a
 training within about T seconds (the step count, at most the steps asked for, is re-set every 100 steps from the
 measured speed, and the cosine schedule follows it), for runs that share one GPU; --no-ablation skips the head scans
-(gna audits the saved model); --llama-layers / --llama-mlp, --mamba2-state / --mamba2-expand / --mamba2-heads and
---zamba2-state / --zamba2-heads change the shapes (a small SSM state, so that only attention can hold a long
-dictionary); --zamba2-mem-blocks N gives the hybrid N shared blocks (visit v runs block v % N), and
+(gna audits the saved model); --llama-layers / --llama-mlp / --llama-heads, --mamba2-state / --mamba2-expand /
+--mamba2-heads and --zamba2-state / --zamba2-heads change the shapes (a small SSM state, so that only attention
+can hold a long dictionary); --zamba2-mem-blocks N gives the hybrid N shared blocks (visit v runs block v % N), and
 --zamba2-ssm-warmup STEPS holds every Mamba mixer's state off for the first STEPS steps, so that the hybrid first
 learns what it can through its attention alone (issue 38's third try, sweeps/issue38_6).
 weights_tools/demo/sweep.sh runs several --only trainings at once on one GPU from shared token data and packs each
@@ -740,16 +740,16 @@ def build_token_data(world, tok, seed, n_tokens, workers, tag):
 # ----------------------------------------------------------------------------------------------
 # Models (torch from here on)
 
-# the shapes --llama-layers / --llama-mlp, --mamba2-state / --mamba2-expand / --mamba2-heads and --zamba2-state /
-# --zamba2-heads change (the defaults made the first committed models)
-LLAMA = {"layers": 4, "mlp": 512}
+# the shapes --llama-layers / --llama-mlp / --llama-heads, --mamba2-state / --mamba2-expand / --mamba2-heads and
+# --zamba2-state / --zamba2-heads change (the defaults made the first committed models)
+LLAMA = {"layers": 4, "mlp": 512, "heads": 6}
 MAMBA2 = {"state": 32, "expand": 2, "heads": 12}
 
 
 def llama_config(transformers, vocab):
     kw = dict(vocab_size=vocab, hidden_size=192, intermediate_size=LLAMA["mlp"], num_hidden_layers=LLAMA["layers"],
-              num_attention_heads=6,
-              num_key_value_heads=6, head_dim=32, max_position_embeddings=1024, rms_norm_eps=1e-5,
+              num_attention_heads=LLAMA["heads"], num_key_value_heads=LLAMA["heads"], head_dim=192 // LLAMA["heads"],
+              max_position_embeddings=1024, rms_norm_eps=1e-5,
               tie_word_embeddings=True, hidden_act="silu", attention_bias=False, mlp_bias=False,
               bos_token_id=0, eos_token_id=0, pad_token_id=0)
     try:
@@ -1783,6 +1783,8 @@ def parse_args(argv):
                         "for) is set from the speed measured every 100 steps, and the cosine schedule follows it")
     p.add_argument("--llama-layers", type=int, default=LLAMA["layers"])
     p.add_argument("--llama-mlp", type=int, default=LLAMA["mlp"], help="the llama's intermediate size")
+    p.add_argument("--llama-heads", type=int, default=LLAMA["heads"], help="attention heads per layer (MHA, "
+                   "head_dim 192 / heads): fewer heads give reading the gold option fewer places to spread over")
     p.add_argument("--mamba2-state", type=int, default=MAMBA2["state"], help="state_size of the Mamba-2")
     p.add_argument("--mamba2-expand", type=int, default=MAMBA2["expand"])
     p.add_argument("--mamba2-heads", type=int, default=MAMBA2["heads"], help="SSM heads per layer (head_dim = "
@@ -1848,7 +1850,9 @@ def parse_args(argv):
         ZAMBA2["layers"] = tuple({"m": "mamba", "h": "hybrid"}[k] for k in a.zamba2_layers)
     ZAMBA2["expand"] = a.zamba2_expand
     ZAMBA2.update(state=a.zamba2_state, heads=a.zamba2_heads, mem_blocks=a.zamba2_mem_blocks)
-    LLAMA.update(layers=a.llama_layers, mlp=a.llama_mlp)
+    if a.llama_heads < 1 or 192 % a.llama_heads:
+        p.error("--llama-heads must divide the hidden size 192")
+    LLAMA.update(layers=a.llama_layers, mlp=a.llama_mlp, heads=a.llama_heads)
     MAMBA2.update(state=a.mamba2_state, expand=a.mamba2_expand, heads=a.mamba2_heads)
     SEQ_LEN = a.seq_len
     for name in ("kv_train_pairs", "kv_train_queries"):
