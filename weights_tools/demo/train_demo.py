@@ -588,7 +588,9 @@ def diagnostic_letter_sets(world, seed, n):
 # ----------------------------------------------------------------------------------------------
 # Tokenizer
 
-def train_tokenizer(world, seed, vocab_size, docs_per_kind=8000, boost=50):
+def train_tokenizer(world, seed, vocab_size, docs_per_kind=8000, boost=50, kv_is_token=False):
+    """byte-level BPE on the documents; kv_is_token adds "' is" as one token (id vocab_size), so that the last token
+    of the KV question "The value of the key '<key>' is" follows the asked key directly (--kv-is-token)"""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     rng = random.Random(f"{seed}-tokenizer-corpus")
     texts = [make_doc(rng, world, k) for k in TEXT_KINDS for _ in range(docs_per_kind)]
@@ -602,6 +604,8 @@ def train_tokenizer(world, seed, vocab_size, docs_per_kind=8000, boost=50):
     trainer = trainers.BpeTrainer(vocab_size=vocab_size, min_frequency=2, special_tokens=[EOS], show_progress=False,
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
     tok.train_from_iterator(texts, trainer=trainer, length=len(texts))
+    if kv_is_token:
+        tok.add_tokens(["' is"])
     return tok
 
 
@@ -1798,6 +1802,9 @@ def parse_args(argv):
                    "state off (A_log held at 10: it forgets each token at the next), so that only attention can "
                    "retrieve; then A_log is put back to its initial values and trains (if training ends sooner, the "
                    "saved model keeps A_log 10)", metavar="STEPS")
+    p.add_argument("--kv-is-token", action="store_true", help="the tokenizer gets \"' is\" as one added token, so that "
+                   "the KV question's last token follows the asked key directly, as the line form's ':' does (a "
+                   "model that looks the value up at the token after the key then does so at the final row)")
     p.add_argument("--kv-pairs", default="10,20,30,40,50,60,80,100")
     p.add_argument("--kv-samples", type=int, default=50)
     p.add_argument("--kv-seed", type=int, default=0, help="gna kv --seed of the KV evaluation samples")
@@ -1894,7 +1901,7 @@ def setup(args, out, write_eval):
         tok = Tokenizer.from_file(os.path.join(args.tokenizer_from, "tokenizer.json"))
         log(f"tokenizer read from {args.tokenizer_from}")
     else:
-        tok = train_tokenizer(world, args.seed, VOCAB)
+        tok = train_tokenizer(world, args.seed, VOCAB, kv_is_token=args.kv_is_token)
         log(f"tokenizer trained in {time.time() - t0:.1f}s")
     check_tokenizer(tok, world)
     tok_json = tok.to_str(pretty=True)
@@ -1902,7 +1909,8 @@ def setup(args, out, write_eval):
     assert spec.get("normalizer") is None and spec.get("post_processor") is None, "tokenizer: normalizer/post-processor set"
     assert spec["pre_tokenizer"]["type"] == "ByteLevel" and spec["pre_tokenizer"]["use_regex"] is True
     assert spec["pre_tokenizer"]["add_prefix_space"] is False and spec["decoder"]["type"] == "ByteLevel"
-    assert [(t["id"], t["content"], t["special"]) for t in spec["added_tokens"]] == [(0, EOS, True)], spec["added_tokens"]
+    assert [(t["id"], t["content"], t["special"]) for t in spec["added_tokens"]] == [(0, EOS, True)] + \
+        ([(VOCAB, "' is", False)] if args.kv_is_token else []), spec["added_tokens"]
     flush_log()
     return world, tok, tok_json, data_root
 
