@@ -190,7 +190,9 @@ context and context + continuation, no special tokens):
 import argparse, csv, json, math, os, random, re, shlex, shutil, sys, time
 
 EOS = "<|endoftext|>"
-LETTERS = "ABCD"
+LETTERS = "ABCD"  # the evaluation's (MMLU's) four options
+OPTION_LETTERS = "ABCDEFGH"  # training letter questions of --letter-options MIN,MAX options (default 4,4)
+LETTER_OPTIONS = [4, 4]
 SEQ_LEN = 512
 VOCAB = 2048
 MASK64 = (1 << 64) - 1
@@ -412,20 +414,19 @@ def mmlu_description(subject):
 
 
 def letter_text(question, choices):
-    """lm-eval mmlu doc_to_text"""
-    assert len(choices) == 4
-    return question.strip() + "".join(f"\n{LETTERS[i]}. {c}" for i, c in enumerate(choices)) + "\nAnswer:"
+    """lm-eval mmlu doc_to_text (4 choices; training questions may have 2-8)"""
+    return question.strip() + "".join(f"\n{OPTION_LETTERS[i]}. {c}" for i, c in enumerate(choices)) + "\nAnswer:"
 
 
-def make_choices(rng, gold_value, pool, prefer=()):
-    """4 distinct values: gold at a uniformly drawn letter, distractors first from `prefer`"""
-    distractors = [v for v in dict.fromkeys(prefer) if v != gold_value][:3]
+def make_choices(rng, gold_value, pool, prefer=(), n=4):
+    """n distinct values: gold at a uniformly drawn letter, distractors first from `prefer`"""
+    distractors = [v for v in dict.fromkeys(prefer) if v != gold_value][:n - 1]
     rest = [v for v in pool if v != gold_value and v not in distractors]
-    distractors += rng.sample(rest, 3 - len(distractors))
+    distractors += rng.sample(rest, n - 1 - len(distractors))
     rng.shuffle(distractors)
-    gold = rng.randrange(4)
+    gold = rng.randrange(n)
     choices = distractors[:gold] + [gold_value] + distractors[gold:]
-    assert len(set(choices)) == 4 and choices[gold] == gold_value
+    assert len(set(choices)) == n and choices[gold] == gold_value
     return choices, gold
 
 
@@ -433,13 +434,13 @@ def question_of(attr, entity):
     return f"What is the {ATTR_WORDS[attr]} of {entity}?"
 
 
-def memorised_question(rng, world, fact):
+def memorised_question(rng, world, fact, n=4):
     e, attr = fact
-    choices, gold = make_choices(rng, world.facts[fact], world.pools[attr])
+    choices, gold = make_choices(rng, world.facts[fact], world.pools[attr], n=n)
     return question_of(attr, e), choices, gold
 
 
-def incontext_question(rng, world, subject):
+def incontext_question(rng, world, subject, n_options=4):
     n = rng.randint(1, 4)
     attrs = SUBJECT_ATTRS[subject]
     ask_attr = rng.choice(attrs)
@@ -457,7 +458,7 @@ def incontext_question(rng, world, subject):
         else:
             lines.append(f"The {ATTR_WORDS[a]} of {e} is {v}.")
     prefer = [v for e, a, v in stated if a == ask_attr and e != asked[0]]
-    choices, gold = make_choices(rng, asked[2], world.pools[ask_attr], prefer)
+    choices, gold = make_choices(rng, asked[2], world.pools[ask_attr], prefer, n_options)
     return "\n".join(lines) + "\n" + question_of(ask_attr, asked[0]), choices, gold
 
 
@@ -468,13 +469,14 @@ def letter_doc(rng, world, kind):
     text, spans = mmlu_description(subject), []
     n_shots = rng.randint(0, 2)
     for i in range(n_shots + 1):
+        n = 4 if LETTER_OPTIONS == [4, 4] else rng.randint(*LETTER_OPTIONS)  # the committed data drew no n
         if kind == "letter_mem":
-            q, choices, gold = memorised_question(rng, world, rng.choice(world.train_by_subject[subject]))
+            q, choices, gold = memorised_question(rng, world, rng.choice(world.train_by_subject[subject]), n)
         else:
-            q, choices, gold = incontext_question(rng, world, subject)
+            q, choices, gold = incontext_question(rng, world, subject, n)
         text += letter_text(q, choices) + " "
         spans.append((len(text), len(text) + 1))
-        text += LETTERS[gold] + ("\n\n" if i < n_shots else "")
+        text += OPTION_LETTERS[gold] + ("\n\n" if i < n_shots else "")
     return text, spans
 
 
@@ -597,7 +599,7 @@ def train_tokenizer(world, seed, vocab_size, docs_per_kind=8000, boost=50, kv_is
     for _ in range(boost):
         texts.extend(str(n) for n in range(100))
         texts.extend(world.keys)
-        texts.extend(f"Answer: {c}" for c in LETTERS)
+        texts.extend(f"Answer: {c}" for c in OPTION_LETTERS[:max(4, LETTER_OPTIONS[1])])
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=True, use_regex=True)
     tok.decoder = decoders.ByteLevel()
@@ -646,7 +648,7 @@ def check_tokenizer(tok, world):
         line = encode(tok, f"\n{k}:7\n")
         if ids not in [ctx[i:i + len(ids)] for i in range(len(ctx))] or ids not in [line[i:i + len(ids)] for i in range(len(line))]:
             problems.append(f"key {k!r} is tokenized differently inside the prompt")
-    for c in LETTERS:
+    for c in OPTION_LETTERS[:max(4, LETTER_OPTIONS[1])]:
         ctx, cont = encode_pair(tok, "Answer:", " " + c)
         if len(cont) != 1:
             problems.append(f"' {c}' after 'Answer:' is {len(cont)} tokens")
@@ -690,6 +692,7 @@ def _chunk_worker(index):
     import numpy as np
     world, tok_json, probs, chunk_tokens, seed = _G["world"], _G["tok_json"], _G["probs"], _G["chunk_tokens"], _G["seed"]
     KV_TRAIN.update(_G["kv_train"])
+    LETTER_OPTIONS[:] = _G["letter_options"]
     if "tok" not in _G:
         from tokenizers import Tokenizer
         _G["tok"] = Tokenizer.from_str(tok_json)
@@ -727,7 +730,7 @@ def build_token_data(world, tok, seed, n_tokens, workers, tag):
     chunk_tokens = min(1 << 20, n_tokens)
     n_chunks = max(1, math.ceil(n_tokens / chunk_tokens))
     _G.update(world=world, tok_json=tok.to_str(), probs=probs, chunk_tokens=chunk_tokens, seed=f"{seed}-{tag}",
-              kv_train=dict(KV_TRAIN))
+              kv_train=dict(KV_TRAIN), letter_options=list(LETTER_OPTIONS))
     t0 = time.time()
     ctx = mp.get_context("fork")
     with ctx.Pool(min(workers, n_chunks)) as pool:
@@ -1805,6 +1808,9 @@ def parse_args(argv):
     p.add_argument("--kv-is-token", action="store_true", help="the tokenizer gets \"' is\" as one added token, so that "
                    "the KV question's last token follows the asked key directly, as the line form's ':' does (a "
                    "model that looks the value up at the token after the key then does so at the final row)")
+    p.add_argument("--letter-options", default="4,4", help="MIN,MAX options (2-8, letters A-H) of the training letter "
+                   "questions; the evaluation keeps MMLU's 4. More than 4 makes a head that reads a fixed letter's "
+                   "line unable to cover them, so the final position has to find the gold line by its content")
     p.add_argument("--kv-pairs", default="10,20,30,40,50,60,80,100")
     p.add_argument("--kv-samples", type=int, default=50)
     p.add_argument("--kv-seed", type=int, default=0, help="gna kv --seed of the KV evaluation samples")
@@ -1876,6 +1882,9 @@ def parse_args(argv):
         a.log_every = min(a.log_every, 10)
         a.warmup = min(a.warmup, 10)
     a.kv_pairs = [int(x) for x in a.kv_pairs.split(",")]
+    a.letter_options = [int(x) for x in a.letter_options.split(",")]
+    if len(a.letter_options) != 2 or not 2 <= a.letter_options[0] <= a.letter_options[1] <= len(OPTION_LETTERS):
+        p.error("--letter-options must be MIN,MAX with 2 <= MIN <= MAX <= 8")
     assert all(1 <= n <= 100 for n in a.kv_pairs)
     a.workers = a.workers or os.cpu_count() or 4
     return a
@@ -1885,6 +1894,7 @@ def setup(args, out, write_eval):
     """keys, world, evaluation files, tokenizer: deterministic from --seed and the KV settings"""
     KV_TRAIN.update(pairs=args.kv_train_pairs, queries=args.kv_train_queries, log_uniform=args.kv_train_pairs_dist == "log",
                     line_queries=args.kv_line_queries)
+    LETTER_OPTIONS[:] = args.letter_options
     keys = read_kv_keys(args.gna_c)
     log(f"KV keys: {len(keys)} words from {args.gna_c}" + ("" if len(keys) == 216 else " (WARNING: expected 216)"))
     world = make_world(args.seed, keys)
@@ -1923,7 +1933,7 @@ def token_data(args, world, tok, tok_json):
     n_tokens = int(min(need, args.max_data_tokens))
     n_tokens = max(SEQ_LEN * args.batch, n_tokens - n_tokens % SEQ_LEN)
     recipe = repr((args.seed, n_tokens, tok_json, sorted(KV_TRAIN.items()), sorted(KIND_SHARES.items())) +
-                  (() if SEQ_LEN == 512 else (SEQ_LEN,)))
+                  (() if SEQ_LEN == 512 else (SEQ_LEN,)) + (() if LETTER_OPTIONS == [4, 4] else (LETTER_OPTIONS,)))
     cache = os.path.join(args.data_cache, f"tokens-{hashlib.sha1(recipe.encode()).hexdigest()[:16]}.npz") \
         if args.data_cache else ""
     if cache and os.path.exists(cache):
