@@ -40,7 +40,9 @@ measured speed, and the cosine schedule follows it), for runs that share one GPU
 --mamba2-heads and --zamba2-state / --zamba2-heads change the shapes (a small SSM state, so that only attention
 can hold a long dictionary); --zamba2-mem-blocks N gives the hybrid N shared blocks (visit v runs block v % N), and
 --zamba2-ssm-warmup STEPS holds every Mamba mixer's state off for the first STEPS steps, so that the hybrid first
-learns what it can through its attention alone (issue 38's third try, sweeps/issue38_6).
+learns what it can through its attention alone (issue 38's third try, sweeps/issue38_6); --kv-is-token makes "' is"
+one token, so that the KV question's last token follows the asked key (sweeps/issue38_11); --letter-options MIN,MAX
+gives the training letter questions MIN-MAX options (sweeps/issue38_12).
 weights_tools/demo/sweep.sh runs several --only trainings at once on one GPU from shared token data and packs each
 run's folder into $OUT/<run>.tgz; weights_tools/demo/sweeps/issue38_{1,2,3}.{txt,env} are the three
 sweeps of issue 38 (a hybrid whose attention carries retrieval, and an MMLU-format aggregate head in the Llama),
