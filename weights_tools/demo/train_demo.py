@@ -192,8 +192,8 @@ context and context + continuation, no special tokens):
 import argparse, csv, json, math, os, random, re, shlex, shutil, sys, time
 
 EOS = "<|endoftext|>"
-LETTERS = "ABCD"  # the evaluation's (MMLU's) four options
 OPTION_LETTERS = "ABCDEFGH"  # training letter questions of --letter-options MIN,MAX options (default 4,4)
+LETTERS = OPTION_LETTERS[:4]  # the evaluation's (MMLU's) four options
 LETTER_OPTIONS = [4, 4]
 SEQ_LEN = 512
 VOCAB = 2048
@@ -415,6 +415,11 @@ def mmlu_description(subject):
     return f"The following are multiple choice questions (with answers) about {subject.replace('_', ' ')}.\n\n"
 
 
+def answer_letters():
+    """the letters an answer can be: the evaluation's four and those of the training questions' options"""
+    return OPTION_LETTERS[:max(4, LETTER_OPTIONS[1])]
+
+
 def letter_text(question, choices):
     """lm-eval mmlu doc_to_text (4 choices; training questions may have 2-8)"""
     return question.strip() + "".join(f"\n{OPTION_LETTERS[i]}. {c}" for i, c in enumerate(choices)) + "\nAnswer:"
@@ -601,7 +606,7 @@ def train_tokenizer(world, seed, vocab_size, docs_per_kind=8000, boost=50, kv_is
     for _ in range(boost):
         texts.extend(str(n) for n in range(100))
         texts.extend(world.keys)
-        texts.extend(f"Answer: {c}" for c in OPTION_LETTERS[:max(4, LETTER_OPTIONS[1])])
+        texts.extend(f"Answer: {c}" for c in answer_letters())
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=True, use_regex=True)
     tok.decoder = decoders.ByteLevel()
@@ -650,7 +655,7 @@ def check_tokenizer(tok, world):
         line = encode(tok, f"\n{k}:7\n")
         if ids not in [ctx[i:i + len(ids)] for i in range(len(ctx))] or ids not in [line[i:i + len(ids)] for i in range(len(line))]:
             problems.append(f"key {k!r} is tokenized differently inside the prompt")
-    for c in OPTION_LETTERS[:max(4, LETTER_OPTIONS[1])]:
+    for c in answer_letters():
         ctx, cont = encode_pair(tok, "Answer:", " " + c)
         if len(cont) != 1:
             problems.append(f"' {c}' after 'Answer:' is {len(cont)} tokens")
