@@ -532,36 +532,38 @@ def gna_kv_sample(keys, n, s, seed):
 
 
 def make_eval_rows(world, seed, per_subject):
-    """dev rows (5 per subject, training facts) and test rows (held-out facts), both memorised kind"""
-    rng = random.Random(f"{seed}-eval-mmlu")
-    dev, test = {}, {}
+    """dev rows (5 per subject, training facts), test rows (held-out facts) and known rows (other training facts,
+    options drawn afresh: the fact is known from training, its letter only in the prompt), all memorised kind"""
+    rng, known_rng = random.Random(f"{seed}-eval-mmlu"), random.Random(f"{seed}-eval-known")
+    dev, test, known = {}, {}, {}
     for s in SUBJECTS:
         dev[s] = [memorised_question(rng, world, f) for f in rng.sample(world.train_by_subject[s], 5)]
         facts = rng.sample(world.heldout_by_subject[s], min(per_subject, len(world.heldout_by_subject[s])))
         test[s] = [(f, *memorised_question(rng, world, f)) for f in facts]
-    return dev, test
+        facts = known_rng.sample(world.train_by_subject[s], per_subject)
+        known[s] = [(f, *memorised_question(known_rng, world, f)) for f in facts]
+    return dev, test, known
 
 
 def write_eval_data(out, world, seed, per_subject):
+    """demo_data/: mmlu/ and cloze.jsonl on held-out facts; mmlu_known/ and cloze_known.jsonl on training facts"""
     root = os.path.join(out, "demo_data")
     shutil.rmtree(root, ignore_errors=True)
-    os.makedirs(os.path.join(root, "mmlu", "dev"))
-    os.makedirs(os.path.join(root, "mmlu", "test"))
-    dev, test = make_eval_rows(world, seed, per_subject)
-    for s in SUBJECTS:
-        with open(os.path.join(root, "mmlu", "dev", f"{s}_dev.csv"), "w", newline="", encoding="utf-8") as f:
-            w = csv.writer(f, lineterminator="\n")
-            for q, choices, gold in dev[s]:
-                w.writerow([q, *choices, LETTERS[gold]])
-        with open(os.path.join(root, "mmlu", "test", f"{s}_test.csv"), "w", newline="", encoding="utf-8") as f:
-            w = csv.writer(f, lineterminator="\n")
-            for fact, q, choices, gold in test[s]:
-                w.writerow([q, *choices, LETTERS[gold]])
-    with open(os.path.join(root, "cloze.jsonl"), "w", encoding="utf-8") as f:
-        for s in SUBJECTS:  # the order gna mmlu uses: subjects sorted, file order within
-            for (e, attr), q, choices, gold in test[s]:
-                f.write(json.dumps({"context": f"The {ATTR_WORDS[attr]} of {e} is", "choices": choices,
-                                    "gold": gold}) + "\n")
+    dev, test, known = make_eval_rows(world, seed, per_subject)
+    for name, rows in (("", test), ("_known", known)):
+        for split in ("dev", "test"):
+            os.makedirs(os.path.join(root, "mmlu" + name, split))
+            for s in SUBJECTS:
+                with open(os.path.join(root, "mmlu" + name, split, f"{s}_{split}.csv"), "w", newline="",
+                          encoding="utf-8") as f:
+                    w = csv.writer(f, lineterminator="\n")
+                    for q, choices, gold in dev[s] if split == "dev" else [r[1:] for r in rows[s]]:
+                        w.writerow([q, *choices, LETTERS[gold]])
+        with open(os.path.join(root, f"cloze{name}.jsonl"), "w", encoding="utf-8") as f:
+            for s in SUBJECTS:  # the order gna mmlu uses: subjects sorted, file order within
+                for (e, attr), q, choices, gold in rows[s]:
+                    f.write(json.dumps({"context": f"The {ATTR_WORDS[attr]} of {e} is", "choices": choices,
+                                        "gold": gold}) + "\n")
     return root
 
 
