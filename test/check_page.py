@@ -19,8 +19,9 @@ import sys
 import xml.etree.ElementTree as ET
 
 SVG = "{http://www.w3.org/2000/svg}"
-SECTIONS = ["task", "llama", "ablation", "ssm", "hybrid", "mmlu", "refined", "summary"]
-FIGURES = ["mechanism", "llama-maps", "llama-curve", "kv-compare", "ssm-maps", "ssm-critical", "ssm-curve", "mmlu-bars", "refined-bars"]
+SECTIONS = ["task", "llama", "ablation", "ssm", "hybrid", "mmlu", "aggregate", "refined", "summary"]
+FIGURES = ["mechanism", "llama-maps", "llama-curve", "kv-compare", "ssm-maps", "ssm-critical", "ssm-curve", "mmlu-bars", "agg-map", "agg-bars",
+           "refined-bars"]
 HYBRID_FIGURES = ["hybrid-curve", "hybrid-maps", "hybrid-critical"]
 MAPS = ["llama-maps", "ssm-maps", "ssm-critical", "hybrid-maps", "hybrid-critical"]  # drawn on the short dictionary
 DRAWN = ["mechanism"]  # drawn by hand (test/demo_mechanism.svg), with no command

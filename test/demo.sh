@@ -12,7 +12,10 @@
 #      masked (--mask 'L*A*@-1:0--1'), and the same mask on its SSM heads for comparison, and a sweep
 #      of its attention heads on the letter questions, whose top head is ablated alone;
 #   3. gna attn draws the heads' maps on a short dictionary, with token labels;
-#   4. the rebuttal's refined mask: only the final row's entries on the option letters (:letters) of
+#   4. a second Llama, trained on letter questions of 2 to 8 options (llama_mmlu_demo): its top aggregate
+#      head on letter questions about facts it was trained on, ablated alone, and the final rows of its
+#      layer and the later ones masked, against cloze on the same facts;
+#   5. the rebuttal's refined mask: only the final row's entries on the option letters (:letters) of
 #      every Llama head and every hybrid attention head, against their whole final rows.
 # Then a table of the models side by side, and build/demo/index.html: one self-contained page (inline
 # SVG and CSS, no script, no external reference) that tells the paper's story with these figures, each
@@ -55,12 +58,20 @@ SSM_ROWS='L*S*@-1:0--1'
 # the rebuttal's refined mask: only the entries from the final position to the option letters (gna's
 # named positions), against the whole final row; the Llama's every head, the hybrid's attention heads
 LLAMA_ROWS='L*H*@-1:0--1' LLAMA_LETTERS='L*H*@-1:letters' ATTENTION_LETTERS='L*A*@-1:letters'
+# the Llama trained on letter questions of 2-8 options, where no head per letter can answer (section 7), and
+# its questions: facts it was trained on, with options drawn afresh (the letter is only in the prompt)
+AGG=llama_mmlu_demo KNOWN=$M/demo_data/mmlu_known KNOWN_CLOZE=$M/demo_data/cloze_known.jsonl
+# the first of those questions, as gna mmlu writes it at 0 shots, for its aggregate head's map; GOLD: its letter
+IFS=, read -r q a b c d GOLD <"$KNOWN/test/global_facts_test.csv"
+QUESTION=$(printf 'The following are multiple choice questions (with answers) about global facts.\n\n%s\nA. %s\nB. %s\nC. %s\nD. %s\nAnswer:' \
+    "$q" "$a" "$b" "$c" "$d")
 
 # -- running gna, and keeping each command line as the page shows it
 # a word quoted for the shell; the short prompt as "$SHORT", which the page defines
 quote() {
     case $1 in
     "$SHORT") printf '"$SHORT"' ;;
+    "$QUESTION") printf '"$QUESTION"' ;;
     '' | *[!A-Za-z0-9_./,=:@%+-]*) printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")" ;;
     *) printf '%s' "$1" ;;
     esac
@@ -89,6 +100,8 @@ pair_of() {
 sweep_of() {
     sed -n '/"sweep"/,$p' "$1" | sed -n 's/.*{"head": "\([^"]*\)", "acc": \([-0-9.e]*\), "cost": \([-0-9.e]*\).*/\1 \2 \3/p'
 }
+# the two heads a heads JSON ranks first (by aggregate score), as a mask: "A,B"
+top_two() { sed -n 's/.*{"head": "\([^"]*\)", "aggregate".*/\1/p' "$1" | head -2 | tr '\n' ',' | sed 's/,$//'; }
 # a sweep's most harmful head; and an HTML table of its five most harmful heads (title of the first column)
 top_head() { sed -n '1s/ .*//p' "$1"; }
 sweep_table() {
@@ -149,7 +162,7 @@ model_runs() { # model
         g ${model}_mmlu mmlu -q -m "$dir" $dt --data "$M/demo_data/mmlu" --mask "$mask" --json "$OUT/${model}_mmlu_ablated.json"
         g ${model}_cloze mc -q -m "$dir" $dt --data "$M/demo_data/cloze.jsonl" --json "$OUT/${model}_cloze.json"
         g ${model}_cloze mc -q -m "$dir" $dt --data "$M/demo_data/cloze.jsonl" --mask "$mask" --json "$OUT/${model}_cloze_ablated.json"
-        if [ "$model" = llama_demo ]; then # the refined mask (section 7): letter entries only, and whole final rows
+        if [ "$model" = llama_demo ]; then # the refined mask (section 8): letter entries only, and whole final rows
             for m in "rows:$LLAMA_ROWS" "letters:$LLAMA_LETTERS"; do
                 g ${model}_refined mmlu -q -m "$dir" --data "$M/demo_data/mmlu" --mask "${m#*:}" --json "$OUT/${model}_mmlu_${m%%:*}.json"
                 g ${model}_refined mc -q -m "$dir" --data "$M/demo_data/cloze.jsonl" --mask "${m#*:}" --json "$OUT/${model}_cloze_${m%%:*}.json"
@@ -169,6 +182,7 @@ model_runs() { # model
                 --svg "$OUT/${model}_critical.svg" --json "$OUT/${model}_critical.json"
         fi
     } >/dev/null
+    [ "$model" != llama_demo ] || agg_runs # the second Llama's, here: the Llama's job is the shortest
 }
 ssm_rows_runs() { # the hybrid with its SSM heads' final rows masked instead; and its attention heads swept on letters
     echo "== $HYBRID: KV, MMLU format and cloze, before and after --mask $SSM_ROWS"
@@ -189,6 +203,26 @@ ssm_rows_runs() { # the hybrid with its SSM heads' final rows masked instead; an
         g ${HYBRID}_head_mmlu mmlu -q -m "$M/$HYBRID" $ZAMBA2_DT --data "$M/demo_data/mmlu" --mask "$head" --json "$OUT/${HYBRID}_mmlu_head.json"
         g ${HYBRID}_head_cloze mc -q -m "$M/$HYBRID" $ZAMBA2_DT --data "$M/demo_data/cloze.jsonl" --mask "$head" --json "$OUT/${HYBRID}_cloze_head.json"
         g ${HYBRID}_head_kv kv -q -m "$M/$HYBRID" $ZAMBA2_DT --pairs 30 --samples $ZAMBA2_N --mask "$head" --json "$OUT/${HYBRID}_kv_head.json"
+    } >/dev/null
+}
+agg_runs() { # the second Llama's top aggregate head: ablated alone, with the next one, and its layer's and the later final rows masked
+    dir=$M/$AGG
+    echo "== $AGG: gna heads --task mmlu (letter questions about training facts, 20 per subject)"
+    g ${AGG}_heads heads -q -m "$dir" --task mmlu --data "$KNOWN" --limit 20 --top 1 --json "$OUT/${AGG}_heads.json" >/dev/null
+    head=$(best "$OUT/${AGG}_heads.json" | cut -d' ' -f2) layer=${head%%H*}
+    top_two "$OUT/${AGG}_heads.json" >"$OUT/${AGG}_pair.txt"
+    layers=$(sed -n 's/.*"num_hidden_layers": *\([0-9]*\).*/\1/p' "$dir/config.json")
+    echo "${layer}-$((layers - 1))H*@-1" >"$OUT/${AGG}_rows.txt"
+    echo "== $AGG: letters and cloze on those facts, before and after --mask $head, $(cat "$OUT/${AGG}_pair.txt") and $(cat "$OUT/${AGG}_rows.txt")"
+    {
+        g ${AGG}_letters mmlu -q -m "$dir" --data "$KNOWN" --json "$OUT/${AGG}_mmlu.json"
+        g ${AGG}_cloze mc -q -m "$dir" --data "$KNOWN_CLOZE" --json "$OUT/${AGG}_cloze.json"
+        for m in "head:$head" "pair:$(cat "$OUT/${AGG}_pair.txt")" "rows:$(cat "$OUT/${AGG}_rows.txt")"; do
+            g ${AGG}_letters mmlu -q -m "$dir" --data "$KNOWN" --mask "${m#*:}" --json "$OUT/${AGG}_mmlu_${m%%:*}.json"
+            g ${AGG}_cloze mc -q -m "$dir" --data "$KNOWN_CLOZE" --mask "${m#*:}" --json "$OUT/${AGG}_cloze_${m%%:*}.json"
+        done
+        g ${AGG}_map attn -q -m "$dir" -p "$QUESTION" --heads "$head" -o "$OUT/${AGG}_map.npy" \
+            --svg "$OUT/${AGG}_map.svg" --json "$OUT/${AGG}_map.json"
     } >/dev/null
 }
 jobs=""
@@ -422,9 +456,35 @@ mmlu_text() {
         printf 'No head of the Llama aggregates from <code>Answer:</code> onto the gold option as its KV head does onto the'
         printf ' asked line: its best aggregate score on the letter questions is %s, against %s on KV. The demo models' "${mb%% *}" "$kb"
         printf ' learnt the letter skill, but not through the paper'"'"'s circuit (<code>test/models/README.md</code> measures'
-        printf ' where the damage comes from).'
+        printf ' where the damage comes from); section 7 shows a Llama that did.'
     else
         printf 'The Llama'"'"'s best aggregate head on the letter questions, %s, scores %s (on KV: %s).' "${mb#* }" "${mb%% *}" "$kb"
+    fi
+}
+# the second Llama: its shape; what its aggregate head's final row reads; what its ablation and the rows' mask cost
+agg_shape() {
+    for k in num_hidden_layers num_attention_heads; do sed -n "s/.*\"$k\": *\([0-9]*\).*/\1/p" "$M/$AGG/config.json"; done |
+        tr '\n' ' ' | awk '{ printf "%d layers of %d heads", $1, $2 }'
+}
+agg_text() {
+    m0=$(acc "${A}_mmlu.json" mmlu) mh=$(acc "${A}_mmlu_head.json" mmlu) mp=$(acc "${A}_mmlu_pair.json" mmlu) mr=$(acc "${A}_mmlu_rows.json" mmlu)
+    c0=$(acc "${A}_cloze.json" cloze_known) ch=$(acc "${A}_cloze_head.json" cloze_known) cp=$(acc "${A}_cloze_pair.json" cloze_known)
+    cr=$(acc "${A}_cloze_rows.json" cloze_known) pair=$(cat "${A}_pair.txt")
+    # the option lines are lines 3-6 of the question (0: the description, 1: blank, 2: the question)
+    line=$(sed -n 's/.*"lines": \[\([^]]*\)\].*/\1/p' "${A}_map.json" | tr -d ' ' | cut -d, -f$(($(printf '%d' "'$GOLD") - 65 + 4)))
+    printf 'On that question its final position puts %s of its attention on option %s'"'"'s line.' "$(num "$line")" "$GOLD"
+    printf ' Ablated alone, %s takes letters from %s to %s and cloze from %s to %s.' "$ah" "$m0" "$mh" "$c0" "$ch"
+    printf ' gna heads ranks %s next (aggregate score %s, gold mass %s); ablating the two together takes letters to %s and' \
+        "${pair#*,}" "$(score "${A}_heads.json" "${pair#*,}" aggregate)" "$(score "${A}_heads.json" "${pair#*,}" gold_mass)" "$mp"
+    printf ' cloze to %s.' "$cp"
+    if ! drops "$m0" "$mh" 0.045 && drops "$m0" "$mp" 0.095; then
+        printf ' Alone, neither is missed; together, they are: each backs the other up (backup heads, as in larger models).'
+    fi
+    printf ' Masking the final rows of every head in %s'"'"'s layer and the later ones (<code>%s</code>) takes letters to %s' "$ah" "$(cat "${A}_rows.txt")" "$mr"
+    printf ' and cloze to %s.' "$cr"
+    if drops "$m0" "$mp" 0.245 && ! drops "$c0" "$cp" 0.045; then
+        printf ' The answer it knows survives; finding its letter among the options does not: the paper'"'"'s dissociation,'
+        printf ' through aggregate heads at the final position.'
     fi
 }
 # the refined mask against the whole final rows: what each does to letters and to cloze
@@ -439,8 +499,9 @@ refined_text() { # results prefix, whole rows' mmlu and cloze JSON, who
         printf ' Here the letter entries carry nothing measurable.'
     fi
 }
-L=$OUT/llama_demo S=$OUT/mamba2_demo
+L=$OUT/llama_demo S=$OUT/mamba2_demo A=$OUT/$AGG
 page() {
+    ah=$(best "${A}_heads.json" | cut -d' ' -f2)
     Mh=$(printf '%s' "$M" | esc) # the models' folder, as HTML
     llama_pair=$(cat "${L}_kv_pair.txt")
     lg=${llama_pair%%,*} la=${llama_pair#*,}
@@ -620,7 +681,32 @@ EOF
 </table>
 <p>$(mmlu_text)</p>
 
-<h2 id="refined">7. The rebuttal's refined mask: only the letters</h2>
+<h2 id="aggregate">7. Aggregate heads, backing each other up</h2>
+<p>A model that sees four options can answer with a head per letter, each reading one option's line whatever the
+question, and needs no aggregate head. A second Llama, <code>$AGG</code> ($(agg_shape)), was trained on the same data,
+except that its letter questions have 2 to 8 options: no set of letter readers covers them, so the final position has
+to find the option that holds the answer. Its questions here are about facts it was trained on, with the options
+drawn afresh (<code>$(printf '%s' "$KNOWN" | esc)</code>): it knows the fact, and only the prompt says its letter. The
+cloze questions ask the same facts. <code>gna heads --task mmlu</code> ranks <b>$ah</b> first: aggregate score
+$(score "${A}_heads.json" "$ah" aggregate), with $(score "${A}_heads.json" "$ah" gold_mass) of its final row on the
+gold option's line, on average over 60 questions. On the first of them (gold: $GOLD):</p>
+<pre>$(printf 'QUESTION="%s"' "$QUESTION" | esc)</pre>
+EOF
+    figure agg-map wide "${A}_map.svg" "The aggregate head $ah of $AGG on a letter question about a fact it was trained on. Rows are positions (queries), columns the positions they read (keys); darker is more." ${AGG}_map
+    {
+        printf '%s ablated|%s|%s|%s|%s\n' "$ah" "$(acc "${A}_mmlu.json" mmlu)" "$(acc "${A}_mmlu_head.json" mmlu)" \
+            "$(acc "${A}_cloze.json" cloze_known)" "$(acc "${A}_cloze_head.json" cloze_known)"
+        printf '%s ablated|%s|%s|%s|%s\n' "$(cat "${A}_pair.txt")" "$(acc "${A}_mmlu.json" mmlu)" "$(acc "${A}_mmlu_pair.json" mmlu)" \
+            "$(acc "${A}_cloze.json" cloze_known)" "$(acc "${A}_cloze_pair.json" cloze_known)"
+        printf 'final rows %s masked|%s|%s|%s|%s\n' "$(cat "${A}_rows.txt")" "$(acc "${A}_mmlu.json" mmlu)" "$(acc "${A}_mmlu_rows.json" mmlu)" \
+            "$(acc "${A}_cloze.json" cloze_known)" "$(acc "${A}_cloze_rows.json" cloze_known)"
+    } | bar_chart >"$OUT/aggregate.svg"
+    figure agg-bars chart "$OUT/aggregate.svg" "$AGG: letter and cloze accuracy on the same 120 facts it was trained on, as it is, with its aggregate head $ah ablated, with it and the next-ranked one, and with the final rows of that head's layer and of the later layers masked. Drawn by test/demo.sh from the JSON of these commands." \
+        ${AGG}_letters ${AGG}_cloze
+    cat <<EOF
+<p>$(agg_text)</p>
+
+<h2 id="refined">8. The rebuttal's refined mask: only the letters</h2>
 <p>The authors' rebuttal narrows the hybrid experiment: rather than the whole final row, it masks only the entries
 from the final position (<code>Answer:</code>) to the four option letters, where an aggregate head would read which
 letter holds the answer. A cloze prompt has no option letters, so there the mask removes nothing. gna names those
