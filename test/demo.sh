@@ -1,7 +1,7 @@
 #!/bin/sh
 # `make run`: the Gather-and-Aggregate mechanism on the bundled demo models (test/models: a small Llama,
 # a Mamba-2 and, once it is there, a Zamba2-layout hybrid of about the same size, trained on the same
-# synthetic data by weights_tools/demo/train_demo.py), in about 50 seconds on two cores (the models run side
+# synthetic data by weights_tools/demo/train_demo.py), in just under a minute on two cores (the models run side
 # by side). For each model:
 #   1. gna heads finds the G&A candidates on KV retrieval, with a sweep of the top heads of each score
 #      (the SSM's critical head is not its top-scored pair), and, for the Llama and the Mamba-2, on
