@@ -13,8 +13,8 @@
 #      of its attention heads on the letter questions, whose top head is ablated alone;
 #   3. gna attn draws the heads' maps on a short dictionary, with token labels;
 #   4. a second Llama, trained on letter questions of 2 to 8 options (llama_mmlu_demo): its top aggregate
-#      head on letter questions about facts it was trained on, ablated alone, and the final rows of its
-#      layer and the later ones masked, against cloze on the same facts;
+#      head on letter questions about facts it was trained on, ablated alone and with the next-ranked one,
+#      and the final rows of its layer and the later ones masked, against cloze on the same facts;
 #   5. the rebuttal's refined mask: only the final row's entries on the option letters (:letters) of
 #      every Llama head and every hybrid attention head, against their whole final rows.
 # Then a table of the models side by side, and build/demo/index.html: one self-contained page (inline
@@ -210,6 +210,7 @@ agg_runs() { # the second Llama's top aggregate head: ablated alone, with the ne
     echo "== $AGG: gna heads --task mmlu (letter questions about training facts, 20 per subject)"
     g ${AGG}_heads heads -q -m "$dir" --task mmlu --data "$KNOWN" --limit 20 --top 1 --json "$OUT/${AGG}_heads.json" >/dev/null
     head=$(best "$OUT/${AGG}_heads.json" | cut -d' ' -f2) layer=${head%%H*}
+    echo "$head" >"$OUT/${AGG}_head.txt"
     top_two "$OUT/${AGG}_heads.json" >"$OUT/${AGG}_pair.txt"
     layers=$(sed -n 's/.*"num_hidden_layers": *\([0-9]*\).*/\1/p' "$dir/config.json")
     echo "${layer}-$((layers - 1))H*@-1" >"$OUT/${AGG}_rows.txt"
@@ -279,6 +280,17 @@ table() {
         done
         echo
     done
+    a=$OUT/$AGG # the second Llama, on its own questions: letters, then cloze, as it is -> each ablation
+    for task in "letters:mmlu:mmlu" "cloze:cloze:cloze_known"; do
+        t=${task#*:}
+        printf '\n%s, %s about training facts: %s ->' "$AGG" "${task%%:*}" "$(acc "${a}_${t%%:*}.json" "${t#*:}")"
+        sep=" "
+        for m in head pair rows; do
+            printf '%s%s (%s)' "$sep" "$(acc "${a}_${t%%:*}_$m.json" "${t#*:}")" "$(cat "${a}_$m.txt")"
+            sep=", "
+        done
+    done
+    echo
 }
 echo
 table | tee "$OUT/table.txt"
@@ -501,7 +513,7 @@ refined_text() { # results prefix, whole rows' mmlu and cloze JSON, who
 }
 L=$OUT/llama_demo S=$OUT/mamba2_demo A=$OUT/$AGG
 page() {
-    ah=$(best "${A}_heads.json" | cut -d' ' -f2)
+    ah=$(cat "${A}_head.txt")
     Mh=$(printf '%s' "$M" | esc) # the models' folder, as HTML
     llama_pair=$(cat "${L}_kv_pair.txt")
     lg=${llama_pair%%,*} la=${llama_pair#*,}

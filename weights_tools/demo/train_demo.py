@@ -62,6 +62,8 @@ It writes, under --out (only these entries; anything else there, such as README.
     demo_data/mmlu/dev/<subject>_dev.csv, demo_data/mmlu/test/<subject>_test.csv
                     letter multiple choice in the original MMLU CSV layout (gna mmlu --data demo_data/mmlu)
     demo_data/cloze.jsonl   the same test facts as cloze multiple choice (gna mc --data ...)
+    demo_data/mmlu_known/, demo_data/cloze_known.jsonl   the same on training facts, their options drawn afresh
+                    (the fact is known, its letter only in the prompt: make run's second Llama)
     train_log.txt   the command, seed, versions, parameter counts, losses, wall times and every number below
     train_results.json      the same numbers, machine-readable
 
@@ -540,7 +542,7 @@ def make_eval_rows(world, seed, per_subject):
         dev[s] = [memorised_question(rng, world, f) for f in rng.sample(world.train_by_subject[s], 5)]
         facts = rng.sample(world.heldout_by_subject[s], min(per_subject, len(world.heldout_by_subject[s])))
         test[s] = [(f, *memorised_question(rng, world, f)) for f in facts]
-        facts = known_rng.sample(world.train_by_subject[s], per_subject)
+        facts = known_rng.sample(world.train_by_subject[s], min(per_subject, len(world.train_by_subject[s])))
         known[s] = [(f, *memorised_question(known_rng, world, f)) for f in facts]
     return dev, test, known
 
