@@ -695,7 +695,7 @@ EOF
 
 <h2 id="aggregate">7. Aggregate heads, backing each other up</h2>
 <p>A model that sees four options can answer with a head per letter, each reading one option's line whatever the
-question, and needs no aggregate head. A second Llama, <code>$AGG</code> ($(agg_shape)), was trained on the same data,
+question (<code>test/models/README.md</code> shows one), and needs no aggregate head. A second Llama, <code>$AGG</code> ($(agg_shape)), was trained on the same data,
 except that its letter questions have 2 to 8 options: no set of letter readers covers them, so the final position has
 to find the option that holds the answer. Its questions here are about facts it was trained on, with the options
 drawn afresh (<code>$(printf '%s' "$KNOWN" | esc)</code>): it knows the fact, and only the prompt says its letter. The
