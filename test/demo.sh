@@ -212,15 +212,23 @@ agg_runs() { # the second Llama's top aggregate head: ablated alone, with the ne
     head=$(best "$OUT/${AGG}_heads.json" | cut -d' ' -f2) layer=${head%%H*}
     echo "$head" >"$OUT/${AGG}_head.txt"
     top_two "$OUT/${AGG}_heads.json" >"$OUT/${AGG}_pair.txt"
+    # the rebuttal's refined mask on the found heads (section 8): their final rows, whole and letters only
+    for m in pairrows:0--1 letters:letters; do
+        sed "s/,/@-1:${m#*:},/g; s/\$/@-1:${m#*:}/" "$OUT/${AGG}_pair.txt" >"$OUT/${AGG}_${m%%:*}.txt"
+    done
     layers=$(sed -n 's/.*"num_hidden_layers": *\([0-9]*\).*/\1/p' "$dir/config.json")
     echo "${layer}-$((layers - 1))H*@-1" >"$OUT/${AGG}_rows.txt"
     echo "== $AGG: letters and cloze on those facts, before and after --mask $head, $(cat "$OUT/${AGG}_pair.txt") and $(cat "$OUT/${AGG}_rows.txt")"
     {
         g ${AGG}_letters mmlu -q -m "$dir" --data "$KNOWN" --json "$OUT/${AGG}_mmlu.json"
         g ${AGG}_cloze mc -q -m "$dir" --data "$KNOWN_CLOZE" --json "$OUT/${AGG}_cloze.json"
-        for m in "head:$head" "pair:$(cat "$OUT/${AGG}_pair.txt")" "rows:$(cat "$OUT/${AGG}_rows.txt")"; do
-            g ${AGG}_letters mmlu -q -m "$dir" --data "$KNOWN" --mask "${m#*:}" --json "$OUT/${AGG}_mmlu_${m%%:*}.json"
-            g ${AGG}_cloze mc -q -m "$dir" --data "$KNOWN_CLOZE" --mask "${m#*:}" --json "$OUT/${AGG}_cloze_${m%%:*}.json"
+        for m in head pair rows; do
+            g ${AGG}_letters mmlu -q -m "$dir" --data "$KNOWN" --mask "$(cat "$OUT/${AGG}_$m.txt")" --json "$OUT/${AGG}_mmlu_$m.json"
+            g ${AGG}_cloze mc -q -m "$dir" --data "$KNOWN_CLOZE" --mask "$(cat "$OUT/${AGG}_$m.txt")" --json "$OUT/${AGG}_cloze_$m.json"
+        done
+        for m in pairrows letters; do # section 8
+            g ${AGG}_refined mmlu -q -m "$dir" --data "$KNOWN" --mask "$(cat "$OUT/${AGG}_$m.txt")" --json "$OUT/${AGG}_mmlu_$m.json"
+            g ${AGG}_refined mc -q -m "$dir" --data "$KNOWN_CLOZE" --mask "$(cat "$OUT/${AGG}_$m.txt")" --json "$OUT/${AGG}_cloze_$m.json"
         done
         g ${AGG}_map attn -q -m "$dir" -p "$QUESTION" --heads "$head" -o "$OUT/${AGG}_map.npy" \
             --svg "$OUT/${AGG}_map.svg" --json "$OUT/${AGG}_map.json"
@@ -285,7 +293,7 @@ table() {
         t=${task#*:}
         printf '\n%s, %s about training facts: %s ->' "$AGG" "${task%%:*}" "$(acc "${a}_${t%%:*}.json" "${t#*:}")"
         sep=" "
-        for m in head pair rows; do
+        for m in head pair rows pairrows letters; do
             printf '%s%s (%s)' "$sep" "$(acc "${a}_${t%%:*}_$m.json" "${t#*:}")" "$(cat "${a}_$m.txt")"
             sep=", "
         done
@@ -500,13 +508,17 @@ agg_text() {
     fi
 }
 # the refined mask against the whole final rows: what each does to letters and to cloze
-refined_text() { # results prefix, whole rows' mmlu and cloze JSON, who
-    m0=$(acc "${1}_mmlu.json" mmlu) c0=$(acc "${1}_cloze.json" cloze) mr=$(acc "$2" mmlu) cr=$(acc "$3" cloze)
-    ml=$(acc "${1}_mmlu_letters.json" mmlu) cl=$(acc "${1}_cloze_letters.json" cloze)
+refined_text() { # results prefix, whole rows' mmlu and cloze JSON, who[, the cloze task's name]
+    t=${5:-cloze}
+    m0=$(acc "${1}_mmlu.json" mmlu) c0=$(acc "${1}_cloze.json" "$t") mr=$(acc "$2" mmlu) cr=$(acc "$3" "$t")
+    ml=$(acc "${1}_mmlu_letters.json" mmlu) cl=$(acc "${1}_cloze_letters.json" "$t")
     printf '%s: the whole final rows take letters from %s to %s and cloze from %s to %s; the letter entries alone,' "$4" "$m0" "$mr" "$c0" "$cr"
     printf ' letters to %s and cloze to %s.' "$ml" "$cl"
     if drops "$m0" "$ml" 0.045 && ! drops "$c0" "$cl" 0.005 && lt "$mr" "$ml"; then
         printf ' So part of the letter skill passes through these few entries, and masking them leaves the known answers alone.'
+    elif drops "$m0" "$mr" 0.245 && ! drops "$m0" "$ml" 0.045; then
+        printf ' The whole rows carry the letters and the letter entries do not: what these rows read lies on other tokens, so'
+        printf ' a mask on the letters alone misses it.'
     elif ! drops "$m0" "$ml" 0.045; then
         printf ' Here the letter entries carry nothing measurable.'
     fi
@@ -724,13 +736,19 @@ from the final position (<code>Answer:</code>) to the four option letters, where
 letter holds the answer. A cloze prompt has no option letters, so there the mask removes nothing. gna names those
 entries per question (<code>--mask 'L*A*@-1:letters'</code>; each log line lists the positions it found). The Llama gets
 the same mask on all its heads (<code>$LLAMA_LETTERS</code>), against their whole final rows
-(<code>$LLAMA_ROWS</code>).</p>
+(<code>$LLAMA_ROWS</code>), and the second Llama on the two aggregate heads section 7 found
+(<code>$(cat "${A}_letters.txt")</code>, against <code>$(cat "${A}_pairrows.txt")</code>), on its questions about
+training facts.</p>
 EOF
     {
         printf 'llama_demo, whole rows|%s|%s|%s|%s\n' "$(acc "${L}_mmlu.json" mmlu)" "$(acc "${L}_mmlu_rows.json" mmlu)" \
             "$(acc "${L}_cloze.json" cloze)" "$(acc "${L}_cloze_rows.json" cloze)"
         printf 'llama_demo, letters only|%s|%s|%s|%s\n' "$(acc "${L}_mmlu.json" mmlu)" "$(acc "${L}_mmlu_letters.json" mmlu)" \
             "$(acc "${L}_cloze.json" cloze)" "$(acc "${L}_cloze_letters.json" cloze)"
+        for m in "whole rows:pairrows" "letters only:letters"; do
+            printf '%s %s, %s|%s|%s|%s|%s\n' "$AGG" "$(cat "${A}_pair.txt")" "${m%%:*}" "$(acc "${A}_mmlu.json" mmlu)" \
+                "$(acc "${A}_mmlu_${m#*:}.json" mmlu)" "$(acc "${A}_cloze.json" cloze_known)" "$(acc "${A}_cloze_${m#*:}.json" cloze_known)"
+        done
         if [ -n "$HYBRID" ]; then
             printf 'zamba2_demo, whole rows|%s|%s|%s|%s\n' "$(acc "${Z}_mmlu.json" mmlu)" "$(acc "${Z}_mmlu_ablated.json" mmlu)" \
                 "$(acc "${Z}_cloze.json" cloze)" "$(acc "${Z}_cloze_ablated.json" cloze)"
@@ -738,10 +756,11 @@ EOF
                 "$(acc "${Z}_cloze.json" cloze)" "$(acc "${Z}_cloze_letters.json" cloze)"
         fi
     } | bar_chart >"$OUT/refined.svg"
-    figure refined-bars chart "$OUT/refined.svg" "Letter and cloze accuracy with the final rows masked whole, and with only their entries from the final position to the option letters (the Llama: all its heads; the hybrid: its attention heads). Drawn by test/demo.sh from the JSON of these commands." \
-        llama_demo_mmlu llama_demo_cloze llama_demo_refined ${HYBRID:+${HYBRID}_mmlu ${HYBRID}_cloze ${HYBRID}_refined}
+    figure refined-bars chart "$OUT/refined.svg" "Letter and cloze accuracy with the final rows masked whole, and with only their entries from the final position to the option letters (the Llama: all its heads; the second Llama: its two aggregate heads, on questions about training facts; the hybrid: its attention heads). Drawn by test/demo.sh from the JSON of these commands." \
+        llama_demo_mmlu llama_demo_cloze llama_demo_refined ${AGG}_letters ${AGG}_cloze ${AGG}_refined ${HYBRID:+${HYBRID}_mmlu ${HYBRID}_cloze ${HYBRID}_refined}
     cat <<EOF
-<p>$(refined_text "$L" "${L}_mmlu_rows.json" "${L}_cloze_rows.json" "The Llama")$(
+<p>$(refined_text "$L" "${L}_mmlu_rows.json" "${L}_cloze_rows.json" "The Llama") $(refined_text "$A" \
+        "${A}_mmlu_pairrows.json" "${A}_cloze_pairrows.json" "The second Llama's aggregate heads $(cat "${A}_pair.txt")" cloze_known)$(
         [ -z "$HYBRID" ] || printf ' %s' "$(refined_text "$Z" "${Z}_mmlu_ablated.json" "${Z}_cloze_ablated.json" "The hybrid")")</p>
 
 <h2 id="summary">Summary</h2>
