@@ -39,6 +39,13 @@ rm -f "$OUT/commands.txt" "$OUT"/*_critical.* "$OUT"/zamba2_demo_*
 MODELS="llama_demo mamba2_demo"
 HYBRID=""
 if [ -f "$M/zamba2_demo/model.safetensors" ]; then HYBRID=zamba2_demo; MODELS="$MODELS zamba2_demo"; fi
+# gna's threads for each command: the jobs below run side by side (a job per model, and one for the hybrid's SSM
+# rows), so each gets its share of the cores; gna's results are bitwise the same for any --threads, and on 2 cores
+# four jobs of 2 threads each took 10 s longer than of 1
+CORES=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+# shellcheck disable=SC2086 # the words are the jobs
+THREADS=$(set -- $MODELS $HYBRID; echo $((CORES / $#)))
+[ "$THREADS" -ge 1 ] || THREADS=1
 # The hybrid was trained with dt clamped at time_step_min, as transformers 5.x computes it
 # (weights_tools/demo/train_demo.py), so gna runs it that way.
 ZAMBA2_DT=--dt-min-clamp
@@ -79,6 +86,7 @@ quote() {
 g() { # name, gna's arguments: runs gna; the command line goes to commands.txt under that name
     name=$1
     shift
+    set -- "$@" --threads "$THREADS"
     line=$GNA
     for a in "$@"; do line="$line $(quote "$a")"; done
     printf '%s\t%s\n' "$name" "$line" >>"$OUT/commands.txt"
@@ -555,7 +563,9 @@ option) into one of its tokens, and an <b>aggregate</b> head at the final positi
 that is asked for. Removing the pair destroys retrieval; SSMs implement it less sharply, which is where they lose to
 Transformers; and in a hybrid the attention layers carry it. This page shows each step on the demo models that ship
 with gna (<code>$Mh</code>: about 2M parameters each, trained on the same synthetic data), as <code>make run</code>
-measured them on this machine. Under every figure is the gna command that made it.</p>
+measured them on this machine. Under every figure is the gna command that made it (with <code>--threads $THREADS</code>:
+<code>make run</code> runs the models side by side and gives each gna its share of the cores; gna's results are the
+same, bit for bit, for any thread count).</p>
 
 <h2 id="task">1. The task, and the mechanism</h2>
 <p>KV retrieval, in the paper's format: a dictionary of keys and two-digit values, then one key asked. The model must
