@@ -16,7 +16,8 @@
 #      head on letter questions about facts it was trained on, ablated alone and with the next-ranked one,
 #      and the final rows of its layer and the later ones masked, against cloze on the same facts;
 #   5. the rebuttal's refined mask: only the final row's entries on the option letters (:letters) of
-#      every Llama head and every hybrid attention head, against their whole final rows.
+#      every Llama head, of the second Llama's top two aggregate heads and of every hybrid attention head,
+#      against their whole final rows.
 # Then a table of the models side by side, and build/demo/index.html: one self-contained page (inline
 # SVG and CSS, no script, no external reference) that tells the paper's story with these figures, each
 # with the gna command that made it. The script is a thin client in sh, sed and awk: every measured number
