@@ -757,7 +757,7 @@ EOF
         printf 'llama_demo, letters only|%s|%s|%s|%s\n' "$(acc "${L}_mmlu.json" mmlu)" "$(acc "${L}_mmlu_letters.json" mmlu)" \
             "$(acc "${L}_cloze.json" cloze)" "$(acc "${L}_cloze_letters.json" cloze)"
         for m in "whole rows:pairrows" "letters only:letters"; do
-            printf '%s %s, %s|%s|%s|%s|%s\n' "$AGG" "$(cat "${A}_pair.txt")" "${m%%:*}" "$(acc "${A}_mmlu.json" mmlu)" \
+            printf '%s, %s|%s|%s|%s|%s\n' "$(cat "${A}_pair.txt")" "${m%%:*}" "$(acc "${A}_mmlu.json" mmlu)" \
                 "$(acc "${A}_mmlu_${m#*:}.json" mmlu)" "$(acc "${A}_cloze.json" cloze_known)" "$(acc "${A}_cloze_${m#*:}.json" cloze_known)"
         done
         if [ -n "$HYBRID" ]; then
@@ -767,7 +767,7 @@ EOF
                 "$(acc "${Z}_cloze.json" cloze)" "$(acc "${Z}_cloze_letters.json" cloze)"
         fi
     } | bar_chart >"$OUT/refined.svg"
-    figure refined-bars chart "$OUT/refined.svg" "Letter and cloze accuracy with the final rows masked whole, and with only their entries from the final position to the option letters (the Llama: all its heads; the second Llama: its two aggregate heads, on questions about training facts; the hybrid: its attention heads). Drawn by test/demo.sh from the JSON of these commands." \
+    figure refined-bars chart "$OUT/refined.svg" "Letter and cloze accuracy with the final rows masked whole, and with only their entries from the final position to the option letters (the Llama: all its heads; the second Llama, $AGG: its two aggregate heads, named in their bars, on questions about training facts; the hybrid: its attention heads). Drawn by test/demo.sh from the JSON of these commands." \
         llama_demo_mmlu llama_demo_cloze llama_demo_refined ${AGG}_letters ${AGG}_cloze ${AGG}_refined ${HYBRID:+${HYBRID}_mmlu ${HYBRID}_cloze ${HYBRID}_refined}
     cat <<EOF
 <p>$(refined_text "$L" "${L}_mmlu_rows.json" "${L}_cloze_rows.json" "The Llama") $(refined_text "$A" \
