@@ -47,6 +47,7 @@ CORES=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
 # shellcheck disable=SC2086 # the words are the jobs
 THREADS=$(set -- $MODELS $HYBRID; echo $((CORES / $#)))
 [ "$THREADS" -ge 1 ] || THREADS=1
+[ "$THREADS" -le 64 ] || THREADS=64 # gna's most (MAX_THREADS)
 # The hybrid was trained with dt clamped at time_step_min, as transformers 5.x computes it
 # (weights_tools/demo/train_demo.py), so gna runs it that way.
 ZAMBA2_DT=--dt-min-clamp
