@@ -215,7 +215,8 @@ ssm_rows_runs() { # the hybrid with its SSM heads' final rows masked instead; an
         g ${HYBRID}_head_kv kv -q -m "$M/$HYBRID" $ZAMBA2_DT --pairs 30 --samples $ZAMBA2_N --mask "$head" --json "$OUT/${HYBRID}_kv_head.json"
     } >/dev/null
 }
-agg_runs() { # the second Llama's top aggregate head: ablated alone, with the next one, and its layer's and the later final rows masked
+agg_runs() { # the second Llama's top aggregate head: ablated alone, with the next one, and its layer's and the later final rows
+    # masked; and the final rows of those two heads, whole and on the letters only (section 8)
     dir=$M/$AGG
     echo "== $AGG: gna heads --task mmlu (letter questions about training facts, 20 per subject)"
     g ${AGG}_heads heads -q -m "$dir" --task mmlu --data "$KNOWN" --limit 20 --top 1 --json "$OUT/${AGG}_heads.json" >/dev/null
@@ -228,17 +229,15 @@ agg_runs() { # the second Llama's top aggregate head: ablated alone, with the ne
     done
     layers=$(sed -n 's/.*"num_hidden_layers": *\([0-9]*\).*/\1/p' "$dir/config.json")
     echo "${layer}-$((layers - 1))H*@-1" >"$OUT/${AGG}_rows.txt"
-    echo "== $AGG: letters and cloze on those facts, before and after --mask $head, $(cat "$OUT/${AGG}_pair.txt") and $(cat "$OUT/${AGG}_rows.txt")"
+    echo "== $AGG: letters and cloze on those facts, before and after --mask $head, $(cat "$OUT/${AGG}_pair.txt"), $(cat "$OUT/${AGG}_rows.txt"),"
+    echo "   $(cat "$OUT/${AGG}_pairrows.txt") and $(cat "$OUT/${AGG}_letters.txt")"
     {
         g ${AGG}_letters mmlu -q -m "$dir" --data "$KNOWN" --json "$OUT/${AGG}_mmlu.json"
         g ${AGG}_cloze mc -q -m "$dir" --data "$KNOWN_CLOZE" --json "$OUT/${AGG}_cloze.json"
-        for m in head pair rows; do
-            g ${AGG}_letters mmlu -q -m "$dir" --data "$KNOWN" --mask "$(cat "$OUT/${AGG}_$m.txt")" --json "$OUT/${AGG}_mmlu_$m.json"
-            g ${AGG}_cloze mc -q -m "$dir" --data "$KNOWN_CLOZE" --mask "$(cat "$OUT/${AGG}_$m.txt")" --json "$OUT/${AGG}_cloze_$m.json"
-        done
-        for m in pairrows letters; do # section 8
-            g ${AGG}_refined mmlu -q -m "$dir" --data "$KNOWN" --mask "$(cat "$OUT/${AGG}_$m.txt")" --json "$OUT/${AGG}_mmlu_$m.json"
-            g ${AGG}_refined mc -q -m "$dir" --data "$KNOWN_CLOZE" --mask "$(cat "$OUT/${AGG}_$m.txt")" --json "$OUT/${AGG}_cloze_$m.json"
+        for m in head pair rows pairrows letters; do
+            case $m in pairrows | letters) l=refined c=refined ;; *) l=letters c=cloze ;; esac # commands by figure
+            g ${AGG}_$l mmlu -q -m "$dir" --data "$KNOWN" --mask "$(cat "$OUT/${AGG}_$m.txt")" --json "$OUT/${AGG}_mmlu_$m.json"
+            g ${AGG}_$c mc -q -m "$dir" --data "$KNOWN_CLOZE" --mask "$(cat "$OUT/${AGG}_$m.txt")" --json "$OUT/${AGG}_cloze_$m.json"
         done
         g ${AGG}_map attn -q -m "$dir" -p "$QUESTION" --heads "$head" -o "$OUT/${AGG}_map.npy" \
             --svg "$OUT/${AGG}_map.svg" --json "$OUT/${AGG}_map.json"
