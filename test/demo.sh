@@ -70,10 +70,15 @@ LLAMA_ROWS='L*H*@-1:0--1' LLAMA_LETTERS='L*H*@-1:letters' ATTENTION_LETTERS='L*A
 # the Llama trained on letter questions of 2-8 options, where no head per letter can answer (section 7), and
 # its questions: facts it was trained on, with options drawn afresh (the letter is only in the prompt)
 AGG=llama_mmlu_demo KNOWN=$M/demo_data/mmlu_known KNOWN_CLOZE=$M/demo_data/cloze_known.jsonl
-# the first of those questions, as gna mmlu writes it at 0 shots, for its aggregate head's map; GOLD: its letter
-IFS=, read -r q a b c d GOLD <"$KNOWN/test/global_facts_test.csv"
-QUESTION=$(printf 'The following are multiple choice questions (with answers) about global facts.\n\n%s\nA. %s\nB. %s\nC. %s\nD. %s\nAnswer:' \
-    "$q" "$a" "$b" "$c" "$d")
+# the first of those questions, as gna mmlu asks it at 0 shots (its log's first request: the context, whose words
+# hold no quote or backslash, so its only JSON escape is \n), for its aggregate head's map; GOLD: its letter
+rm -f "$OUT/question.jsonl"
+"$GNA" mmlu -q -m "$M/$AGG" --data "$KNOWN" --limit 1 --log "$OUT/question.jsonl" >/dev/null
+FIRST=$(grep -m 1 '"arguments"' "$OUT/question.jsonl")
+QUESTION=$(printf '%b' "$(printf '%s' "$FIRST" | sed -n 's/.*"arguments": \[\["\([^"\\]*\(\\n[^"\\]*\)*\)", .*/\1/p')")
+GOLD=$(printf '%s' "$FIRST" | sed -n 's/.*"target": \([0-7]\),.*/\1/p')
+[ -n "$QUESTION" ] && [ -n "$GOLD" ] || { echo "demo.sh: no plain first question in $OUT/question.jsonl" >&2; exit 1; }
+GOLD=$(echo ABCDEFGH | cut -c $((GOLD + 1)))
 
 # -- running gna, and keeping each command line as the page shows it
 # a word quoted for the shell; the short prompt as "$SHORT", which the page defines
