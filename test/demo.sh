@@ -77,7 +77,7 @@ rm -f "$OUT/question.jsonl"
 FIRST=$(grep -m 1 '"arguments"' "$OUT/question.jsonl")
 QUESTION=$(printf '%b' "$(printf '%s' "$FIRST" | sed -n 's/.*"arguments": \[\["\([^"\\]*\(\\n[^"\\]*\)*\)", .*/\1/p')")
 GOLD=$(printf '%s' "$FIRST" | sed -n 's/.*"target": \([0-7]\),.*/\1/p')
-[ -n "$QUESTION" ] && [ -n "$GOLD" ] || { echo "demo.sh: no plain first question in $OUT/question.jsonl" >&2; exit 1; }
+if [ -z "$QUESTION" ] || [ -z "$GOLD" ]; then echo "demo.sh: no plain first question in $OUT/question.jsonl" >&2; exit 1; fi
 GOLD=$(echo ABCDEFGH | cut -c $((GOLD + 1)))
 
 # -- running gna, and keeping each command line as the page shows it
