@@ -74,7 +74,7 @@ AGG=llama_mmlu_demo KNOWN=$M/demo_data/mmlu_known KNOWN_CLOZE=$M/demo_data/cloze
 # hold no quote or backslash, so its only JSON escape is \n), for its aggregate head's map; GOLD: its letter
 rm -f "$OUT/question.jsonl"
 "$GNA" mmlu -q -m "$M/$AGG" --data "$KNOWN" --limit 1 --log "$OUT/question.jsonl" >/dev/null
-FIRST=$(grep -m 1 '"arguments"' "$OUT/question.jsonl")
+FIRST=$(sed -n '/"arguments"/{p;q;}' "$OUT/question.jsonl")
 QUESTION=$(printf '%b' "$(printf '%s' "$FIRST" | sed -n 's/.*"arguments": \[\["\([^"\\]*\(\\n[^"\\]*\)*\)", .*/\1/p')")
 GOLD=$(printf '%s' "$FIRST" | sed -n 's/.*"target": \([0-7]\),.*/\1/p')
 if [ -z "$QUESTION" ] || [ -z "$GOLD" ]; then echo "demo.sh: no plain first question in $OUT/question.jsonl" >&2; exit 1; fi
