@@ -173,10 +173,11 @@ model_runs() { # model
     {
         g ${model}_kv kv -q -m "$dir" $dt --pairs 10,30,50,80,100 --samples $n --mask "$kv_mask" \
             --json "$OUT/${model}_kv.json" --svg "$OUT/${model}_kv.svg"
-        g ${model}_mmlu mmlu -q -m "$dir" $dt --data "$M/demo_data/mmlu" --json "$OUT/${model}_mmlu.json"
-        g ${model}_mmlu mmlu -q -m "$dir" $dt --data "$M/demo_data/mmlu" --mask "$mask" --json "$OUT/${model}_mmlu_ablated.json"
-        g ${model}_cloze mc -q -m "$dir" $dt --data "$M/demo_data/cloze.jsonl" --json "$OUT/${model}_cloze.json"
-        g ${model}_cloze mc -q -m "$dir" $dt --data "$M/demo_data/cloze.jsonl" --mask "$mask" --json "$OUT/${model}_cloze_ablated.json"
+        # command names: _base (as it is) and _ablated, so each figure lists the commands of its own bars
+        g ${model}_base mmlu -q -m "$dir" $dt --data "$M/demo_data/mmlu" --json "$OUT/${model}_mmlu.json"
+        g ${model}_base mc -q -m "$dir" $dt --data "$M/demo_data/cloze.jsonl" --json "$OUT/${model}_cloze.json"
+        g ${model}_ablated mmlu -q -m "$dir" $dt --data "$M/demo_data/mmlu" --mask "$mask" --json "$OUT/${model}_mmlu_ablated.json"
+        g ${model}_ablated mc -q -m "$dir" $dt --data "$M/demo_data/cloze.jsonl" --mask "$mask" --json "$OUT/${model}_cloze_ablated.json"
         if [ "$model" = llama_demo ]; then # the refined mask (section 8): letter entries only, and whole final rows
             for m in "rows:$LLAMA_ROWS" "letters:$LLAMA_LETTERS"; do
                 g ${model}_refined mmlu -q -m "$dir" --data "$M/demo_data/mmlu" --mask "${m#*:}" --json "$OUT/${model}_mmlu_${m%%:*}.json"
@@ -205,8 +206,8 @@ ssm_rows_runs() { # the hybrid with its SSM heads' final rows masked instead; an
     {
         g ${HYBRID}_kv kv -q -m "$M/$HYBRID" $ZAMBA2_DT --pairs 10,30,50,80,100 --samples $ZAMBA2_N --mask "$SSM_ROWS" \
             --json "$OUT/${HYBRID}_kv_ssm.json" --svg "$OUT/${HYBRID}_kv_ssm.svg"
-        g ${HYBRID}_mmlu mmlu -q -m "$M/$HYBRID" $ZAMBA2_DT --data "$M/demo_data/mmlu" --mask "$SSM_ROWS" --json "$OUT/${HYBRID}_mmlu_ssm.json"
-        g ${HYBRID}_cloze mc -q -m "$M/$HYBRID" $ZAMBA2_DT --data "$M/demo_data/cloze.jsonl" --mask "$SSM_ROWS" --json "$OUT/${HYBRID}_cloze_ssm.json"
+        g ${HYBRID}_ssm mmlu -q -m "$M/$HYBRID" $ZAMBA2_DT --data "$M/demo_data/mmlu" --mask "$SSM_ROWS" --json "$OUT/${HYBRID}_mmlu_ssm.json"
+        g ${HYBRID}_ssm mc -q -m "$M/$HYBRID" $ZAMBA2_DT --data "$M/demo_data/cloze.jsonl" --mask "$SSM_ROWS" --json "$OUT/${HYBRID}_cloze_ssm.json"
     } >/dev/null
     echo "== $HYBRID: gna heads --task mmlu --heads 'L*A*' --sweep all (its attention heads, each ablated alone on letters)"
     # shellcheck disable=SC2086
@@ -237,12 +238,12 @@ agg_runs() { # the second Llama's top aggregate head: ablated alone, with the ne
     echo "== $AGG: letters and cloze on those facts, before and after --mask $head, $(cat "$OUT/${AGG}_pair.txt"), $(cat "$OUT/${AGG}_rows.txt"),"
     echo "   $(cat "$OUT/${AGG}_pairrows.txt") and $(cat "$OUT/${AGG}_letters.txt")"
     {
-        g ${AGG}_letters mmlu -q -m "$dir" --data "$KNOWN" --json "$OUT/${AGG}_mmlu.json"
-        g ${AGG}_cloze mc -q -m "$dir" --data "$KNOWN_CLOZE" --json "$OUT/${AGG}_cloze.json"
+        g ${AGG}_base mmlu -q -m "$dir" --data "$KNOWN" --json "$OUT/${AGG}_mmlu.json"
+        g ${AGG}_base mc -q -m "$dir" --data "$KNOWN_CLOZE" --json "$OUT/${AGG}_cloze.json"
         for m in head pair rows pairrows letters; do
-            case $m in pairrows | letters) l=refined c=refined ;; *) l=letters c=cloze ;; esac # commands by figure
-            g ${AGG}_$l mmlu -q -m "$dir" --data "$KNOWN" --mask "$(cat "$OUT/${AGG}_$m.txt")" --json "$OUT/${AGG}_mmlu_$m.json"
-            g ${AGG}_$c mc -q -m "$dir" --data "$KNOWN_CLOZE" --mask "$(cat "$OUT/${AGG}_$m.txt")" --json "$OUT/${AGG}_cloze_$m.json"
+            case $m in pairrows | letters) f=refined ;; *) f=ablated ;; esac # the figure the commands go under
+            g ${AGG}_$f mmlu -q -m "$dir" --data "$KNOWN" --mask "$(cat "$OUT/${AGG}_$m.txt")" --json "$OUT/${AGG}_mmlu_$m.json"
+            g ${AGG}_$f mc -q -m "$dir" --data "$KNOWN_CLOZE" --mask "$(cat "$OUT/${AGG}_$m.txt")" --json "$OUT/${AGG}_cloze_$m.json"
         done
         g ${AGG}_map attn -q -m "$dir" -p "$QUESTION" --heads "$head" -o "$OUT/${AGG}_map.npy" \
             --svg "$OUT/${AGG}_map.svg" --json "$OUT/${AGG}_map.json"
@@ -710,7 +711,7 @@ EOF
             "$(acc "$(res "$c" cloze)" cloze)" "$(acc "$(res "$c" cloze_ablated)" cloze)"
     done | bar_chart >"$OUT/mmlu_cloze.svg"
     figure mmlu-bars chart "$OUT/mmlu_cloze.svg" "Letter (MMLU-format) and cloze accuracy on the same 120 held-out facts, as it is and with the heads of the table below ablated (the hybrid: final rows masked). Drawn by test/demo.sh from the JSON of these commands." \
-        $(for model in $MODELS; do printf '%s_mmlu %s_cloze ' "$model" "$model"; done)
+        $(for model in $MODELS; do printf '%s_base %s_ablated ' "$model" "$model"; done) ${HYBRID:+${HYBRID}_ssm}
     printf '<table><tr><th>model: heads ablated or masked</th><th>letters, as it is</th><th>after</th><th>cloze, as it is</th><th>after</th></tr>\n'
     for c in $COLUMNS; do
         printf '<tr><td>%s: %s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n' "${c%+ssm}" "$(esc <"$(res "$c" mmlu_mask)")" \
@@ -742,7 +743,7 @@ EOF
             "$(acc "${A}_cloze.json" cloze_known)" "$(acc "${A}_cloze_rows.json" cloze_known)"
     } | bar_chart >"$OUT/aggregate.svg"
     figure agg-bars chart "$OUT/aggregate.svg" "$AGG: letter and cloze accuracy on the same 120 facts it was trained on, as it is, with its aggregate head $ah ablated, with it and the next-ranked one, and with the final rows of that head's layer and of the later layers masked. Drawn by test/demo.sh from the JSON of these commands." \
-        ${AGG}_letters ${AGG}_cloze
+        ${AGG}_base ${AGG}_ablated
     cat <<EOF
 <p>$(agg_text)</p>
 
@@ -773,7 +774,7 @@ EOF
         fi
     } | bar_chart >"$OUT/refined.svg"
     figure refined-bars chart "$OUT/refined.svg" "Letter and cloze accuracy with the final rows masked whole, and with only their entries from the final position to the option letters (the Llama: all its heads; the second Llama, $AGG: its two aggregate heads, named in their bars, on questions about training facts; the hybrid: its attention heads). Drawn by test/demo.sh from the JSON of these commands." \
-        llama_demo_mmlu llama_demo_cloze llama_demo_refined ${AGG}_letters ${AGG}_cloze ${AGG}_refined ${HYBRID:+${HYBRID}_mmlu ${HYBRID}_cloze ${HYBRID}_refined}
+        llama_demo_base llama_demo_refined ${AGG}_base ${AGG}_refined ${HYBRID:+${HYBRID}_base ${HYBRID}_ablated ${HYBRID}_refined}
     cat <<EOF
 <p>$(refined_text "$L" "${L}_mmlu_rows.json" "${L}_cloze_rows.json" "The Llama") $(refined_text "$A" \
         "${A}_mmlu_pairrows.json" "${A}_cloze_pairrows.json" "The second Llama's aggregate heads $(cat "${A}_pair.txt")" cloze_known)$(
