@@ -70,15 +70,6 @@ LLAMA_ROWS='L*H*@-1:0--1' LLAMA_LETTERS='L*H*@-1:letters' ATTENTION_LETTERS='L*A
 # the Llama trained on letter questions of 2-8 options, where no head per letter can answer (section 7), and
 # its questions: facts it was trained on, with options drawn afresh (the letter is only in the prompt)
 AGG=llama_mmlu_demo KNOWN=$M/demo_data/mmlu_known KNOWN_CLOZE=$M/demo_data/cloze_known.jsonl
-# the first of those questions, as gna mmlu asks it at 0 shots (its log's first request: the context, whose words
-# hold no quote or backslash, so its only JSON escape is \n), for its aggregate head's map; GOLD: its letter
-rm -f "$OUT/question.jsonl"
-"$GNA" mmlu -q -m "$M/$AGG" --data "$KNOWN" --limit 1 --log "$OUT/question.jsonl" >/dev/null
-FIRST=$(sed -n '/"arguments"/{p;q;}' "$OUT/question.jsonl")
-QUESTION=$(printf '%b' "$(printf '%s' "$FIRST" | sed -n 's/.*"arguments": \[\["\([^"\\]*\(\\n[^"\\]*\)*\)", .*/\1/p')")
-GOLD=$(printf '%s' "$FIRST" | sed -n 's/.*"target": \([0-7]\),.*/\1/p')
-if [ -z "$QUESTION" ] || [ -z "$GOLD" ]; then echo "demo.sh: no plain first question in $OUT/question.jsonl" >&2; exit 1; fi
-GOLD=$(echo ABCDEFGH | cut -c $((GOLD + 1)))
 
 # -- running gna, and keeping each command line as the page shows it
 # a word quoted for the shell; the short prompt as "$SHORT", which the page defines
@@ -100,6 +91,18 @@ g() { # name, gna's arguments: runs gna; the command line goes to commands.txt u
     "$GNA" "$@"
 }
 cmd() { for n in "$@"; do awk -F '\t' -v n="$n" '$1 == n { print $2 }' "$OUT/commands.txt"; done; }
+
+# the first of those questions, as gna mmlu asks it at 0 shots (its log's first request: the context, whose words
+# hold no quote or backslash, so its only JSON escape is \n), for its aggregate head's map, under whose figure its
+# command goes; GOLD: its letter
+QUESTION="" # no word is quoted as "$QUESTION" before it is made
+rm -f "$OUT/${AGG}_question.jsonl"
+g ${AGG}_map mmlu -q -m "$M/$AGG" --data "$KNOWN" --limit 1 --log "$OUT/${AGG}_question.jsonl" >/dev/null
+FIRST=$(sed -n '/"arguments"/{p;q;}' "$OUT/${AGG}_question.jsonl")
+QUESTION=$(printf '%b' "$(printf '%s' "$FIRST" | sed -n 's/.*"arguments": \[\["\([^"\\]*\(\\n[^"\\]*\)*\)", .*/\1/p')")
+GOLD=$(printf '%s' "$FIRST" | sed -n 's/.*"target": \([0-7]\),.*/\1/p')
+if [ -z "$QUESTION" ] || [ -z "$GOLD" ]; then echo "demo.sh: no plain first question in $OUT/${AGG}_question.jsonl" >&2; exit 1; fi
+GOLD=$(echo ABCDEFGH | cut -c $((GOLD + 1)))
 
 # -- reading gna's JSON
 # "acc,none" of a task in a results JSON
@@ -730,7 +733,7 @@ to find the option that holds the answer. Its questions here are about facts it 
 drawn afresh (<code>$(printf '%s' "$KNOWN" | esc)</code>): it knows the fact, and only the prompt says its letter. The
 cloze questions ask the same facts. <code>gna heads --task mmlu</code> ranks <b>$ah</b> first: aggregate score
 $(score "${A}_heads.json" "$ah" aggregate), with $(score "${A}_heads.json" "$ah" gold_mass) of its final row on the
-gold option's line, on average over 60 questions. On the first of them (gold: $GOLD):</p>
+gold option's line, on average over 60 questions. On the first of them, as <code>gna mmlu</code> asks it (the first request of its <code>--log</code>, under the figure; gold: $GOLD):</p>
 <pre>$(printf 'QUESTION="%s"' "$QUESTION" | esc)</pre>
 EOF
     figure agg-map wide "${A}_map.svg" "The aggregate head $ah of $AGG on a letter question about a fact it was trained on. Rows are positions (queries), columns the positions they read (keys); darker is more." ${AGG}_map
