@@ -541,11 +541,22 @@ done <"$BAD/cases.tsv"
 
 # 5c. pytorch_model.bin checkpoints (what the authors' save_pretrained writes) converted to safetensors
 #     without torch (weights_tools/convert/bin_to_safetensors.py): the same logits as the original fixtures, and
-#     hostile pickles refused. The plain build on this machine only (it needs python3).
+#     hostile pickles refused. And the demo models' evaluation files are the recipe's: train_demo.py (its world and
+#     writer need no torch) writes them again for its default seed, 1234, byte for byte test/models/demo_data.
+#     The plain build on this machine only (they need python3).
 if [ -z "$RUN" ] && [ -z "$LABEL" ]; then
-    convert_python=$(command -v python3 || echo /usr/bin/python3)
-    sh test/check_convert.sh "$GNA" "$convert_python" "$TMP/convert" >"$TMP/convert.txt" 2>&1
+    plain_python=$(command -v python3 || echo /usr/bin/python3)
+    sh test/check_convert.sh "$GNA" "$plain_python" "$TMP/convert" >"$TMP/convert.txt" 2>&1
     count_c_checks "the .bin converter" $? "$TMP/convert.txt"
+    rm -rf "$TMP/demo_data"
+    if "$plain_python" -c 'import sys; sys.path.insert(0, "weights_tools/demo"); import train_demo as T
+T.write_eval_data(sys.argv[1], T.make_world(1234, T.read_kv_keys("gna.c")), 1234, 40)' "$TMP/demo_data" >"$TMP/err" 2>&1 &&
+        diff -r test/models/demo_data "$TMP/demo_data/demo_data" >"$TMP/err" 2>&1; then
+        pass "test/models/demo_data is what train_demo.py writes for seed 1234"
+    else
+        fail "test/models/demo_data is what train_demo.py writes for seed 1234" "$(head -5 "$TMP/err")"
+    fi
+    rm -rf "$TMP/demo_data"
 fi
 
 [ -n "$QUICK" ] && return # make check stops here: the rest is the Python binding, the demo, and limits
