@@ -92,7 +92,7 @@ g() { # name, gna's arguments: runs gna; the command line goes to commands.txt u
 }
 cmd() { for n in "$@"; do awk -F '\t' -v n="$n" '$1 == n { print $2 }' "$OUT/commands.txt"; done; }
 
-# the first of those questions, as gna mmlu asks it at 0 shots (its log's first request: the context, whose words
+# the first question in $KNOWN, as gna mmlu asks it at 0 shots (its log's first request: the context, whose words
 # hold no quote or backslash, so its only JSON escape is \n), for its aggregate head's map, under whose figure its
 # command goes; GOLD: its letter
 QUESTION="" # no word is quoted as "$QUESTION" before it is made
