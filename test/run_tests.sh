@@ -55,7 +55,7 @@ for dir in test/fixtures/*/; do
     [ "$name" = tokenizers ] && continue # section 6
     [ "$name" = harness ] && continue    # section 2c
     [ "$name" = replace_head ] && continue # section 2b
-    [ "$name" = bin ] && continue          # section 5c
+    [ "$name" = bin ] && continue          # section 5a
     tokens=$(cat "$dir/tokens.txt")
     # zamba2: logits.npy follows the CUDA path (the default), logits_dt_min_clamp.npy transformers' CPU path
     for dt in "" --dt-min-clamp; do
@@ -483,7 +483,7 @@ else
     fail "README's C example runs and the ablation changes the logit" "$out"
 fi
 
-# 3b. Part I, the definitions, comes first in gna.c and stays under 2,500 lines (README, How to audit gna.c)
+# 3c. Part I, the definitions, comes first in gna.c and stays under 2,500 lines (README, How to audit gna.c)
 part1=$(awk '/^\/\* ===== PART I:/ { s = NR } /^\/\* ===== PART II:/ { print NR - s; exit }' gna.c)
 if [ -n "$part1" ] && [ "$part1" -lt 2500 ] && [ "$(grep -n '^/\* ===== PART I:' gna.c | cut -d: -f1)" -lt 100 ]; then
     pass "gna.c's Part I comes first and is $part1 lines (under 2,500)"
@@ -539,7 +539,7 @@ left behind: $leftover}"
     fi
 done <"$BAD/cases.tsv"
 
-# 5c. pytorch_model.bin checkpoints (what the authors' save_pretrained writes) converted to safetensors
+# 5a. pytorch_model.bin checkpoints (what the authors' save_pretrained writes) converted to safetensors
 #     without torch (weights_tools/convert/bin_to_safetensors.py): the same logits as the original fixtures, and
 #     hostile pickles refused. And the demo models' evaluation files are the recipe's: train_demo.py (its world and
 #     writer need no torch) writes them again for its default seed, 1234, byte for byte test/models/demo_data.
@@ -574,7 +574,7 @@ else
 fi
 rm -rf "$TMP/big"
 
-# 5a. The Python binding (weights_tools/binding/gna.py over build/libgna.so, which `make test` builds with the
+# 5b. The Python binding (weights_tools/binding/gna.py over build/libgna.so, which `make test` builds with the
 #     flags of ./gna): its numbers equal the program's bit for bit. The plain build on this machine only.
 if [ -z "$RUN" ] && [ -z "$LABEL" ]; then
     python=""
@@ -593,7 +593,7 @@ if [ -z "$RUN" ] && [ -z "$LABEL" ]; then
     fi
 fi
 
-# 5a'. The demo (make run, about 45 s on two cores) into a temporary folder, and its page: well-formed,
+# 5b'. The demo (make run, about 45 s on two cores) into a temporary folder, and its page: well-formed,
 #     complete (the hybrid's section too when test/models has it) and self-contained (test/check_page.py),
 #     and the check itself rejects broken copies of the page. The plain build on this machine only.
 if [ -z "$RUN" ] && [ -z "$LABEL" ] && [ -n "${python:-}" ]; then
@@ -611,7 +611,7 @@ if [ -z "$RUN" ] && [ -z "$LABEL" ] && [ -n "${python:-}" ]; then
     rm -rf "$TMP/demo"
 fi
 
-# 5b. Out of memory (a 12 MB address-space limit; the run needs about 30): one line, status 1, and no
+# 5c. Out of memory (a 12 MB address-space limit; the run needs about 30): one line, status 1, and no
 #     file left behind, neither the output nor its temporary (open by then, and removed on the way
 #     out). The plain build on this machine only: the sanitizers and qemu need more address space.
 if [ -z "$RUN" ] && [ -z "$LABEL" ]; then
@@ -632,7 +632,7 @@ left behind: $leftover}"
     count_c_checks "out of memory through the library" $? "$TMP/oom.txt"
 fi
 
-# 5c. Interrupted (SIGTERM once the temporary output exists, in a run that would take about 10 s):
+# 5d. Interrupted (SIGTERM once the temporary output exists, in a run that would take about 10 s):
 #     the signal's status, and no file left behind.
 if [ -z "$RUN" ] && [ -z "$LABEL" ]; then
     rm -f "$TMP"/*.npy "$TMP"/*.tmp-*
