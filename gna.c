@@ -347,8 +347,7 @@ static float *build_rope_inv_freq(const Config *c) {
         float wavelength = (float)(2.0 * 3.14159265358979323846) / inv_freq[i];
         float scaled = wavelength > low_freq_wavelength ? inv_freq[i] / c->rope_factor : inv_freq[i];
         if (!(wavelength < high_freq_wavelength) && !(wavelength > low_freq_wavelength)) {
-            float smooth = (original / wavelength - c->rope_low_freq_factor) /
-                           (float)((double)c->rope_high_freq_factor - c->rope_low_freq_factor);
+            float smooth = (original / wavelength - c->rope_low_freq_factor) / (float)((double)c->rope_high_freq_factor - c->rope_low_freq_factor);
             scaled = (1.0f - smooth) * scaled / c->rope_factor + smooth * scaled;
         }
         inv_freq[i] = scaled;
@@ -526,8 +525,7 @@ typedef struct {
 static void activate_rows(const void *task, size_t begin, size_t end) {
     const ActivateTask *a = task;
     for (size_t t = begin; t < end; t++)
-        a->cx->activate(a->out + t * a->out_stride, a->x + t * a->x_stride, a->width, a->f,
-                        a->times ? a->times + t * a->times_stride : NULL);
+        a->cx->activate(a->out + t * a->out_stride, a->x + t * a->x_stride, a->width, a->f, a->times ? a->times + t * a->times_stride : NULL);
 }
 
 static void activate_matrix(const Compute *cx, float *out, size_t out_stride, const float *x, size_t x_stride, size_t T,
@@ -772,11 +770,12 @@ static int drop_layer(LayerPlan *plan, size_t n_layers, size_t l) {
 /* layer l of the donor, run with the donor's config and RoPE; the donor must have the model's width */
 static int replace_layer(LayerPlan *plan, const Model *m, size_t l, const Model *donor) {
     if (l >= m->config.n_layers || l >= donor->config.n_layers)
-        return bad_input("--replace", "layer %zu is not in both models (%zu and %zu layers)", l, m->config.n_layers,
-                         donor->config.n_layers);
+        return bad_input("--replace", "layer %zu is not in both models (%zu and %zu layers)", l, m->config.n_layers, donor->config.n_layers);
     if (donor->config.hidden_size != m->config.hidden_size)
         return bad_input("--replace", "%s: hidden_size %zu differs from the model's %zu", donor->dir, donor->config.hidden_size,
                          m->config.hidden_size);
+    if (donor->layers[l].has_shared_visit && !m->shared_blocks) /* its visit reads the input embeddings, which forward keeps for zamba2 */
+        return bad_input("--replace", "%s: layer %zu is a hybrid layer, which only a zamba2 model can run", donor->dir, l);
     plan[l] = (LayerPlan){.layer = &donor->layers[l], .owner = donor};
     return GNA_OK;
 }
@@ -836,8 +835,7 @@ static void tap_sites(const Step *s, int residual, HeadKind kind, size_t size, s
     for (int patch = 0; patch <= 1; patch++)
         for (size_t i = 0; s->iv && i < s->iv->n_taps; i++) {
             const Tap *tap = &s->iv->taps[i];
-            if (tap->layer != s->layer || tap->residual != residual || (!residual && tap->kind != kind) || tap->patch != patch)
-                continue;
+            if (tap->layer != s->layer || tap->residual != residual || (!residual && tap->kind != kind) || tap->patch != patch) continue;
             for (size_t r = 0; r < tap->n_positions; r++) {
                 if (tap->positions[r] < s->p0 || tap->positions[r] >= s->p0 + s->T) continue;
                 float *site = y + (tap->positions[r] - s->p0) * width + tap->head * size, *values = tap->values + r * size;
@@ -875,8 +873,7 @@ static const Hook *layer_hook(const Step *s, HeadKind kind, Hook *hook) {
     int touched = 0;
     for (size_t i = 0; s->iv && i < s->iv->n_items; i++)
         touched |= s->iv->items[i].layer == s->layer && s->iv->items[i].kind == kind && s->iv->items[i].has_keys;
-    for (size_t i = 0; s->iv && i < s->iv->n_probes; i++)
-        touched |= s->iv->probes[i].layer == s->layer && s->iv->probes[i].kind == kind;
+    for (size_t i = 0; s->iv && i < s->iv->n_probes; i++) touched |= s->iv->probes[i].layer == s->layer && s->iv->probes[i].kind == kind;
     *hook = (Hook){s->iv, s->layer, kind, s->p0 + s->T};
     return touched ? hook : NULL;
 }
@@ -885,8 +882,7 @@ static const Hook *layer_hook(const Step *s, HeadKind kind, Hook *hook) {
 static int hook_wants_row(const Hook *k, size_t head, size_t t) {
     for (size_t i = 0; i < k->iv->n_items; i++) {
         const MaskItem *m = &k->iv->items[i];
-        if (m->layer == k->layer && m->kind == k->kind && m->head == head && m->has_keys && item_has_query(m, t, k->length))
-            return 1;
+        if (m->layer == k->layer && m->kind == k->kind && m->head == head && m->has_keys && item_has_query(m, t, k->length)) return 1;
     }
     for (size_t i = 0; i < k->iv->n_probes; i++) {
         const Probe *p = &k->iv->probes[i];
@@ -902,8 +898,7 @@ static int mask_and_record_row(const Hook *k, size_t head, size_t t, float *row,
     int masked = 0;
     for (size_t i = 0; i < k->iv->n_items; i++) {
         const MaskItem *m = &k->iv->items[i];
-        if (m->layer != k->layer || m->kind != k->kind || m->head != head || !m->has_keys || !item_has_query(m, t, k->length))
-            continue;
+        if (m->layer != k->layer || m->kind != k->kind || m->head != head || !m->has_keys || !item_has_query(m, t, k->length)) continue;
         for (size_t j = 0; j < n; j++)
             if (item_has_key(m, j, k->length) && row[j] != 0) {
                 row[j] = 0;
@@ -1388,25 +1383,34 @@ static void shared_visit(const Step *s, const SharedVisit *v, LayerCache *lc, co
 }
 
 /* replace_head's computation (above): the donor layer's attention with every head but the replaced ones
- * ablated, on the residual stream h normed by the donor layer's norm, added to the layer's output */
+ * ablated, on the residual stream h normed by the donor layer's norm, added to the layer's output. A
+ * replaced head is the donor's: the masks and probes that name it apply here. */
 static void donor_heads(const Step *s, const LayerPlan *plan, LayerCache *lc, const float *h, float *out) {
     const Model *donor = plan->head_donor;
     const Layer *layer = &donor->layers[s->layer];
-    size_t D = donor->config.hidden_size, n_heads = donor->config.n_heads, n_kept = 0;
-    MaskItem *others = checked_calloc(n_heads, sizeof(MaskItem));
+    const Intervention *iv = s->iv;
+    size_t D = donor->config.hidden_size, n_heads = donor->config.n_heads, n_items = 0, n_probes = 0;
+    MaskItem *items = checked_calloc(n_heads + iv->n_items, sizeof(MaskItem));
+    Probe *probes = checked_calloc(iv->n_probes + 1, sizeof(Probe));
     for (size_t head = 0; head < n_heads; head++) {
         int replaced = 0;
         for (size_t i = 0; i < plan->n_donor_heads; i++) replaced |= plan->donor_heads[i] == head;
-        if (!replaced) others[n_kept++] = (MaskItem){.layer = s->layer, .kind = HEAD_ATTENTION, .head = head, .query_name = -1, .key_name = -1};
+        if (!replaced) items[n_items++] = (MaskItem){.layer = s->layer, .kind = HEAD_ATTENTION, .head = head, .query_name = -1, .key_name = -1};
+        for (size_t i = 0; replaced && i < iv->n_items; i++)
+            if (iv->items[i].layer == s->layer && iv->items[i].kind == HEAD_ATTENTION && iv->items[i].head == head) items[n_items++] = iv->items[i];
+        for (size_t i = 0; replaced && i < iv->n_probes; i++)
+            if (iv->probes[i].layer == s->layer && iv->probes[i].kind == HEAD_ATTENTION && iv->probes[i].head == head)
+                probes[n_probes++] = iv->probes[i];
     }
-    Intervention keep = {.n_items = n_kept, .items = others};
+    Intervention keep = {.n_items = n_items, .items = items, .n_probes = n_probes, .probes = probes};
     Step d = {s->cx, &keep, &donor->config, donor->rope_inv_freq, s->layer, s->p0, s->T, s->scratch, layer};
     LayerCache cache = {.keys = lc->donor_keys, .values = lc->donor_values, .kv_width = lc->donor_kv_width};
     float *x = scratch(s->scratch, SLOT_VISIT_U, s->T, D), *y = scratch(s->scratch, SLOT_VISIT_A, s->T, D);
     rmsnorm_rows(s->cx, x, h, s->T, D, layer->norm, donor->config.norm_eps);
     attention_mixer(&d, &layer->attention, &cache, x, y);
     for (size_t i = 0; i < s->T * D; i++) out[i] += y[i];
-    free(others);
+    free(items);
+    free(probes);
 }
 
 /* The final norm and the LM head: logits = RMSNorm(h) Wlm^T (+ b), for `rows` rows of h [rows, D];
@@ -1665,8 +1669,7 @@ static Question *mc_question(Harness *h, const char *task, int doc_id, const cha
  *       acc only
  * A label that is not among the choices is refused (lm-eval would stop with a ValueError). */
 enum { N_KNOWLEDGE_TASKS = 6 };
-static const char *const knowledge_tasks[N_KNOWLEDGE_TASKS] = {"arc_challenge", "arc_easy", "hellaswag", "openbookqa",
-                                                               "piqa", "winogrande"};
+static const char *const knowledge_tasks[N_KNOWLEDGE_TASKS] = {"arc_challenge", "arc_easy", "hellaswag", "openbookqa", "piqa", "winogrande"};
 
 static Question *labelled_question(Harness *h, const char *task, int doc_id, const char *context, const char *const *texts,
                                    const char *const *labels, size_t n, const char *answer_key) {
@@ -1731,8 +1734,7 @@ static Question *hellaswag_question(Harness *h, int doc_id, const char *activity
     return q;
 }
 
-static Question *winogrande_question(Harness *h, int doc_id, const char *sentence, const char *option1, const char *option2,
-                                     size_t answer) {
+static Question *winogrande_question(Harness *h, int doc_id, const char *sentence, const char *option1, const char *option2, size_t answer) {
     const char *blank = strchr(sentence, '_'), *options[2] = {option1, option2};
     if (!blank) return NULL;
     size_t begin, end, i = (size_t)(blank - sentence);
@@ -2224,8 +2226,7 @@ static int encode_context(const gna_tokenizer *t, int add_special, const Questio
 }
 
 /* request c's continuation tokens: encode(context + continuation) after the context's tokens */
-static int encode_continuation(const gna_tokenizer *t, int add_special, const Question *q, size_t c, const Tokens *context,
-                               Tokens *continuation) {
+static int encode_continuation(const gna_tokenizer *t, int add_special, const Question *q, size_t c, const Tokens *context, Tokens *continuation) {
     Bytes whole = {0};
     bytes_add_text(&whole, request_context(q, c)); /* its trailing white space now leads the continuation */
     bytes_add_text(&whole, q->continuations[c]);

@@ -167,6 +167,29 @@ if [ -f "$R/cases.tsv" ]; then
 else
     fail "one-head replacement fixtures" "$R/cases.tsv is missing (weights_tools/fixtures/make_head_replacement_fixtures.py)"
 fi
+# A replaced head is the donor's: a mask that names it masks the donor's head (ablated, it is the head
+# ablated without the replacement; its final row's entries masked, its final row ablated), and gna attn
+# records the donor's map, not the map of the head it replaced.
+host=$R/llama_host
+tokens=$(cat "$host/tokens.txt")
+for mode in "" $REFERENCE; do
+    for run in "plain|" "ablated|--mask L1H1" "replaced|--replace L1H1=$R/llama_donor" "replaced_ablated|--replace L1H1=$R/llama_donor --mask L1H1" \
+        "replaced_row|--replace L1H1=$R/llama_donor --mask L1H1@-1" "replaced_entries|--replace L1H1=$R/llama_donor --mask L1H1@-1:0--1"; do
+        # shellcheck disable=SC2086 # the options are words on purpose
+        $RUN "$GNA" logits -q $mode -m "$host" --tokens "$tokens" ${run#*|} -o "$TMP/${run%%|*}.npy" 2>"$TMP/err"
+    done
+    $RUN "$GNA" attn -q $mode -m "$host" --tokens "$tokens" --heads L1H1 -o "$TMP/own_map.npy" 2>>"$TMP/err"
+    $RUN "$GNA" attn -q $mode -m "$host" --tokens "$tokens" --heads L1H1 --replace "L1H1=$R/llama_donor" -o "$TMP/donor_map.npy" 2>>"$TMP/err"
+    if $RUN "$GNA_TEST" compare "$TMP/ablated.npy" "$TMP/replaced_ablated.npy" >/dev/null 2>&1 &&
+        $RUN "$GNA_TEST" compare "$TMP/replaced_row.npy" "$TMP/replaced_entries.npy" >/dev/null 2>&1 &&
+        ! cmp -s "$TMP/replaced.npy" "$TMP/replaced_entries.npy" && ! cmp -s "$TMP/plain.npy" "$TMP/replaced.npy" &&
+        [ -s "$TMP/own_map.npy" ] && [ -s "$TMP/donor_map.npy" ] && ! cmp -s "$TMP/own_map.npy" "$TMP/donor_map.npy"; then
+        pass "llama_host$mode: a mask or a map of a replaced head is the donor head's"
+    else
+        fail "llama_host$mode: a mask or a map of a replaced head is the donor head's" "$(cat "$TMP/err")"
+    fi
+    rm -f "$TMP"/*.npy
+done
 for fixture in llama_gqa_llama3:1 mamba_f32:1 falcon_mamba_f32:0 mamba2_f32:1 llamba_f32:1; do
     $RUN "$GNA_TEST" properties "test/fixtures/${fixture%%:*}" "${fixture##*:}" >"$TMP/prop.txt" 2>&1
     count_c_checks "${fixture%%:*}: intervention properties" $? "$TMP/prop.txt"
