@@ -3586,10 +3586,10 @@ static const char *parse_range(const char *p, size_t count, size_t *first, size_
 /* a position or a range of positions, each possibly negative: "5", "-1", "3-7", "0--2" */
 static const char *parse_positions(const char *p, long *first, long *last) {
     char *end;
-    if (!((*p >= '0' && *p <= '9') || (*p == '-' && p[1] >= '0' && p[1] <= '9'))) return NULL;
+    if (!((*p >= '0' && *p <= '9') || (*p == '-' && p[1] >= '1' && p[1] <= '9'))) return NULL; /* -1 is the last; -0 is none */
     errno = 0;
     long a = strtol(p, &end, 10), b = a;
-    if (*end == '-' && ((end[1] >= '0' && end[1] <= '9') || (end[1] == '-' && end[2] >= '0' && end[2] <= '9')))
+    if (*end == '-' && ((end[1] >= '0' && end[1] <= '9') || (end[1] == '-' && end[2] >= '1' && end[2] <= '9')))
         b = strtol(end + 1, &end, 10);
     if (errno || a > INT_MAX || a < -INT_MAX || b > INT_MAX || b < -INT_MAX) return NULL;
     *first = a;
@@ -3688,14 +3688,15 @@ static int parse_mask_items(const Model *m, const LayerPlan *plan, const char *o
                 snprintf(item->text, sizeof item->text, "%s", text);
             }
         }
-        if (*p == ',') p++;
+        if (*p == ',' && !*++p) return bad_input(option, "\"%s\": nothing after the last comma", spec);
     }
     return GNA_OK;
 }
 
-/* the items of a spec; on a failure, none (those parsed before it are freed) */
+/* the items of a spec, at least one; on a failure, none (those parsed before it are freed) */
 static int parse_mask(const Model *m, const LayerPlan *plan, const char *option, const char *spec, MaskItem **items, size_t *n_items) {
     int status = parse_mask_items(m, plan, option, spec, items, n_items);
+    if (status == GNA_OK && *n_items == 0) status = bad_input(option, "\"%s\" names no heads of this model", spec);
     if (status != GNA_OK) {
         free(*items);
         *items = NULL;
@@ -3715,7 +3716,7 @@ static int parse_whole_number(const char *option, const char *text, long long mi
     char *end;
     errno = 0;
     long long v = strtoll(text, &end, 10);
-    if (errno || end == text || *end || v < min || v > max)
+    if (errno || end == text || *end || v < min || v > max || (v == 0 && strchr(text, '-')))
         return bad_input(option, "expected a whole number from %lld to %lld, got \"%s\"", min, max, text);
     *out = v;
     return GNA_OK;
@@ -3745,7 +3746,7 @@ static void free_run(gna_run *r) {
 static int build_run(gna_run *r, const Model *m, int n_options, const char *const *options) {
     const Config *c = &m->config;
     const char *mask = NULL;
-    int reference = 0, bf16 = 0, dt_min_clamp = 0, n_donors = 0;
+    int reference = 0, bf16 = 0, dt_min_clamp = 0, n_donors = 0, layers = 0, kept = 0;
     long long threads = 0, number;
     memset(r, 0, sizeof *r);
     r->model = m;
@@ -3757,6 +3758,8 @@ static int build_run(gna_run *r, const Model *m, int n_options, const char *cons
         int takes_value;
         if (!is_run_option(a, &takes_value)) return bad_input(a, "not an option of a run (gna logits --help lists them)");
         if (takes_value && !value) return bad_input(a, "needs a value");
+        if ((strcmp(a, "--mask") == 0 && mask) || (strcmp(a, "--threads") == 0 && threads) || (strcmp(a, "--layers") == 0 && layers))
+            return bad_input(a, "given twice: one would hide the other"); /* one --mask lists every item, comma separated */
         if (strcmp(a, "--mask") == 0) mask = value;
         else if (strcmp(a, "--threads") == 0) TRY(parse_whole_number(a, value, 1, MAX_THREADS, &threads));
         else if (strcmp(a, "--bf16") == 0) bf16 = 1;
@@ -3767,6 +3770,7 @@ static int build_run(gna_run *r, const Model *m, int n_options, const char *cons
             const char *end = parse_positions(value, &first, &last);
             if (!end || *end || first < 0 || last < 0) return bad_input("--layers", "expected a range A-B, got \"%s\"", value);
             TRY(keep_layers(r->plan, c->n_layers, (size_t)first, (size_t)last));
+            layers = 1;
         } else if (strcmp(a, "--drop") == 0) {
             TRY(parse_whole_number(a, value, 0, INT_MAX, &number));
             TRY(drop_layer(r->plan, c->n_layers, (size_t)number));
@@ -3788,6 +3792,8 @@ static int build_run(gna_run *r, const Model *m, int n_options, const char *cons
         }
         if (takes_value) i++;
     }
+    for (size_t l = 0; l < c->n_layers; l++) kept += r->plan[l].layer != NULL;
+    if (!kept) return bad_input("--layers, --drop", "no layer is left to run");
     if (mask) TRY(parse_mask(m, r->plan, "--mask", mask, &r->items, &r->n_items));
     free_pool(&r->pool);
     build_pool(&r->pool, (int)threads);
@@ -3881,7 +3887,7 @@ static int set_probes(gna_run *r, const char *option, const char *spec, size_t *
         free(rows); /* a failed call leaves the run's probes as they were */
         return parsed;
     }
-    int status = n == 0 ? bad_input(option, "\"%s\" names no heads of this model", spec) : GNA_OK;
+    int status = GNA_OK;
     for (size_t i = 0; i < n && status == GNA_OK; i++)
         if (heads[i].has_queries) status = bad_input(option, "\"%s\": %s takes heads only (no @ or :); masks go in --mask", heads[i].text, option);
     if (status != GNA_OK) free(rows);
@@ -3903,8 +3909,9 @@ static int set_probes(gna_run *r, const char *option, const char *spec, size_t *
 static int count_heads(const gna_run *run, const char *heads, int *n_heads) {
     MaskItem *items;
     size_t n;
-    TRY(parse_mask(run->model, run->plan, "heads", heads, &items, &n));
+    int status = parse_mask_items(run->model, run->plan, "heads", heads, &items, &n); /* 0 is an answer here */
     free(items);
+    TRY(status);
     *n_heads = (int)n;
     return GNA_OK;
 }
@@ -8046,13 +8053,13 @@ static int build_mc(Harness *h, const char *path, size_t limit) {
 /* --tasks: a comma list of the six, each once (NULL: all six), in the order of knowledge_tasks */
 static int build_knowledge(Harness *h, const char *folder, const char *tasks, size_t limit) {
     int chosen[N_KNOWLEDGE_TASKS] = {0}, status = GNA_OK;
-    for (const char *p = tasks; p && *p; p += *p == ',') {
+    for (const char *p = tasks, *next; p; p = next) { /* names separated by single commas, none empty */
         size_t n = strcspn(p, ","), k = 0;
+        next = p[n] ? p + n + 1 : NULL;
         while (k < N_KNOWLEDGE_TASKS && !(strlen(knowledge_tasks[k]) == n && strncmp(p, knowledge_tasks[k], n) == 0)) k++;
         if (k == N_KNOWLEDGE_TASKS || chosen[k]++)
             return bad_input("--tasks", "\"%.*s\": expected each of arc_challenge, arc_easy, hellaswag, openbookqa, piqa, "
                                         "winogrande at most once, comma separated", (int)n, p);
-        p += n;
     }
     for (int k = 0; k < N_KNOWLEDGE_TASKS && status == GNA_OK; k++) {
         if (tasks && !chosen[k]) continue;
@@ -9665,6 +9672,7 @@ static int check_required(const Options *o, unsigned bit) {
 static int parse_options(int argc, char **argv, Options *o) {
     const char *command = o->command;
     unsigned bit = 1u << command_index(command);
+    unsigned char given[sizeof options / sizeof *options] = {0};
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -9683,6 +9691,8 @@ static int parse_options(int argc, char **argv, Options *o) {
         if (r == n_rows) return bad_input(a, known ? "not an option of 'gna %s' (see gna %s --help)" : "unknown option for 'gna %s' (see gna %s --help)",
                                           command, command);
         if (options[r].argument && !value) return bad_input(a, "needs a value");
+        if (given[r]++ && options[r].argument && options[r].kind != OPT_DROP && options[r].kind != OPT_REPLACE)
+            return bad_input(a, "given twice: one would hide the other"); /* one --mask lists every item, comma separated */
         void *field = (char *)o + options[r].field;
         long long number, min = options[r].min, max = options[r].max;
         switch (options[r].kind) {
@@ -9724,6 +9734,11 @@ static int parse_options(int argc, char **argv, Options *o) {
         return GNA_OK;
     }
     o->no_reuse |= o->reference; /* --reference is the definitions alone: every request whole, as score_request runs it */
+    for (size_t r = 0; bit == C_HEADS && o->task && r < sizeof options / sizeof *options; r++) { /* the other task's options */
+        const char *name = options[r].name, *kv_only = "--pairs --samples --seed", *mmlu_only = "--data --shots --limit --bos";
+        if (given[r] && strstr(strcmp(o->task, "kv") == 0 ? mmlu_only : kv_only, name))
+            return bad_input(name, "not an option of --task %s (gna heads --help)", o->task);
+    }
     return check_required(o, bit);
 }
 
@@ -10032,7 +10047,7 @@ static int parse_rows(const char *text, size_t T, size_t **rows, size_t *n_rows)
         const char *end = parse_positions(p, &first, &last);
         first = end ? resolve_position(first, T) : -1;
         last = end ? resolve_position(last, T) : -1;
-        if (!end || (*end && *end != ',') || first < 0 || last < first) {
+        if (!end || (*end && (*end != ',' || !end[1])) || first < 0 || last < first) {
             free(list);
             return bad_input("--rows", "\"%s\": expected positions N or N-M inside the %zu tokens, comma separated", text, T);
         }
@@ -10238,8 +10253,9 @@ static int build_kv_harness(const Options *o, Harness *h, Bytes *settings, char 
     for (int more = 1; more && status == GNA_OK;) { /* numbers separated by single commas */
         char *end = (char *)p;
         long v = (*p >= '0' && *p <= '9') ? strtol(p, &end, 10) : -1;
+        for (size_t i = 0; i < n_settings; i++) v = pairs[i] == (size_t)v ? -1 : v; /* each number once: a task per number */
         if (v < 1 || v > 100 || (*end && *end != ',') || n_settings == 64)
-            status = bad_input("--pairs", "expected up to 64 numbers of pairs from 1 to 100, comma separated, got \"%s\"", o->pairs_text);
+            status = bad_input("--pairs", "expected up to 64 numbers of pairs from 1 to 100, each once, comma separated, got \"%s\"", o->pairs_text);
         else pairs[n_settings++] = (size_t)v;
         more = status == GNA_OK && *end == ',';
         if (more) p = end + 1;
