@@ -2805,11 +2805,12 @@ enum { MAX_TEXT_BYTES = 1 << 30 };
 
 static int open_regular(const char *path, int for_log, FILE **file) { /* for_log: read and append, created if absent */
 #if GNA_POSIX
-    int fd = open(path, (for_log ? O_RDWR | O_CREAT : O_RDONLY) | O_NONBLOCK | O_CLOEXEC, 0666);
-    if (fd < 0) return bad_input(path, "cannot open (%s)", strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
+    struct stat st; /* a log must be regular before it is opened for writing: opening a device for writing can act on it */
+    int special = for_log && stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+    int fd = special ? -1 : open(path, (for_log ? O_RDWR | O_CREAT : O_RDONLY) | O_NONBLOCK | O_CLOEXEC, 0666);
+    if (fd < 0 && !special) return bad_input(path, "cannot open (%s)", strerror(errno));
+    if (special || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        if (fd >= 0) close(fd);
         return bad_input(path, "not a regular file (a FIFO, a device or a folder): gna reads only regular files");
     }
     if ((uintmax_t)st.st_size > MAX_TEXT_BYTES) {
@@ -7241,15 +7242,15 @@ int gna_detokenize(const gna_tokenizer *tokenizer, const int *ids, int n_ids, in
 
 /* ---------------------------------------------------------------------------------------------
  * II.9 Output. Nothing gna writes destroys what was there:
- *   - every output path is checked before any work (check_outputs): a folder, a missing folder, or a
- *     path that is also an input (the model's files, --data, --keys, the log) or another output is
- *     refused by name;
+ *   - every output path is checked before any work (check_outputs): a folder, a missing or unwritable
+ *     folder, a socket, a link to nothing, a path inside --data's folder, or a path that is also an input
+ *     (the model's files, --data, --keys, the log) or another output is refused by name;
  *   - a special file (/dev/null, /dev/stdout, a FIFO, a terminal) is written in place;
  *   - a regular file, or a path where nothing is yet, is written under an unpredictable temporary name
  *     beside it (mkstemp: O_EXCL, so never through a planted link), renamed over it only when complete
  *     and only if what is there is still a regular file (or nothing); a symbolic link is followed to
  *     its target. A failed run removes its temporary, and so does the program when it ends first (an
- *     exit for want of memory, SIGINT, SIGTERM).
+ *     exit for want of memory, SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXFSZ).
  */
 typedef struct {
     char *path;                /* where the output goes: the path given, a link resolved */
@@ -7314,8 +7315,8 @@ static void handle_signals(void) {
     sigemptyset(&bus.sa_mask);
     sigaction(SIGBUS, &bus, NULL);
 #endif
-    const int numbers[] = {SIGINT, SIGTERM};
-    for (int i = 0; i < 2; i++) {
+    const int numbers[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXFSZ}; /* SIGPIPE: a FIFO's reader quit; SIGXFSZ: ulimit -f */
+    for (int i = 0; i < 5; i++) {
         struct sigaction now;
         if (sigaction(numbers[i], NULL, &now) == 0 && now.sa_handler != SIG_IGN) signal(numbers[i], remove_unfinished_and_die);
     }
@@ -7350,24 +7351,48 @@ static int same_file(const char *a, const char *b) {
     return same;
 }
 
-/* Each output of a command, checked before it does any work (see above); NULL entries are skipped */
-static int check_outputs(const char *const *outputs, int n_outputs, const char *const *inputs, int n_inputs) {
+/* Is `folder` the folder `root`, or inside it (both resolved)? */
+static int folder_within(const char *folder, const char *root) {
+#if GNA_POSIX
+    char *a = realpath(folder, NULL), *b = realpath(root, NULL);
+    size_t n = b ? strlen(b) : 0;
+    int within = a && b && strncmp(a, b, n) == 0 && (a[n] == 0 || a[n] == '/' || n == 1);
+    free(a), free(b);
+    return within;
+#else
+    return strcmp(folder, root) == 0;
+#endif
+}
+
+/* Each output of a command, checked before it does any work (see above); NULL entries are skipped.
+ * data_folder: a folder the run reads files from (--data), where no output may go; NULL: none */
+static int check_outputs(const char *const *outputs, int n_outputs, const char *const *inputs, int n_inputs, const char *data_folder) {
     for (int i = 0; i < n_outputs; i++) {
         if (!outputs[i]) continue;
         struct stat st;
-        int exists = stat(outputs[i], &st) == 0;
+        int exists = stat(outputs[i], &st) == 0, status = GNA_OK;
         if (exists && S_ISDIR(st.st_mode)) return bad_input(outputs[i], "is a folder: give a file name");
-        if (!exists) {
-            char *folder = checked_strdup(outputs[i]), *slash = strrchr(folder, '/');
-            int ok = outputs[i][0] != 0 && outputs[i][strlen(outputs[i]) - 1] != '/';
-            if (slash && ok) {
-                slash[slash == folder] = 0; /* "/x" -> "/" */
-                ok = stat(folder, &st) == 0 && (S_ISDIR(st.st_mode) || !GNA_STAT_MODES);
-            }
-            free(folder);
-            if (!ok) return bad_input(outputs[i], "cannot be written: its folder does not exist");
-        }
+#if GNA_POSIX
+        if (!exists && lstat(outputs[i], &st) == 0) return bad_input(outputs[i], "is a symbolic link to nothing: name the file itself");
+        if (exists && S_ISSOCK(st.st_mode)) return bad_input(outputs[i], "is a socket: gna writes files, devices and FIFOs");
+        char *file = exists ? realpath(outputs[i], NULL) : NULL; /* a link is written at its target */
+#else
+        char *file = NULL;
+#endif
         if (exists && !S_ISREG(st.st_mode)) continue; /* /dev/null, a FIFO: written in place, destroys nothing */
+        char *folder = checked_strdup(file ? file : outputs[i]), *slash = strrchr(folder, '/');
+        if (slash) slash[slash == folder] = 0; /* "/x" -> "/" */
+        int named = outputs[i][0] != 0 && outputs[i][strlen(outputs[i]) - 1] != '/';
+        if (!named || stat(slash ? folder : ".", &st) != 0 || (GNA_STAT_MODES && !S_ISDIR(st.st_mode)))
+            status = bad_input(outputs[i], "cannot be written: its folder does not exist");
+#if GNA_POSIX
+        else if (access(slash ? folder : ".", W_OK | X_OK) != 0)
+            status = bad_input(outputs[i], "cannot be written: its folder is not writable (%s)", strerror(errno));
+#endif
+        else if (data_folder && folder_within(slash ? folder : ".", data_folder))
+            status = bad_input(outputs[i], "is inside --data's folder %s, whose files the run reads: write it elsewhere", data_folder);
+        free(folder), free(file);
+        TRY(status);
         for (int j = 0; j < n_inputs; j++)
             if (inputs[j] && same_file(outputs[i], inputs[j]))
                 return bad_input(outputs[i], "is also an input of this run (%s): writing it would destroy it", inputs[j]);
@@ -7403,7 +7428,7 @@ static int open_output(OutputFile *o, const char *path) {
     const char *slash = strrchr(o->path, '/');
     size_t folder = slash ? (size_t)(slash - o->path) + 1 : 0;
     o->temporary_path = checked_malloc(strlen(o->path) + 16);
-    sprintf(o->temporary_path, "%.*s.%s.gna-XXXXXX", (int)folder, o->path, o->path + folder);
+    sprintf(o->temporary_path, "%.*s.%.200s.gna-XXXXXX", (int)folder, o->path, o->path + folder); /* within NAME_MAX */
     int fd = mkstemp(o->temporary_path); /* O_CREAT | O_EXCL, mode 0600, a random name */
     if (fd >= 0) fchmod(fd, exists ? (st.st_mode & 07777) : output_mode);
     if (fd < 0 || !(o->file = fdopen(fd, "wb"))) {
@@ -10903,14 +10928,17 @@ static int check_settings_text(const Options *o) {
 static int check_command_outputs(const Options *o, const Model *m) {
     const char *outputs[] = {o->output, o->svg, o->json};
     int n = m ? m->checkpoint->n_files : 0, k = 0;
-    const char **inputs = checked_calloc((size_t)n + 8, sizeof(char *));
+    const char **inputs = checked_calloc((size_t)n + 9, sizeof(char *));
     char *config = path_join(o->model_dir, "config.json"), *tokenizer = path_join(o->model_dir, "tokenizer.json");
     char *index = path_join(o->model_dir, "model.safetensors.index.json");
-    const char *named[] = {o->log, o->data, o->keys, o->tokenizer, config, tokenizer, index};
-    for (int i = 0; i < 7; i++) inputs[k++] = named[i];
+    char *tokenizer_config = path_join(o->model_dir, "tokenizer_config.json");
+    const char *named[] = {o->log, o->data, o->keys, o->tokenizer, config, tokenizer, index, tokenizer_config};
+    for (int i = 0; i < 8; i++) inputs[k++] = named[i];
     for (int i = 0; i < n; i++) inputs[k++] = m->checkpoint->files[i].path;
-    int status = check_outputs(outputs, 3, inputs, k);
-    free(config), free(tokenizer), free(index), free(inputs);
+    struct stat st;
+    int data_is_folder = o->data && stat(o->data, &st) == 0 && S_ISDIR(st.st_mode);
+    int status = check_outputs(outputs, 3, inputs, k, data_is_folder ? o->data : NULL);
+    free(config), free(tokenizer), free(index), free(tokenizer_config), free(inputs);
     return status;
 }
 
@@ -10973,7 +11001,7 @@ static int run_command(int argc, char **argv) {
         return GNA_OK;
     }
     if (strcmp(command, "merge") == 0) {
-        TRY(check_outputs((const char *const *)&o.json, 1, (const char *const *)o.logs, o.n_logs));
+        TRY(check_outputs((const char *const *)&o.json, 1, (const char *const *)o.logs, o.n_logs, NULL));
         return command_merge(o.n_logs, o.logs, o.json);
     }
     if (names_of(command) || strcmp(command, "heads") == 0) { /* a task: the same path as gna_task's */

@@ -548,7 +548,7 @@ while IFS="$tab" read -r name status expected args; do
     [ "$expected" = "-" ] && expected=""
     expected=$(printf '%s' "$expected" | sed "s|\$BAD|$BAD|g")
     lines=$(wc -l <"$TMP/err")
-    leftover=$(ls "$TMP"/*.npy "$TMP"/*.tmp-* 2>/dev/null | grep -v good.npy)
+    leftover=$(ls "$TMP"/*.npy "$TMP"/.*.gna-* 2>/dev/null | grep -v good.npy)
     if [ "$status" = 0 ]; then
         if [ $rc -eq 0 ] && [ -s "$TMP/good.npy" ]; then pass "bad input: $name (the valid base) runs"
         else fail "bad input: $name (the valid base) runs" "status $rc: $(cat "$TMP/err")"; fi
@@ -638,11 +638,11 @@ fi
 #     file left behind, neither the output nor its temporary (open by then, and removed on the way
 #     out). The plain build on this machine only: the sanitizers and qemu need more address space.
 if [ -z "$RUN" ] && [ -z "$LABEL" ]; then
-    rm -f "$TMP"/*.npy "$TMP"/*.tmp-*
+    rm -f "$TMP"/*.npy "$TMP"/.*.gna-*
     ids=$(awk 'BEGIN { for (i = 0; i < 3000; i++) printf "%s%d", i ? "," : "", i % 100 }')
     (ulimit -v 12000 && exec "$GNA" logits -m test/fixtures/llama_gqa_llama3 --tokens "$ids" --threads 1 -o "$TMP/oom.npy") >"$TMP/out" 2>"$TMP/err"
     rc=$?
-    leftover=$(ls "$TMP"/*.npy "$TMP"/*.tmp-* 2>/dev/null)
+    leftover=$(ls "$TMP"/*.npy "$TMP"/.*.gna-* 2>/dev/null)
     if [ $rc -eq 1 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q '^gna: error: out of memory: asked for [0-9]* bytes$' "$TMP/err" &&
         [ -z "$leftover" ]; then
         pass "out of memory -> $(cat "$TMP/err"), nothing left behind"
@@ -655,25 +655,56 @@ left behind: $leftover}"
     count_c_checks "out of memory through the library" $? "$TMP/oom.txt"
 fi
 
-# 5d. Interrupted (SIGTERM once the temporary output exists, in a run that would take about 10 s):
-#     the signal's status, and no file left behind.
+# 5d. Interrupted (SIGTERM, or SIGHUP as a closed terminal sends, once the temporary output exists, in a run
+#     that would take about 10 s): the signal's status, and no file left behind.
 if [ -z "$RUN" ] && [ -z "$LABEL" ]; then
-    rm -f "$TMP"/*.npy "$TMP"/*.tmp-*
     ids=$(awk 'BEGIN { for (i = 0; i < 20000; i++) printf "%s%d", i ? "," : "", i % 100 }')
-    "$GNA" logits -q -m test/fixtures/llama_gqa_llama3 --tokens "$ids" --threads 1 -o "$TMP/term.npy" 2>"$TMP/err" &
-    pid=$!
-    waited=0
-    while [ -z "$(ls "$TMP"/*.tmp-* 2>/dev/null)" ] && [ $waited -lt 100 ]; do sleep 0.1; waited=$((waited + 1)); done
-    kill -TERM $pid 2>/dev/null
-    wait $pid 2>/dev/null
-    rc=$?
-    leftover=$(ls "$TMP"/*.npy "$TMP"/*.tmp-* 2>/dev/null)
-    if [ $rc -eq 143 ] && [ -z "$leftover" ]; then
-        pass "SIGTERM while writing: status 143, nothing left behind"
-    else
-        fail "SIGTERM while writing: status 143, nothing left behind" "got status $rc after ${waited}00 ms: $(cat "$TMP/err")${leftover:+
+    for sig in TERM:143 HUP:129; do
+        rm -f "$TMP"/*.npy "$TMP"/.*.gna-*
+        "$GNA" logits -q -m test/fixtures/llama_gqa_llama3 --tokens "$ids" --threads 1 -o "$TMP/term.npy" 2>"$TMP/err" &
+        pid=$!
+        waited=0
+        while [ -z "$(ls "$TMP"/.*.gna-* 2>/dev/null)" ] && [ $waited -lt 100 ]; do sleep 0.1; waited=$((waited + 1)); done
+        kill -"${sig%:*}" $pid 2>/dev/null
+        wait $pid 2>/dev/null
+        rc=$?
+        leftover=$(ls "$TMP"/*.npy "$TMP"/.*.gna-* 2>/dev/null)
+        if [ $waited -lt 100 ] && [ $rc -eq "${sig#*:}" ] && [ -z "$leftover" ]; then
+            pass "SIG${sig%:*} while writing: status ${sig#*:}, nothing left behind"
+        else
+            fail "SIG${sig%:*} while writing: status ${sig#*:}, nothing left behind" "got status $rc after ${waited}00 ms: $(cat "$TMP/err")${leftover:+
 left behind: $leftover}"
+        fi
+    done
+fi
+
+# 5e. Outputs that cannot be written, or would destroy what a run reads, refused before any work (II.9),
+#     in one line with status 2: a link to nothing, a socket, a file inside --data's folder (gna reads the
+#     files there), the model's tokenizer_config.json; and a name of 250 bytes is written (its temporary's
+#     name fits NAME_MAX).
+if [ -z "$RUN" ] && [ -z "$LABEL" ] && command -v python3 >/dev/null 2>&1; then
+    o=$TMP/outputs
+    mkdir -p "$o" && cp -r test/fixtures/harness/data/mmlu "$o/mmlu" && cp -r test/bad/good_llama_tokenizer "$o/m" &&
+        printf '{}\n' >"$o/m/tokenizer_config.json" && ln -s nowhere.json "$o/dangling.json" &&
+        python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$o/socket"
+    for case in "dangling.json|is a symbolic link to nothing" "socket|is a socket" "mmlu/new.json|is inside --data's folder" \
+        "m/tokenizer_config.json|is also an input of this run"; do
+        "$GNA" mmlu -q -m "$o/m" --data "$o/mmlu" --limit 1 --json "$o/${case%%|*}" >/dev/null 2>"$TMP/err"
+        rc=$?
+        if [ $rc -eq 2 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -qF -- "${case#*|}" "$TMP/err" && [ ! -e "$o/mmlu/new.json" ] &&
+            [ "$(cat "$o/m/tokenizer_config.json")" = "{}" ]; then
+            pass "an output that is ${case%%|*} -> $(cat "$TMP/err")"
+        else
+            fail "an output that is ${case%%|*}: status 2, one line with \"${case#*|}\"" "got status $rc: $(cat "$TMP/err")"
+        fi
+    done
+    long=$(awk 'BEGIN { for (i = 0; i < 246; i++) printf "y" }').npy
+    if "$GNA" logits -q -m test/bad/good_llama --tokens 1 -o "$o/$long" 2>"$TMP/err" && [ -s "$o/$long" ]; then
+        pass "an output named in 250 bytes is written"
+    else
+        fail "an output named in 250 bytes is written" "$(cat "$TMP/err")"
     fi
+    rm -rf "$o"
 fi
 
 # 6. Tokenizers against Hugging Face tokenizers' ids: the real Llama-3.1 and Llama-2 tokenizer.json
