@@ -1384,7 +1384,7 @@ static void shared_visit(const Step *s, const SharedVisit *v, LayerCache *lc, co
 
 /* replace_head's computation (above): the donor layer's attention with every head but the replaced ones
  * ablated, on the residual stream h normed by the donor layer's norm, added to the layer's output. A
- * replaced head is the donor's: the masks and probes that name it apply here. */
+ * replaced head is the donor's: the masks and probes that name it (SSM heads in a Llamba layer) apply here. */
 static void donor_heads(const Step *s, const LayerPlan *plan, LayerCache *lc, const float *h, float *out) {
     const Model *donor = plan->head_donor;
     const Layer *layer = &donor->layers[s->layer];
@@ -1396,11 +1396,11 @@ static void donor_heads(const Step *s, const LayerPlan *plan, LayerCache *lc, co
         int replaced = 0;
         for (size_t i = 0; i < plan->n_donor_heads; i++) replaced |= plan->donor_heads[i] == head;
         if (!replaced) items[n_items++] = (MaskItem){.layer = s->layer, .kind = HEAD_ATTENTION, .head = head, .query_name = -1, .key_name = -1};
-        for (size_t i = 0; replaced && i < iv->n_items; i++)
-            if (iv->items[i].layer == s->layer && iv->items[i].kind == HEAD_ATTENTION && iv->items[i].head == head) items[n_items++] = iv->items[i];
+        for (size_t i = 0; replaced && i < iv->n_items; i++) /* the layer has one kind of heads (replace_head) */
+            if (iv->items[i].layer == s->layer && iv->items[i].head == head) items[n_items] = iv->items[i], items[n_items++].kind = HEAD_ATTENTION;
         for (size_t i = 0; replaced && i < iv->n_probes; i++)
-            if (iv->probes[i].layer == s->layer && iv->probes[i].kind == HEAD_ATTENTION && iv->probes[i].head == head)
-                probes[n_probes++] = iv->probes[i];
+            if (iv->probes[i].layer == s->layer && iv->probes[i].head == head)
+                probes[n_probes] = iv->probes[i], probes[n_probes++].kind = HEAD_ATTENTION;
     }
     Intervention keep = {.n_items = n_items, .items = items, .n_probes = n_probes, .probes = probes};
     Step d = {s->cx, &keep, &donor->config, donor->rope_inv_freq, s->layer, s->p0, s->T, s->scratch, layer};
@@ -3974,6 +3974,9 @@ static int parse_site(const gna_run *r, const char *site, Tap *tap, size_t *widt
     int status = n_items == 1 && !items[0].has_queries
                      ? GNA_OK
                      : bad_input("site", "\"%s\": expected L<layer> (the residual stream) or one head, L<layer>H<head>", site);
+    for (size_t i = 0; status == GNA_OK && i < r->plan[items[0].layer].n_donor_heads; i++) /* its output is the donor layer's */
+        if (r->plan[items[0].layer].donor_heads[i] == items[0].head)
+            status = bad_input("site", "\"%s\": a head replaced by a donor's (--replace) is not a site", site);
     if (status == GNA_OK) {
         const LayerPlan *plan = &r->plan[items[0].layer];
         *tap = (Tap){.layer = items[0].layer, .kind = items[0].kind, .head = items[0].head};
@@ -7375,11 +7378,13 @@ static int check_outputs(const char *const *outputs, int n_outputs, const char *
 #if GNA_POSIX
         if (!exists && lstat(outputs[i], &st) == 0) return bad_input(outputs[i], "is a symbolic link to nothing: name the file itself");
         if (exists && S_ISSOCK(st.st_mode)) return bad_input(outputs[i], "is a socket: gna writes files, devices and FIFOs");
+#endif
+        if (exists && !S_ISREG(st.st_mode)) continue; /* /dev/null, a FIFO: written in place, destroys nothing */
+#if GNA_POSIX
         char *file = exists ? realpath(outputs[i], NULL) : NULL; /* a link is written at its target */
 #else
         char *file = NULL;
 #endif
-        if (exists && !S_ISREG(st.st_mode)) continue; /* /dev/null, a FIFO: written in place, destroys nothing */
         char *folder = checked_strdup(file ? file : outputs[i]), *slash = strrchr(folder, '/');
         if (slash) slash[slash == folder] = 0; /* "/x" -> "/" */
         int named = outputs[i][0] != 0 && outputs[i][strlen(outputs[i]) - 1] != '/';

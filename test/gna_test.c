@@ -1734,6 +1734,23 @@ static int command_api(const char *dir, const char *tmp) {
         if (nulls[i].status != GNA_BAD_INPUT && all) all = 0, snprintf(which, sizeof which, "%s gave %d", nulls[i].what, nulls[i].status);
     check(all, "api: NULLs, negative counts, a command that is not a task and -m for gna_task: 24 calls of 15 functions, each GNA_BAD_INPUT", "%s", which);
     check(gna_vocab_size(NULL) == -1 && gna_cache_length(NULL) == -1, "api: gna_vocab_size and gna_cache_length of NULL are -1", "-");
+    { /* run options that would hide a mistake; a head replaced by a donor's is no tap site; a count may be 0 */
+        char replace[1100];
+        snprintf(replace, sizeof replace, "L1H0=%s", dir);
+        gna_run *r = NULL;
+        int twice = gna_run_new(m, 4, (const char *const[]){"--mask", "L0H0", "--mask", "L0H1"}, &no_run);
+        int threads = gna_run_new(m, 4, (const char *const[]){"--threads", "1", "--threads", "2"}, &no_run);
+        int none = gna_run_new(m, 2, (const char *const[]){"--mask", "L*S*"}, &no_run);
+        int ssm_heads = -1, counted = gna_count_heads(run, "L*S*", &ssm_heads);
+        int made = gna_run_new(m, 2, (const char *const[]){"--replace", replace}, &r);
+        int site = made == GNA_OK ? gna_site_width(r, "L1H0", &width) : made, other = made == GNA_OK ? gna_site_width(r, "L1H1", &width) : made;
+        check(twice == GNA_BAD_INPUT && threads == GNA_BAD_INPUT && none == GNA_BAD_INPUT && counted == GNA_OK && ssm_heads == 0 &&
+                  site == GNA_BAD_INPUT && other == GNA_OK,
+              "api: --mask or --threads twice and a mask naming no heads refused; L*S* of a Llama counts 0; a replaced head is no site",
+              "twice %d, threads %d, none %d, count %d (%d), site %d, other %d: %s", twice, threads, none, counted, ssm_heads, site, other,
+              gna_error());
+        gna_run_free(r);
+    }
     int status = gna_forward(run, cache2, ids, 4, NULL);
     check(status == GNA_BAD_INPUT && strstr(gna_error(), "another run"), "api: a cache made for another run (another model's) is refused",
           "status %d: %s", status, gna_error());
