@@ -40,7 +40,8 @@ int gna_vocab_size(const gna_model *model);
 /* The message of this thread's last failed call. */
 const char *gna_error(void);
 
-/* A run of the model, from the command line's options, as separate strings:
+/* A run of the model, from the command line's options, as separate strings (each once; --drop and
+ * --replace repeat):
  *   "--mask" SPEC         ablate heads or mask attention entries: "L17H24", "L16H22,L17H24@-1",
  *                         "L17H24@-1:5-9", "L*A*@-1:0--1" (gna --help has the grammar)
  *   "--layers" "A-B"      run only layers A..B (the paper's minimal model: "0-17")
