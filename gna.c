@@ -785,7 +785,7 @@ static int replace_layer(LayerPlan *plan, const Model *m, size_t l, const Model 
  * from Llama-3.1-8B). The donor's head reads this model's residual stream h through the donor layer's
  * own input norm, attends with the donor's projections, RoPE and cache, and writes through its slice
  * of the donor's output projection; the layer's own head h is removed (ablate_heads):
- *   out += (attention head h of the donor on RMSNorm_donor(h)) Wo_donor[:, h hd .. (h+1) hd]^T
+ *   out += (attention head h of the donor on RMSNorm_donor(h)) Wo_donor[:, h hd .. (h+1) hd]^T  (+ Wo_donor's bias, if any)
  * Where whole-layer --replace runs the donor's norms, mixer and MLP, this keeps the layer's own norms,
  * its other heads and its MLP. The layer must be of one kind of head (not a zamba2 hybrid layer). */
 static int replace_head(LayerPlan *plan, const Model *m, size_t l, size_t head, const Model *donor) {
