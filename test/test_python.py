@@ -410,6 +410,7 @@ with gna.Model(LLAMA_DEMO) as m:
                   raises(lambda: m.logits(np.array([[1, 2]])), TypeError), raises(lambda: m.logits(7), TypeError),
                   raises(lambda: m.logits([1], mask=17), TypeError), raises(lambda: m.logits([1], drop="x"), TypeError),
                   raises(lambda: m.tokenize(42), TypeError), raises(lambda: m.kv(sample=3), TypeError),
+                  raises(lambda: m.kv(json="x.json"), TypeError), raises(lambda: m.kv(threads=2), TypeError),
                   raises(lambda: m.logits([1], mask="L0H0\0junk")), raises(lambda: gna.Model(LLAMA_DEMO, threads=0)),
                   raises(lambda: gna.Model(LLAMA_DEMO, threads="2"), TypeError),
                   raises(lambda: m.detokenize([10**6])), raises(lambda: m.tokenize(b"\xff\xfe"))]

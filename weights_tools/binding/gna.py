@@ -712,6 +712,10 @@ class Model:
     # -- the harnesses, through the command line in this process
 
     def _harness(self, command, quiet, mask, layers, drop, replace, options):
+        for name in ("json", "threads"):  # the binding's own: it reads --json itself, and threads= is the Model's
+            if name in options:
+                raise TypeError(f"{command}() got an unexpected keyword argument '{name}' "
+                                "(the results are returned; threads= is gna.Model's)")
         self._open()
         arguments = list(self._base) + list(_run_options(mask, layers, drop, replace))
         arguments += _harness_arguments(options)
