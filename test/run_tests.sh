@@ -172,28 +172,28 @@ fi
 # records the donor's map, not the map of the head it replaced; in a Llama, and in a Llamba, whose layer
 # names its heads as SSM heads.
 for case in "$R/llama_host:L1H1" "test/fixtures/llamba_f32:L1H2"; do
-host=${case%:*} head=${case##*:}
-tokens=$(cat "$host/tokens.txt")
-for mode in "" $REFERENCE; do
-    donor="--replace $head=$R/llama_donor"
-    for run in "plain|" "ablated|--mask $head" "replaced|$donor" "replaced_ablated|$donor --mask $head" \
-        "replaced_row|$donor --mask $head@-1" "replaced_entries|$donor --mask $head@-1:0--1"; do
-        # shellcheck disable=SC2086 # the options are words on purpose
-        $RUN "$GNA" logits -q $mode -m "$host" --tokens "$tokens" ${run#*|} -o "$TMP/${run%%|*}.npy" 2>"$TMP/err"
+    host=${case%:*} head=${case##*:}
+    tokens=$(cat "$host/tokens.txt")
+    for mode in "" $REFERENCE; do
+        donor="--replace $head=$R/llama_donor"
+        for run in "plain|" "ablated|--mask $head" "replaced|$donor" "replaced_ablated|$donor --mask $head" \
+            "replaced_row|$donor --mask $head@-1" "replaced_entries|$donor --mask $head@-1:0--1"; do
+            # shellcheck disable=SC2086 # the options are words on purpose
+            $RUN "$GNA" logits -q $mode -m "$host" --tokens "$tokens" ${run#*|} -o "$TMP/${run%%|*}.npy" 2>"$TMP/err"
+        done
+        $RUN "$GNA" attn -q $mode -m "$host" --tokens "$tokens" --heads "$head" -o "$TMP/own_map.npy" 2>>"$TMP/err"
+        # shellcheck disable=SC2086
+        $RUN "$GNA" attn -q $mode -m "$host" --tokens "$tokens" --heads "$head" $donor -o "$TMP/donor_map.npy" 2>>"$TMP/err"
+        if $RUN "$GNA_TEST" compare "$TMP/ablated.npy" "$TMP/replaced_ablated.npy" >/dev/null 2>&1 &&
+            $RUN "$GNA_TEST" compare "$TMP/replaced_row.npy" "$TMP/replaced_entries.npy" >/dev/null 2>&1 &&
+            ! cmp -s "$TMP/replaced.npy" "$TMP/replaced_entries.npy" && ! cmp -s "$TMP/plain.npy" "$TMP/replaced.npy" &&
+            [ -s "$TMP/own_map.npy" ] && [ -s "$TMP/donor_map.npy" ] && ! cmp -s "$TMP/own_map.npy" "$TMP/donor_map.npy"; then
+            pass "$(basename "$host")$mode: a mask or a map of a replaced head ($head) is the donor head's"
+        else
+            fail "$(basename "$host")$mode: a mask or a map of a replaced head ($head) is the donor head's" "$(cat "$TMP/err")"
+        fi
+        rm -f "$TMP"/*.npy
     done
-    $RUN "$GNA" attn -q $mode -m "$host" --tokens "$tokens" --heads "$head" -o "$TMP/own_map.npy" 2>>"$TMP/err"
-    # shellcheck disable=SC2086
-    $RUN "$GNA" attn -q $mode -m "$host" --tokens "$tokens" --heads "$head" $donor -o "$TMP/donor_map.npy" 2>>"$TMP/err"
-    if $RUN "$GNA_TEST" compare "$TMP/ablated.npy" "$TMP/replaced_ablated.npy" >/dev/null 2>&1 &&
-        $RUN "$GNA_TEST" compare "$TMP/replaced_row.npy" "$TMP/replaced_entries.npy" >/dev/null 2>&1 &&
-        ! cmp -s "$TMP/replaced.npy" "$TMP/replaced_entries.npy" && ! cmp -s "$TMP/plain.npy" "$TMP/replaced.npy" &&
-        [ -s "$TMP/own_map.npy" ] && [ -s "$TMP/donor_map.npy" ] && ! cmp -s "$TMP/own_map.npy" "$TMP/donor_map.npy"; then
-        pass "$(basename "$host")$mode: a mask or a map of a replaced head ($head) is the donor head's"
-    else
-        fail "$(basename "$host")$mode: a mask or a map of a replaced head ($head) is the donor head's" "$(cat "$TMP/err")"
-    fi
-    rm -f "$TMP"/*.npy
-done
 done
 for fixture in llama_gqa_llama3:1 mamba_f32:1 falcon_mamba_f32:0 mamba2_f32:1 llamba_f32:1; do
     $RUN "$GNA_TEST" properties "test/fixtures/${fixture%%:*}" "${fixture##*:}" >"$TMP/prop.txt" 2>&1
